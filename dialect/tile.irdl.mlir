@@ -1,0 +1,205 @@
+// The `tile` dialect: block-level array programs over tiles (see dialect/README.md).
+//
+// Tiles are builtin ranked tensors (`tensor<64x64xf16>`); after layout assignment they carry a
+// `#tile.layout<"...">` encoding. Scalars are plain builtin scalars (`i32`, `f32`, `i1`, ...).
+// Integer types are signless for signed integers and `ui8`..`ui64` for unsigned ones, so every
+// value's type says exactly how it behaves. Arrays are `!tile.array<elem, strides, align>`.
+// Control flow is upstream `scf` (for / if / while); constants are `tile.constant` because
+// `arith.constant` rejects unsigned types.
+//
+// IRDL ties types through shared constraint values: an element-wise op whose operands and result
+// use one constraint `%t` must have identical operand and result types (shape, element, layout).
+// IRDL ops print in generic form only, have no folders and no side-effect information: cleanups
+// are Python passes in tilelang/passes/.
+
+irdl.dialect @tile {
+  // ----- types and attributes ------------------------------------------------------------------
+
+  // A global-memory array argument. `strides` holds, per dimension, 1 where the stride is known
+  // to be 1 (unit stride) and -1 where it is dynamic; `align` is the byte alignment known for the
+  // base pointer and for every dynamic stride in bytes (1, 2, 4, 8 or 16).
+  irdl.type @array {
+    %elem = irdl.any
+    %strides = irdl.base "#builtin.dense_array"
+    %align = irdl.base "#builtin.integer"
+    irdl.parameters(elem: %elem, strides: %strides, align: %align)
+  }
+
+  // Thread layout of a tile: which (warp, lane, register) holds which element, as the text form
+  // of a linear layout (tilelang/layout/text.py).
+  irdl.attribute @layout {
+    %text = irdl.base "#builtin.string"
+    irdl.parameters(text: %text)
+  }
+
+  // ----- grid ----------------------------------------------------------------------------------
+
+  irdl.operation @bid {
+    %axis = irdl.base "#builtin.integer"
+    %i32 = irdl.is i32
+    irdl.attributes { "axis" = %axis }
+    irdl.results(result: %i32)
+  }
+
+  irdl.operation @num_blocks {
+    %axis = irdl.base "#builtin.integer"
+    %i32 = irdl.is i32
+    irdl.attributes { "axis" = %axis }
+    irdl.results(result: %i32)
+  }
+
+  // ----- arrays --------------------------------------------------------------------------------
+
+  irdl.operation @dim {
+    %array = irdl.base @tile::@array
+    %d = irdl.base "#builtin.integer"
+    %i32 = irdl.is i32
+    irdl.operands(array: %array)
+    irdl.attributes { "dim" = %d }
+    irdl.results(result: %i32)
+  }
+
+  irdl.operation @stride {
+    %array = irdl.base @tile::@array
+    %d = irdl.base "#builtin.integer"
+    %i32 = irdl.is i32
+    irdl.operands(array: %array)
+    irdl.attributes { "dim" = %d }
+    irdl.results(result: %i32)
+  }
+
+  irdl.operation @load {
+    %array = irdl.base @tile::@array
+    %index = irdl.any
+    %tile = irdl.base "!builtin.tensor"
+    %order = irdl.base "#builtin.dense_array"
+    %padding = irdl.base "#builtin.string"
+    irdl.operands(array: %array, index: variadic %index)
+    irdl.attributes { "order" = %order, "padding_mode" = %padding }
+    irdl.results(result: %tile)
+  }
+
+  irdl.operation @store {
+    %array = irdl.base @tile::@array
+    %index = irdl.any
+    %tile = irdl.base "!builtin.tensor"
+    %order = irdl.base "#builtin.dense_array"
+    irdl.operands(array: %array, index: variadic %index, tile: %tile)
+    irdl.attributes { "order" = %order }
+    irdl.results()
+  }
+
+  // ----- creation ------------------------------------------------------------------------------
+
+  irdl.operation @constant {
+    %value = irdl.any
+    %type = irdl.any
+    irdl.attributes { "value" = %value }
+    irdl.results(result: %type)
+  }
+
+  irdl.operation @splat {
+    %scalar = irdl.any
+    %tile = irdl.base "!builtin.tensor"
+    irdl.operands(value: %scalar)
+    irdl.results(result: %tile)
+  }
+
+  irdl.operation @arange {
+    %tile = irdl.base "!builtin.tensor"
+    irdl.results(result: %tile)
+  }
+
+  // ----- shape ---------------------------------------------------------------------------------
+
+  irdl.operation @broadcast {
+    %src = irdl.base "!builtin.tensor"
+    %dst = irdl.base "!builtin.tensor"
+    irdl.operands(source: %src)
+    irdl.results(result: %dst)
+  }
+
+  irdl.operation @reshape {
+    %src = irdl.base "!builtin.tensor"
+    %dst = irdl.base "!builtin.tensor"
+    irdl.operands(source: %src)
+    irdl.results(result: %dst)
+  }
+
+  irdl.operation @convert_layout {
+    %src = irdl.base "!builtin.tensor"
+    %dst = irdl.base "!builtin.tensor"
+    irdl.operands(source: %src)
+    irdl.results(result: %dst)
+  }
+
+  // ----- element-wise: binary, same type in and out --------------------------------------------
+
+  irdl.operation @add { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @sub { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @mul { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @div { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @floordiv { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @mod { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @pow { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @minimum { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @maximum { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @and { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @or { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @xor { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @shl { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @shr { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+  irdl.operation @atan2 { %t = irdl.any  irdl.operands(lhs: %t, rhs: %t)  irdl.results(result: %t) }
+
+  // ----- element-wise: unary, same type in and out ---------------------------------------------
+
+  irdl.operation @neg { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @invert { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @abs { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @exp { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @exp2 { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @log { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @log2 { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @sqrt { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @rsqrt { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @sin { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @cos { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @tan { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @sinh { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @cosh { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @tanh { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @floor { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+  irdl.operation @ceil { %t = irdl.any  irdl.operands(x: %t)  irdl.results(result: %t) }
+
+  // ----- element-wise: predicates, selection, conversion ---------------------------------------
+
+  irdl.operation @isnan {
+    %t = irdl.any
+    %b = irdl.any
+    irdl.operands(x: %t)
+    irdl.results(result: %b)
+  }
+
+  irdl.operation @cmp {
+    %t = irdl.any
+    %b = irdl.any
+    %pred = irdl.base "#builtin.string"
+    irdl.operands(lhs: %t, rhs: %t)
+    irdl.attributes { "predicate" = %pred }
+    irdl.results(result: %b)
+  }
+
+  irdl.operation @select {
+    %c = irdl.any
+    %t = irdl.any
+    irdl.operands(cond: %c, if_true: %t, if_false: %t)
+    irdl.results(result: %t)
+  }
+
+  irdl.operation @cast {
+    %src = irdl.any
+    %dst = irdl.any
+    irdl.operands(x: %src)
+    irdl.results(result: %dst)
+  }
+}

@@ -1,0 +1,52 @@
+"""Dialect: MLIR contexts with the `tile` dialect loaded exactly once each."""
+
+from __future__ import annotations
+
+import re
+import weakref
+from functools import cache
+from pathlib import Path
+
+import mlir.ir as ir
+from mlir.dialects import irdl
+
+_HERE = Path(__file__).resolve().parent
+# A plain checkout keeps the dialect at the top level; an installed wheel carries a copy here.
+_CANDIDATES = (_HERE.parent.parent / "dialect" / "tile.irdl.mlir", _HERE / "tile.irdl.mlir")
+DIALECT_FILE = next((p for p in _CANDIDATES if p.exists()), _CANDIDATES[0])
+
+# Loading an IRDL dialect twice into one context aborts the process (REPORT §5.3): remember.
+_loaded: weakref.WeakSet[ir.Context] = weakref.WeakSet()
+
+
+@cache
+def dialect_source() -> str:
+    return DIALECT_FILE.read_text()
+
+
+@cache
+def op_names() -> tuple[str, ...]:
+    """Every op of the dialect, as `tile.<name>`, read from the IRDL file (the source of truth)."""
+    return tuple(f"tile.{n}" for n in re.findall(r"irdl\.operation @(\w+)", dialect_source()))
+
+
+def load_dialect(ctx: ir.Context) -> None:
+    """Load the `tile` dialect into `ctx` unless it is there already."""
+    if ctx in _loaded:
+        return
+    with ctx, ir.Location.unknown():
+        irdl.load_dialects(ir.Module.parse(dialect_source()))
+    _loaded.add(ctx)
+
+
+def make_context() -> ir.Context:
+    """A fresh context with the dialect loaded and error diagnostics turned into exceptions.
+
+    Error diagnostics emitted by a pass that still succeeds abort the process unless a handler
+    takes them (REPORT §5.1); the handler records them so the caller can raise.
+    """
+    ctx = ir.Context()
+    ctx.emit_error_diagnostics = True
+    ctx.allow_unregistered_dialects = False
+    load_dialect(ctx)
+    return ctx

@@ -1,0 +1,133 @@
+"""Error catalog: every error a user can see, with the source location it points at."""
+
+from __future__ import annotations
+
+import linecache
+import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    """A span of the user's source, plus the call site when it sits in an inlined helper."""
+
+    file: str
+    line: int
+    col: int  # 0-based, like the ast module
+    end_line: int | None = None
+    end_col: int | None = None
+    function: str | None = None
+    call_site: Loc | None = None
+
+    def render(self) -> str:
+        frames = []
+        loc: Loc | None = self
+        while loc is not None:
+            frames.append(loc._render_frame())
+            loc = loc.call_site
+        return "\n".join(frames)
+
+    def _render_frame(self) -> str:
+        where = f'  File "{self.file}", line {self.line}, col {self.col + 1}'
+        if self.end_col is not None and self.end_line in (None, self.line):
+            where += f"-{self.end_col}"
+        if self.function:
+            where += f", in {self.function}"
+        text = linecache.getline(self.file, self.line).rstrip("\n")
+        if not text:
+            return where
+        return f"{where}:\n    {text.strip()}\n    {_carets(text, self.col, self._end_col(text))}"
+
+    def _end_col(self, text: str) -> int:
+        if self.end_col is not None and self.end_line in (None, self.line):
+            return max(self.end_col, self.col + 1)
+        return len(text.rstrip())
+
+
+def _carets(text: str, col: int, end_col: int) -> str:
+    indent = len(text) - len(text.lstrip())
+    lead = _width(text[indent:col])
+    return " " * lead + "^" * max(1, _width(text[col:end_col]))
+
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+class TileError(Exception):
+    """Base class of every error tilelang raises about the user's program or its arguments."""
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+
+    def __str__(self) -> str:
+        parts = [self.message]
+        if self.loc is not None:
+            parts.append(self.loc.render())
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+
+class TileSyntaxError(TileError):
+    """Python syntax that has no meaning in a kernel (e.g. a lambda, `del`, starred assignment)."""
+
+
+class TileUnsupportedFeatureError(TileError):
+    """Valid kernel code that this version does not support (yet)."""
+
+
+class TileTypeError(TileError):
+    """A value of the wrong kind or dtype: a tile where a constant is needed, bad promotion, ..."""
+
+
+class TileValueError(TileError):
+    """A value of the right type but a wrong value: bad axis, constant out of range, ..."""
+
+
+class TileNameError(TileError):
+    """A name used in a kernel is not defined, or is defined in only some branches."""
+
+
+class TileRecursionError(TileError):
+    """Helper functions call each other too deeply (every helper is inlined)."""
+
+
+class TileArgumentError(TileError):
+    """Bad arguments to a launch or compile: wrong count, CPU tensor for a GPU launch, ..."""
+
+
+class TileInterpreterError(TileError):
+    """A failure while running a kernel on the CPU interpreter."""
+
+
+class TileLaunchError(TileError):
+    """The driver refused a launch (grid too large, out of resources, ...)."""
+
+
+class TileInternalError(TileError):
+    """A compiler bug; the message says where the IR dump is and how to reproduce it."""
+
+
+class TileCompilerExecutionError(TileInternalError):
+    """A backend step (MLIR pipeline, PTX assembly) failed on IR the front end accepted."""
+
+
+__all__ = [
+    "Loc",
+    "TileArgumentError",
+    "TileCompilerExecutionError",
+    "TileError",
+    "TileInternalError",
+    "TileInterpreterError",
+    "TileLaunchError",
+    "TileNameError",
+    "TileRecursionError",
+    "TileSyntaxError",
+    "TileTypeError",
+    "TileUnsupportedFeatureError",
+    "TileValueError",
+]

@@ -1,0 +1,73 @@
+"""Front end: attributes of tiles (`.shape`, `.dtype`, methods), arrays and Python objects."""
+
+from __future__ import annotations
+
+import enum
+import types
+from typing import Any
+
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
+from tilelang.frontend import build
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.values import ArrayValue, BoundMethod, TileValue
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+
+TILE_METHODS = ("astype", "reshape", "item", "expand_dims", "broadcast_to")
+FUTURE_TILE_METHODS = ("permute", "transpose", "extract", "insert")
+FUTURE_ARRAY_METHODS = ("slice", "tiled_view")
+
+
+def get_attribute(obj: Any, name: str) -> Any:
+    if isinstance(obj, TileValue):
+        return _tile_attribute(obj, name)
+    if isinstance(obj, ArrayValue):
+        return _array_attribute(obj, name)
+    if isinstance(obj, types.ModuleType | type | DType | enum.Enum):
+        try:
+            return getattr(obj, name)
+        except AttributeError:
+            raise TileTypeError(f"{_name_of(obj)} has no attribute `{name}`") from None
+    raise TileTypeError(f"{describe(obj)} has no attribute `{name}` usable in a kernel")
+
+
+def _name_of(obj: Any) -> str:
+    return getattr(obj, "__name__", None) or repr(obj)
+
+
+def _tile_attribute(tile: TileValue, name: str) -> Any:
+    if name == "shape":
+        return tile.shape
+    if name == "dtype":
+        return tile.dtype
+    if name == "ndim":
+        return tile.ndim
+    if name in TILE_METHODS:
+        return BoundMethod(tile, name)
+    if name in FUTURE_TILE_METHODS:
+        raise TileUnsupportedFeatureError(f"Tile.{name} is not supported yet")
+    raise TileTypeError(f"a tile has no attribute `{name}`")
+
+
+def _array_attribute(array: ArrayValue, name: str) -> Any:
+    if name == "shape":
+        return tuple(_array_query("dim", array, d) for d in range(array.ndim))
+    if name == "strides":
+        return tuple(_array_query("stride", array, d) for d in range(array.ndim))
+    if name == "dtype":
+        return array.dtype
+    if name == "ndim":
+        return array.ndim
+    if name in FUTURE_ARRAY_METHODS:
+        raise TileUnsupportedFeatureError(f"Array.{name} is not supported yet")
+    raise TileTypeError(f"an array has no attribute `{name}`")
+
+
+def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue:
+    from tilelang.dialect import ops, tensor_type
+
+    result = ops.create(op, [array.value], [tensor_type((), dt.int32)], dim=dim)
+    return TileValue(result.result, dt.int32, ())
+
+
+__all__ = ["build", "get_attribute"]

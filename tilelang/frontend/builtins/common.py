@@ -1,0 +1,65 @@
+"""Front end: argument checks shared by the builtin emitters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.errors import TileTypeError
+from tilelang.frontend import build
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+
+
+def as_dtype(obj: Any, what: str = "dtype") -> DType:
+    """A tilelang dtype from a tilelang, NumPy or torch dtype (or `bool`/`int`/`float`)."""
+    if isinstance(obj, DType):
+        return obj
+    found = {bool: dt.bool_, int: dt.int32, float: dt.float32}.get(obj)  # type: ignore[call-overload]
+    if found is None and type(obj).__module__ == "torch":
+        found = dt.from_torch(obj)
+    if found is None:
+        try:
+            import numpy as np
+
+            found = dt.from_numpy(np.dtype(obj))
+        except TypeError:
+            found = None
+    if found is None:
+        raise TileTypeError(f"{what} must be a dtype such as tilelang.float32, got {obj!r}")
+    return found
+
+
+def as_array(obj: Any, fn: str) -> ArrayValue:
+    if not isinstance(obj, ArrayValue):
+        raise TileTypeError(f"{fn}() expects an array as its first argument, got {describe(obj)}")
+    return obj
+
+
+def as_tile(obj: Any, fn: str) -> TileValue:
+    if not isinstance(obj, TileValue):
+        if is_loose(obj):
+            return build.to_tile(obj)
+        raise TileTypeError(f"{fn}() expects a tile, got {describe(obj)}")
+    return obj
+
+
+def const_int(obj: Any, what: str) -> int:
+    if isinstance(obj, bool) or not isinstance(obj, int):
+        raise TileTypeError(f"{what} must be a compile-time constant int, got {describe(obj)}")
+    return obj
+
+
+def index_scalar(obj: Any, what: str) -> TileValue:
+    """A run-time integer scalar used as an index: int32, or int64 when it needs 64 bits."""
+    if is_loose(obj) and not isinstance(obj, float | bool):
+        return build.to_tile(obj)
+    if not isinstance(obj, TileValue) or obj.shape or not obj.dtype.is_integer:
+        raise TileTypeError(f"{what} must be an integer scalar, got {describe(obj)}")
+    wide = obj.dtype.bitwidth == 64 or obj.dtype is dt.uint32
+    return build.cast(obj, dt.int64 if wide else dt.int32)
+
+
+def as_tuple(obj: Any) -> tuple:
+    return obj if isinstance(obj, tuple) else (obj,)

@@ -1,0 +1,55 @@
+"""Front end: emitters for full, zeros, ones and arange."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.errors import TileTypeError
+from tilelang.frontend import build, operators
+from tilelang.frontend.builtins import lowers
+from tilelang.frontend.builtins.common import as_dtype, const_int
+from tilelang.frontend.semantics import check_shape, describe
+from tilelang.frontend.values import TileValue, is_loose
+from tilelang.language import creation as lang
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    return () if shape == () else check_shape(shape)
+
+
+@lowers(lang.full)
+def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any) -> TileValue:
+    shape, dtype = _shape(shape), as_dtype(dtype)
+    if isinstance(fill_value, TileValue) and fill_value.shape:
+        raise TileTypeError(f"fill_value must be a scalar, got {describe(fill_value)}")
+    if not (is_loose(fill_value) or isinstance(fill_value, TileValue)):
+        raise TileTypeError(f"fill_value must be a number or scalar, got {describe(fill_value)}")
+    scalar = operators.astype(fill_value, dtype)
+    return build.splat(scalar, shape)  # type: ignore[arg-type]
+
+
+@lowers(lang.zeros)
+def emit_zeros(em: Any, shape: Any, dtype: Any) -> TileValue:
+    return emit_full(em, shape, 0, dtype)
+
+
+@lowers(lang.ones)
+def emit_ones(em: Any, shape: Any, dtype: Any) -> TileValue:
+    return emit_full(em, shape, 1, dtype)
+
+
+@lowers(lang.arange)
+def emit_arange(em: Any, size: Any, dtype: Any, start: Any, step: Any) -> Any:
+    size, dtype = const_int(size, "arange size"), as_dtype(dtype)
+    check_shape((size,), "arange size")
+    tile = build.op("arange", [], dtype, (size,))
+    if not (is_loose(step) and step == 1):
+        tile = operators.binary("mul", tile, _typed(step, dtype))
+    if not (is_loose(start) and start == 0):
+        tile = operators.binary("add", tile, _typed(start, dtype))
+    return tile
+
+
+def _typed(value: Any, dtype: Any) -> Any:
+    """start/step take arange's dtype (a float start with an int dtype is an error)."""
+    return operators.astype(value, dtype) if isinstance(value, TileValue) else value

@@ -1,0 +1,65 @@
+"""Front end: emitters for bid, num_blocks, num_tiles and cdiv."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.errors import TileTypeError, TileValueError
+from tilelang.frontend import build, operators
+from tilelang.frontend.builtins import lowers
+from tilelang.frontend.builtins.common import as_array, as_tuple, const_int
+from tilelang.frontend.builtins.memory import tile_order
+from tilelang.frontend.semantics import check_shape, normalize_axis
+from tilelang.frontend.values import TileValue, is_loose
+from tilelang.language import dtypes as dt
+from tilelang.language import grid as lang
+
+
+def _axis(axis: Any) -> int:
+    axis = const_int(axis, "axis")
+    if axis not in (0, 1, 2):
+        raise TileValueError(f"axis must be 0, 1 or 2, got {axis}")
+    return axis
+
+
+@lowers(lang.bid)
+def emit_bid(em: Any, axis: Any) -> TileValue:
+    return build.op("bid", [], dt.int32, (), axis=_axis(axis))
+
+
+@lowers(lang.num_blocks)
+def emit_num_blocks(em: Any, axis: Any) -> TileValue:
+    return build.op("num_blocks", [], dt.int32, (), axis=_axis(axis))
+
+
+@lowers(lang.num_tiles)
+def emit_num_tiles(em: Any, array: Any, axis: Any, shape: Any, order: Any) -> Any:
+    array = as_array(array, "num_tiles")
+    shape = check_shape(as_tuple(shape))
+    if len(shape) != array.ndim:
+        raise TileValueError(f"expected a shape of length {array.ndim}, got {shape}")
+    axis = normalize_axis(axis, array.ndim)
+    order = tile_order(order, array.ndim)
+    return cdiv(_dim(array, order[axis]), shape[axis])
+
+
+def _dim(array: Any, dim: int) -> TileValue:
+    from tilelang.frontend.attributes import _array_query
+
+    return _array_query("dim", array, dim)
+
+
+@lowers(lang.cdiv)
+def emit_cdiv(em: Any, x: Any, y: Any) -> Any:
+    return cdiv(x, y)
+
+
+def cdiv(x: Any, y: Any) -> Any:
+    if is_loose(x) and is_loose(y):
+        return operators.fold(lang.cdiv, x, y)
+    for v in (x, y):
+        if isinstance(v, float) or isinstance(v, TileValue) and not v.dtype.is_integer:
+            raise TileTypeError("cdiv() requires integer operands")
+    # (x + y - 1) // y is exact for the non-negative sizes cdiv is meant for, and cheapest.
+    total = operators.binary("sub", operators.binary("add", x, y), 1)
+    return operators.binary("floordiv", total, y)

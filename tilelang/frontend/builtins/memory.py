@@ -1,0 +1,105 @@
+"""Front end: emitters for load and store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.errors import TileTypeError, TileValueError
+from tilelang.frontend import build, semantics
+from tilelang.frontend.builtins import lowers
+from tilelang.frontend.builtins.common import as_array, as_tuple, index_scalar
+from tilelang.frontend.semantics import check_shape, describe
+from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.language import memory as lang
+from tilelang.language.enums import PaddingMode
+
+
+def tile_order(order: Any, ndim: int) -> tuple[int, ...]:
+    """`order`: "C" (identity), "F" (reversed) or a permutation of the array's axes."""
+    if order == "C":
+        return tuple(range(ndim))
+    if order == "F":
+        return tuple(reversed(range(ndim)))
+    if not isinstance(order, tuple) or sorted(_norm(o, ndim) for o in order) != list(range(ndim)):
+        raise TileValueError(
+            f"order must be 'C', 'F' or a permutation of {tuple(range(ndim))}, got {order!r}"
+        )
+    return tuple(_norm(o, ndim) for o in order)
+
+
+def _norm(axis: Any, ndim: int) -> int:
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -ndim <= axis < ndim:
+        raise TileValueError(f"invalid axis {axis!r} in order for {ndim} dimensions")
+    return axis % ndim
+
+
+def _indices(array: ArrayValue, index: Any) -> list[TileValue]:
+    index = as_tuple(index)
+    if len(index) != array.ndim:
+        raise TileValueError(
+            f"index has {len(index)} entries but the array has {array.ndim} dimensions"
+        )
+    return [index_scalar(i, "each tile index") for i in index]
+
+
+def _padding(mode: Any) -> str:
+    if isinstance(mode, PaddingMode):
+        return mode.value
+    values = {m.value for m in PaddingMode}
+    if mode in values:
+        return mode
+    raise TileTypeError(f"padding_mode must be a tilelang.PaddingMode, got {mode!r}")
+
+
+@lowers(lang.load)
+def emit_load(
+    em: Any, array: Any, index: Any, shape: Any, order: Any, padding_mode: Any,
+    latency: Any, allow_tma: Any,
+) -> TileValue:
+    array = as_array(array, "load")
+    shape = check_shape(as_tuple(shape)) if shape != () else ()
+    if len(shape) != array.ndim:
+        raise TileValueError(
+            f"expected a shape of length {array.ndim} for a {array.ndim}-d array, got {shape}"
+        )
+    indices = _indices(array, index)
+    order_attr = tile_order(order, array.ndim)
+    padding = _padding(padding_mode)
+    return build.op(
+        "load", [array, *indices], array.dtype, shape, order=order_attr, padding_mode=padding
+    )
+
+
+@lowers(lang.store)
+def emit_store(
+    em: Any, array: Any, index: Any, tile: Any, order: Any, latency: Any, allow_tma: Any
+) -> None:
+    from tilelang.dialect import ops
+
+    array = as_array(array, "store")
+    indices = _indices(array, index)
+    value = _stored_value(array, tile)
+    order_attr = tile_order(order, array.ndim)
+    ops.create("store", [array.value, *(i.value for i in indices), value.value], order=order_attr)
+
+
+def _stored_value(array: ArrayValue, tile: Any) -> TileValue:
+    if is_loose(tile):
+        if semantics.category(semantics.constant_dtype(tile)) > semantics.category(array.dtype):
+            raise TileTypeError(f"cannot store {tile!r} into a {array.dtype.name} array")
+        tile = build.constant(tile, array.dtype)
+    if not isinstance(tile, TileValue):
+        raise TileTypeError(f"store() expects a tile, got {describe(tile)}")
+    if not tile.shape:
+        tile = build.splat(tile, (1,) * array.ndim)
+    if tile.ndim != array.ndim:
+        raise TileValueError(
+            f"cannot store a tile of shape {tile.shape} into a {array.ndim}-d array",
+            hint="the tile must have one dimension per array dimension (or be a scalar)",
+        )
+    if not semantics.lossless_cast(tile.dtype, array.dtype):
+        raise TileTypeError(
+            f"cannot implicitly cast a {tile.dtype.name} tile to the {array.dtype.name} array",
+            hint=f"convert it first with .astype(tilelang.{array.dtype.name})",
+        )
+    return build.cast(tile, array.dtype)

@@ -1,0 +1,92 @@
+"""Front end: Python builtins with a meaning in kernels (len, min, max, abs, int, float, ...)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
+from tilelang.frontend import operators
+from tilelang.frontend.builtins import lowers
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.language import dtypes as dt
+
+
+@lowers(builtins.range, raw=True)
+def emit_range(em: Any, *args: Any) -> Any:
+    raise TileTypeError("range() can only be used as the iterable of a `for` loop")
+
+
+@lowers(builtins.len, raw=True)
+def emit_len(em: Any, obj: Any) -> Any:
+    if isinstance(obj, tuple):
+        return len(obj)
+    if isinstance(obj, TileValue) and obj.shape:
+        return obj.shape[0]
+    if isinstance(obj, ArrayValue) and obj.ndim:
+        from tilelang.frontend.attributes import get_attribute
+
+        return get_attribute(obj, "shape")[0]
+    raise TileTypeError(f"len() of {describe(obj)}")
+
+
+def _reduce_pairwise(name: str, args: tuple[Any, ...]) -> Any:
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    if len(args) < 2:
+        raise TileTypeError(f"{name}() of a single value is not supported in a kernel")
+    result = args[0]
+    for value in args[1:]:
+        result = operators.binary("minimum" if name == "min" else "maximum", result, value)
+    return result
+
+
+@lowers(builtins.min, raw=True)
+def emit_min(em: Any, *args: Any) -> Any:
+    return _reduce_pairwise("min", args)
+
+
+@lowers(builtins.max, raw=True)
+def emit_max(em: Any, *args: Any) -> Any:
+    return _reduce_pairwise("max", args)
+
+
+@lowers(builtins.abs, raw=True)
+def emit_abs(em: Any, x: Any) -> Any:
+    return operators.absolute(x)
+
+
+def _convert(name: str, fn: Any, dtype: Any, x: Any) -> Any:
+    if is_loose(x):
+        return operators.fold(fn, x)
+    if isinstance(x, TileValue) and not x.shape:
+        return operators.astype(x, dtype)
+    raise TileTypeError(f"{name}() needs a scalar, got {describe(x)}")
+
+
+@lowers(builtins.int, raw=True)
+def emit_int(em: Any, x: Any = 0) -> Any:
+    return _convert("int", int, dt.int32, x)
+
+
+@lowers(builtins.float, raw=True)
+def emit_float(em: Any, x: Any = 0.0) -> Any:
+    return _convert("float", float, dt.float32, x)
+
+
+@lowers(builtins.bool, raw=True)
+def emit_bool(em: Any, x: Any = False) -> Any:
+    return _convert("bool", bool, dt.bool_, x)
+
+
+@lowers(builtins.print, raw=True)
+def emit_print(em: Any, *args: Any, **kwargs: Any) -> Any:
+    raise TileUnsupportedFeatureError("print() is not supported in kernels yet")
+
+
+@lowers(builtins.isinstance, raw=True)
+def emit_isinstance(em: Any, obj: Any, cls: Any) -> bool:
+    if isinstance(obj, TileValue | ArrayValue):
+        raise TileTypeError("isinstance() of tiles and arrays is not supported")
+    return isinstance(obj, cls)

@@ -1,0 +1,94 @@
+"""Front end: calls to language functions, tile methods, Python builtins and inlined helpers."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import types
+from typing import Any
+
+from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
+from tilelang.frontend import builtins as registry
+from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
+from tilelang.frontend.operators import astype, fold
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.source import parse_function
+from tilelang.frontend.values import BoundMethod, TileValue, is_loose
+from tilelang.language.dtypes import DType
+
+
+def emit_call(em: Emitter, node: ast.Call) -> Any:
+    callee = em.expr(node.func)
+    args: list[Any] = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            value = em.expr(arg.value)
+            if not isinstance(value, tuple):
+                raise TileTypeError(f"cannot unpack {describe(value)} with *")
+            args.extend(value)
+        else:
+            args.append(em.expr(arg))
+    kwargs = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise TileSyntaxError("`**` arguments are not supported in a kernel")
+        kwargs[kw.arg] = em.expr(kw.value)
+    return call(em, callee, args, kwargs)
+
+
+def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    if isinstance(callee, BoundMethod):
+        return registry.call_method(em, callee, args, kwargs)
+    entry = registry.lookup(callee)
+    if entry is not None:
+        return entry.call(em, args, kwargs)
+    if isinstance(callee, DType):
+        return _strict_constant(callee, args, kwargs)
+    if getattr(callee, "__tilelang_kernel__", False):
+        raise TileTypeError(
+            "a kernel cannot be called from a kernel", hint="call a plain helper function instead"
+        )
+    if isinstance(callee, types.FunctionType):
+        return inline(em, callee, args, kwargs)
+    if getattr(callee, "__module__", None) == "math" and all(map(is_loose, args)) and not kwargs:
+        return fold(callee, *args)
+    raise TileTypeError(f"{describe(callee)} {_callee_name(callee)} cannot be called in a kernel")
+
+
+def _callee_name(callee: Any) -> str:
+    name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
+    return f"`{name}`" if name else ""
+
+
+def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> TileValue:
+    """`tilelang.int16(5)`: a constant (or value) of exactly that dtype."""
+    if len(args) != 1 or kwargs:
+        raise TileTypeError(f"{dtype.name}() takes exactly one argument")
+    value = args[0]
+    if isinstance(value, TileValue) and value.shape:
+        raise TileTypeError(f"{dtype.name}() takes a scalar, got {describe(value)}")
+    return astype(value, dtype)  # type: ignore[return-value]
+
+
+def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Emit a helper function's body in place, with its own scope; return its result."""
+    if len(em.frames) >= MAX_INLINE_DEPTH:
+        raise TileRecursionError(
+            f"helper calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion is not supported)"
+        )
+    source = parse_function(fn)
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TileTypeError(f"{fn.__name__}(): {e}") from None
+    bound.apply_defaults()
+    em.frames.append(Frame(source, dict(bound.arguments), em.loc))
+    try:
+        em.block(source.tree.body)
+        return em.frame.result
+    finally:
+        em.frames.pop()
+
+
+__all__ = ["call", "emit_call", "inline", "math"]

@@ -1,0 +1,182 @@
+"""Front end: the walk over a kernel's AST, with scopes, locations and error reporting."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import mlir.ir as ir
+
+from tilelang import settings
+from tilelang.errors import Loc, TileError, TileInternalError, TileNameError, TileSyntaxError
+from tilelang.frontend.source import FunctionSource
+from tilelang.frontend.values import Undefined
+
+Handler = Callable[["Emitter", Any], Any]
+EXPRESSIONS: dict[type[ast.AST], Handler] = {}
+STATEMENTS: dict[type[ast.AST], Handler] = {}
+
+MAX_INLINE_DEPTH = 64
+
+
+def expression(*node_types: type[ast.AST]) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for t in node_types:
+            EXPRESSIONS[t] = fn
+        return fn
+
+    return register
+
+
+def statement(*node_types: type[ast.AST]) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for t in node_types:
+            STATEMENTS[t] = fn
+        return fn
+
+    return register
+
+
+@dataclass
+class Frame:
+    """One function being emitted: the kernel itself or an inlined helper."""
+
+    source: FunctionSource
+    scope: dict[str, Any]
+    call_site: Loc | None
+    returned: bool = False
+    result: Any = None
+    dynamic_depth: int = 0  # > 0 inside the body of a run-time `if`/`for`/`while`
+    loop_depth: int = 0
+
+
+@dataclass
+class Emitter:
+    """Emits `tile` IR for one kernel specialization."""
+
+    frames: list[Frame] = field(default_factory=list)
+    loc: Loc | None = None
+
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        return self.frame.scope
+
+    # ----- locations and errors ------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def at(self, node: ast.AST) -> Iterator[Loc]:
+        """Emit under `node`'s location; errors without a location get this one."""
+        outer = self.loc
+        loc = self.frame.source.loc(node, self.frame.call_site)
+        self.loc = loc
+        try:
+            with to_mlir_location(loc):
+                yield loc
+        except TileError as e:
+            if e.loc is None:
+                e.loc = loc
+            raise
+        except Exception as e:
+            if settings.frontend_debug():
+                raise
+            raise TileInternalError(
+                f"internal compiler error: {type(e).__name__}: {e}",
+                loc,
+                hint="please report this; set TILELANG_FRONTEND_DEBUG=1 for the compiler traceback",
+            ) from e
+        finally:
+            self.loc = outer
+
+    # ----- dispatch -------------------------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> Any:
+        handler = EXPRESSIONS.get(type(node))
+        with self.at(node):
+            if handler is None:
+                raise TileSyntaxError(f"{_describe_node(node)} is not supported in a kernel")
+            return handler(self, node)
+
+    def stmt(self, node: ast.stmt) -> None:
+        handler = STATEMENTS.get(type(node))
+        with self.at(node):
+            if handler is None:
+                raise TileSyntaxError(f"{_describe_node(node)} is not supported in a kernel")
+            handler(self, node)
+
+    def block(self, body: list[ast.stmt]) -> None:
+        for node in body:
+            if self.frame.returned:
+                return
+            self.stmt(node)
+
+    # ----- names ----------------------------------------------------------------------------
+
+    def lookup(self, name: str) -> Any:
+        frame = self.frame
+        for table in (frame.scope, frame.source.closure, frame.source.globals):
+            if name in table:
+                value = table[name]
+                if isinstance(value, Undefined):
+                    raise TileNameError(f"`{name}` {value.reason}")
+                return value
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise TileNameError(f"name `{name}` is not defined")
+
+    def bind(self, target: ast.expr, value: Any) -> None:
+        """Assign `value` to an assignment target (a name or a tuple of targets)."""
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            self._unpack(target, value)
+        elif isinstance(target, ast.Starred):
+            raise TileSyntaxError("starred assignment is not supported in a kernel")
+        else:
+            raise TileSyntaxError(
+                f"cannot assign to {_describe_node(target)}: tiles and arrays are immutable",
+                hint="bind a new name, or write to an array with tilelang.store",
+            )
+
+    def _unpack(self, target: ast.Tuple | ast.List, value: Any) -> None:
+        if not isinstance(value, tuple):
+            raise TileSyntaxError(f"cannot unpack {type(value).__name__} into {len(target.elts)} names")
+        if len(value) != len(target.elts):
+            raise TileSyntaxError(
+                f"cannot unpack {len(value)} values into {len(target.elts)} names"
+            )
+        for t, v in zip(target.elts, value, strict=True):
+            with self.at(t):
+                self.bind(t, v)
+
+
+def to_mlir_location(loc: Loc) -> ir.Location:
+    """A FileLineColRange location (1-based columns), wrapped in call sites for helpers."""
+    end_line = loc.end_line or loc.line
+    end_col = (loc.end_col if loc.end_col is not None else loc.col) + 1
+    here = ir.Location.file(loc.file, loc.line, loc.col + 1, end_line, end_col)
+    if loc.call_site is None:
+        return here
+    return ir.Location.callsite(here, [to_mlir_location(loc.call_site)])
+
+
+def _describe_node(node: ast.AST) -> str:
+    names = {
+        ast.Lambda: "a lambda", ast.Delete: "`del`", ast.With: "`with`", ast.Try: "`try`",
+        ast.Raise: "`raise`", ast.Import: "`import`", ast.ImportFrom: "`import`",
+        ast.Global: "`global`", ast.Nonlocal: "`nonlocal`", ast.ClassDef: "a class definition",
+        ast.FunctionDef: "a nested function definition", ast.ListComp: "a list comprehension",
+        ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension",
+        ast.GeneratorExp: "a generator expression", ast.Dict: "a dict", ast.Set: "a set",
+        ast.JoinedStr: "an f-string", ast.NamedExpr: "`:=`", ast.Await: "`await`",
+        ast.Yield: "`yield`", ast.Starred: "`*` unpacking", ast.AsyncFor: "`async for`",
+        ast.Attribute: "an attribute", ast.Subscript: "an indexed element",
+    }
+    return names.get(type(node), f"`{type(node).__name__}`")

@@ -1,0 +1,210 @@
+"""Front end: expressions (constants, names, operators, comparisons, subscripts, tuples)."""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any
+
+from tilelang.errors import TileSyntaxError, TileTypeError, TileUnsupportedFeatureError
+from tilelang.frontend import attributes, build, operators
+from tilelang.frontend.calls import emit_call
+from tilelang.frontend.emitter import Emitter, expression
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.language import dtypes as dt
+
+BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bitwise_and",
+    ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor", ast.LShift: "bitwise_lshift",
+    ast.RShift: "bitwise_rshift",
+}
+COMPARES = {
+    ast.Eq: "equal", ast.NotEq: "not_equal", ast.Lt: "less", ast.LtE: "less_equal",
+    ast.Gt: "greater", ast.GtE: "greater_equal",
+}
+PY_COMPARES = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+@expression(ast.Constant)
+def _constant(em: Emitter, node: ast.Constant) -> Any:
+    if isinstance(node.value, bytes | complex):
+        raise TileTypeError(f"{type(node.value).__name__} constants are not supported")
+    return node.value
+
+
+@expression(ast.Name)
+def _name(em: Emitter, node: ast.Name) -> Any:
+    return em.lookup(node.id)
+
+
+@expression(ast.Tuple, ast.List)
+def _tuple(em: Emitter, node: ast.Tuple | ast.List) -> tuple:
+    out: list[Any] = []
+    for elt in node.elts:
+        if isinstance(elt, ast.Starred):
+            value = em.expr(elt.value)
+            if not isinstance(value, tuple):
+                raise TileTypeError(f"cannot unpack {describe(value)} with *")
+            out.extend(value)
+        else:
+            out.append(em.expr(elt))
+    return tuple(out)
+
+
+@expression(ast.Attribute)
+def _attribute(em: Emitter, node: ast.Attribute) -> Any:
+    return attributes.get_attribute(em.expr(node.value), node.attr)
+
+
+@expression(ast.BinOp)
+def _binop(em: Emitter, node: ast.BinOp) -> Any:
+    lhs, rhs = em.expr(node.left), em.expr(node.right)
+    if isinstance(node.op, ast.MatMult):
+        raise TileUnsupportedFeatureError("the @ operator (matmul) is not supported yet")
+    if isinstance(lhs, tuple) or isinstance(rhs, tuple):
+        return _tuple_arith(node.op, lhs, rhs)
+    return operators.binary(BINOPS[type(node.op)], lhs, rhs)
+
+
+def _tuple_arith(op: ast.operator, lhs: Any, rhs: Any) -> tuple:
+    if isinstance(op, ast.Add) and isinstance(lhs, tuple) and isinstance(rhs, tuple):
+        return lhs + rhs
+    if isinstance(op, ast.Mult) and isinstance(lhs, tuple) and isinstance(rhs, int):
+        return lhs * rhs
+    raise TileTypeError(f"unsupported operands {describe(lhs)} and {describe(rhs)}")
+
+
+@expression(ast.UnaryOp)
+def _unaryop(em: Emitter, node: ast.UnaryOp) -> Any:
+    value = em.expr(node.operand)
+    if isinstance(node.op, ast.Not):
+        if not (isinstance(value, TileValue) or is_loose(value)):
+            return not value
+        return operators.logical_not(value)
+    fns = {ast.USub: operators.negative, ast.UAdd: operators.positive,
+           ast.Invert: operators.bitwise_not}
+    return fns[type(node.op)](value)
+
+
+@expression(ast.BoolOp)
+def _boolop(em: Emitter, node: ast.BoolOp) -> Any:
+    """`and`/`or`: constants short-circuit at compile time; scalar tiles combine as bools."""
+    is_and = isinstance(node.op, ast.And)
+    acc: TileValue | None = None
+    value: Any = None
+    for operand in node.values:
+        value = em.expr(operand)
+        if isinstance(value, TileValue):
+            acc = value if acc is None else _combine(acc, value, is_and)
+        elif bool(value) != is_and:  # `False and ...` / `True or ...`
+            return value if acc is None else (not is_and)
+    return value if acc is None else acc
+
+
+def _combine(lhs: Any, rhs: Any, is_and: bool) -> TileValue:
+    a = build.bool_of(_scalar(lhs, "and" if is_and else "or"))
+    b = build.bool_of(_scalar(build.to_tile(rhs), "and" if is_and else "or"))
+    return build.elementwise("and" if is_and else "or", [a, b])
+
+
+def _scalar(value: Any, what: str) -> TileValue:
+    if not isinstance(value, TileValue) or value.shape:
+        raise TileTypeError(
+            f"`{what}` needs scalars, got {describe(value)}",
+            hint="use & and | for element-wise logic on tiles",
+        )
+    return value
+
+
+@expression(ast.Compare)
+def _compare(em: Emitter, node: ast.Compare) -> Any:
+    result: Any = None
+    lhs = em.expr(node.left)
+    for op, right in zip(node.ops, node.comparators, strict=True):
+        rhs = em.expr(right)
+        value = _compare_pair(op, lhs, rhs)
+        result = value if result is None else operators.binary("bitwise_and", result, value)
+        lhs = rhs
+    return result
+
+
+def _compare_pair(op: ast.cmpop, lhs: Any, rhs: Any) -> Any:
+    if not isinstance(lhs, TileValue) and not isinstance(rhs, TileValue):
+        return operators.fold(PY_COMPARES[type(op)], lhs, rhs)
+    if type(op) not in COMPARES:
+        raise TileTypeError(f"`{type(op).__name__}` cannot compare {describe(lhs)}")
+    return operators.compare(COMPARES[type(op)], lhs, rhs)
+
+
+@expression(ast.IfExp)
+def _ifexp(em: Emitter, node: ast.IfExp) -> Any:
+    cond = em.expr(node.test)
+    if not isinstance(cond, TileValue):
+        return em.expr(node.body if cond else node.orelse)
+    _scalar(cond, "if-else expression")
+    return operators.where(cond, em.expr(node.body), em.expr(node.orelse))
+
+
+@expression(ast.Call)
+def _call(em: Emitter, node: ast.Call) -> Any:
+    return emit_call(em, node)
+
+
+@expression(ast.Slice)
+def _slice(em: Emitter, node: ast.Slice) -> slice:
+    parts = [None if p is None else em.expr(p) for p in (node.lower, node.upper, node.step)]
+    if any(isinstance(p, TileValue) for p in parts):
+        raise TileTypeError("slice bounds must be compile-time constants")
+    return slice(*parts)
+
+
+@expression(ast.Subscript)
+def _subscript(em: Emitter, node: ast.Subscript) -> Any:
+    value, index = em.expr(node.value), em.expr(node.slice)
+    if isinstance(value, TileValue):
+        return _index_tile(value, index)
+    if isinstance(value, ArrayValue):
+        raise TileTypeError(
+            "arrays cannot be indexed in a kernel", hint="read tiles with tilelang.load"
+        )
+    if isinstance(value, tuple):
+        if isinstance(index, TileValue):
+            raise TileTypeError("a tuple can only be indexed with a compile-time constant")
+        return operators.fold(operator.getitem, value, index)
+    raise TileTypeError(f"{describe(value)} cannot be indexed")
+
+
+def _index_tile(tile: TileValue, index: Any) -> TileValue:
+    """`t[:, None]`-style indexing: only adds unit dimensions."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if not (item is None or item is Ellipsis or item == slice(None)):
+            raise TileTypeError(
+                f"tiles can only be indexed with `None`, `:` and `...`, got {describe(item)}",
+                hint="tiles are indexed as a whole; use reshape, or load a smaller tile",
+            )
+    if sum(i is Ellipsis for i in items) > 1:
+        raise TileTypeError("at most one `...` is allowed when indexing a tile")
+    n_slices = sum(isinstance(i, slice) for i in items)
+    if n_slices > tile.ndim:
+        raise TileTypeError(f"too many indices for a tile of shape {tile.shape}")
+    dims = iter(tile.shape)
+    shape: list[int] = []
+    for item in items:
+        if item is None:
+            shape.append(1)
+        elif item is Ellipsis:
+            shape.extend(next(dims) for _ in range(tile.ndim - n_slices))
+        else:
+            shape.append(next(dims))
+    shape.extend(dims)
+    return build.reshape(tile, tuple(shape))
+
+
+__all__ = ["BINOPS", "COMPARES", "dt"]

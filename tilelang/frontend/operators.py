@@ -1,0 +1,233 @@
+"""Front end: Python operators and element-wise functions on tiles, with cuTile's typing rules."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+
+from tilelang.errors import TileTypeError, TileValueError
+from tilelang.frontend import build, semantics
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.values import TileValue, is_loose
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+
+Value = object
+
+# name -> (Python function for loose constants, tile op, kind)
+# kinds: "arith" (promoted, no bool), "float" (result is float), "bitwise" (same int/bool dtype),
+# "shift" (ints), "math2" (ints computed as float32)
+BINARY: dict[str, tuple[Callable, str, str]] = {
+    "add": (operator.add, "add", "arith"),
+    "sub": (operator.sub, "sub", "arith"),
+    "mul": (operator.mul, "mul", "arith"),
+    "truediv": (operator.truediv, "div", "float"),
+    "floordiv": (operator.floordiv, "floordiv", "arith"),
+    "mod": (operator.mod, "mod", "arith"),
+    "pow": (operator.pow, "pow", "arith"),
+    "minimum": (min, "minimum", "arith"),
+    "maximum": (max, "maximum", "arith"),
+    "bitwise_and": (operator.and_, "and", "bitwise"),
+    "bitwise_or": (operator.or_, "or", "bitwise"),
+    "bitwise_xor": (operator.xor, "xor", "bitwise"),
+    "bitwise_lshift": (operator.lshift, "shl", "shift"),
+    "bitwise_rshift": (operator.rshift, "shr", "shift"),
+    "atan2": (math.atan2, "atan2", "math2"),
+}
+
+COMPARE: dict[str, tuple[Callable, str]] = {
+    "equal": (operator.eq, "eq"),
+    "not_equal": (operator.ne, "ne"),
+    "less": (operator.lt, "lt"),
+    "less_equal": (operator.le, "le"),
+    "greater": (operator.gt, "gt"),
+    "greater_equal": (operator.ge, "ge"),
+}
+
+
+def fold(fn: Callable, *args: object) -> object:
+    """Evaluate on loose constants with Python semantics; Python errors become tile errors."""
+    try:
+        return fn(*args)
+    except ZeroDivisionError as e:
+        raise TileValueError(f"constant expression divides by zero: {e}") from None
+    except (ValueError, OverflowError) as e:
+        raise TileValueError(f"constant expression is invalid: {e}") from None
+    except TypeError as e:
+        raise TileTypeError(f"constant expression is invalid: {e}") from None
+
+
+def common_dtype(lhs: Value, rhs: Value) -> DType:
+    """Promotion of two operands, at least one of which is a tile."""
+    if isinstance(lhs, TileValue) and isinstance(rhs, TileValue):
+        return semantics.promote(lhs.dtype, rhs.dtype)
+    tile, const = (lhs, rhs) if isinstance(lhs, TileValue) else (rhs, lhs)
+    if not isinstance(tile, TileValue) or not is_loose(const):
+        raise TileTypeError(f"unsupported operands {describe(lhs)} and {describe(rhs)}")
+    return semantics.promote_with_constant(tile.dtype, const)  # type: ignore[arg-type]
+
+
+def coerce(values: list[Value], dtype: DType) -> list[TileValue]:
+    """Materialize and cast every operand to `dtype`, then broadcast them to a common shape."""
+    tiles = [build.to_tile(v, dtype) for v in values]
+    shape = semantics.broadcast_shapes(*(t.shape for t in tiles))
+    return [build.broadcast_to(t, shape) for t in tiles]
+
+
+def binary(name: str, lhs: Value, rhs: Value) -> Value:
+    fn, tile_op, kind = BINARY[name]
+    if is_loose(lhs) and is_loose(rhs):
+        return fold(fn, lhs, rhs)
+    _check_operand(lhs, name)
+    _check_operand(rhs, name)
+    dtype = _binary_dtype(name, kind, lhs, rhs)
+    a, b = coerce([lhs, rhs], dtype)
+    return build.elementwise(tile_op, [a, b])
+
+
+def _check_operand(value: Value, name: str) -> None:
+    if not isinstance(value, TileValue) and not is_loose(value):
+        raise TileTypeError(f"{name} does not accept {describe(value)}")
+
+
+def _binary_dtype(name: str, kind: str, lhs: Value, rhs: Value) -> DType:
+    if kind == "bitwise":
+        return _bitwise_dtype(name, lhs, rhs)
+    dtype = common_dtype(lhs, rhs)
+    if kind == "shift" and not dtype.is_integer:
+        raise TileTypeError(f"{name} requires integer operands, got {dtype.name}")
+    if kind in ("float", "math2") and not dtype.is_float:
+        return dt.float32
+    if dtype is dt.bool_:
+        raise TileTypeError(f"{name} does not support bool operands", hint="cast to an int first")
+    return dtype
+
+
+def _bitwise_dtype(name: str, lhs: Value, rhs: Value) -> DType:
+    typed = [v.dtype for v in (lhs, rhs) if isinstance(v, TileValue)]
+    if any(d.is_float for d in typed):
+        raise TileTypeError(f"{name} requires integer or bool operands, got {typed[0].name}")
+    if len(typed) == 2 and typed[0] is not typed[1]:
+        raise TileTypeError(
+            f"{name} operands must have the same dtype, got {typed[0].name} and {typed[1].name}",
+            hint="convert one operand with .astype(...)",
+        )
+    const = lhs if is_loose(lhs) else rhs
+    if len(typed) == 1:
+        if isinstance(const, float):
+            raise TileTypeError(f"{name} requires integer or bool operands, got {const!r}")
+        semantics.check_fits(const, typed[0])  # type: ignore[arg-type]
+    return typed[0]
+
+
+def compare(name: str, lhs: Value, rhs: Value) -> Value:
+    fn, predicate = COMPARE[name]
+    if is_loose(lhs) and is_loose(rhs):
+        return fold(fn, lhs, rhs)
+    _check_operand(lhs, name)
+    _check_operand(rhs, name)
+    a, b = coerce([lhs, rhs], common_dtype(lhs, rhs))
+    return build.elementwise("cmp", [a, b], dt.bool_, predicate=predicate)
+
+
+def negative(x: Value) -> Value:
+    if is_loose(x):
+        return fold(operator.neg, x)
+    t = _tile(x, "negation")
+    if t.dtype is dt.bool_:
+        t = build.cast(t, dt.int32)
+    return build.elementwise("neg", [t])
+
+
+def positive(x: Value) -> Value:
+    if is_loose(x):
+        return fold(operator.pos, x)
+    t = _tile(x, "unary +")
+    return build.cast(t, dt.int32) if t.dtype is dt.bool_ else t
+
+
+def bitwise_not(x: Value) -> Value:
+    if isinstance(x, bool):
+        raise TileTypeError("~ of a bool constant is ambiguous", hint="use `not` instead")
+    if is_loose(x):
+        return fold(operator.invert, x)
+    t = _tile(x, "~")
+    if t.dtype.is_float:
+        raise TileTypeError(f"~ requires an integer or bool operand, got {t.dtype.name}")
+    return build.elementwise("invert", [t])
+
+
+def logical_not(x: Value) -> Value:
+    if is_loose(x):
+        return not x
+    t = _tile(x, "not")
+    if t.shape:
+        raise TileTypeError(
+            f"`not` needs a scalar, got {describe(t)}", hint="use ~ for element-wise not of bools"
+        )
+    return build.elementwise("invert", [build.bool_of(t)])
+
+
+def absolute(x: Value) -> Value:
+    if is_loose(x):
+        return fold(abs, x)
+    t = _tile(x, "abs")
+    return t if t.dtype.kind in "bu" else build.elementwise("abs", [t])
+
+
+def _tile(x: Value, what: str) -> TileValue:
+    if not isinstance(x, TileValue):
+        raise TileTypeError(f"{what} does not accept {describe(x)}")
+    return x
+
+
+MATH_UNARY: dict[str, Callable] = {
+    "exp": math.exp, "exp2": lambda v: 2.0**v, "log": math.log, "log2": math.log2,
+    "sqrt": math.sqrt, "rsqrt": lambda v: 1 / math.sqrt(v), "sin": math.sin, "cos": math.cos,
+    "tan": math.tan, "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh,
+    "floor": math.floor, "ceil": math.ceil, "isnan": math.isnan,
+}
+FLOAT_ONLY = ("floor", "ceil", "isnan")
+
+
+def math_unary(name: str, x: Value, **attrs: object) -> Value:
+    """exp, log, ...: integer inputs are computed as float32; floor/ceil/isnan need floats."""
+    if is_loose(x):
+        return fold(MATH_UNARY[name], x)
+    t = _tile(x, name)
+    if not t.dtype.is_float:
+        if name in FLOAT_ONLY:
+            raise TileTypeError(f"{name} requires a float operand, got {t.dtype.name}")
+        t = build.cast(t, dt.float32)
+    if name == "isnan":
+        return build.elementwise("isnan", [t], dt.bool_)
+    return build.elementwise(name, [t], **{k: v for k, v in attrs.items() if v is not None})
+
+
+def where(cond: Value, x: Value, y: Value) -> Value:
+    if is_loose(cond):
+        return x if cond else y
+    if is_loose(x) and is_loose(y):
+        dtype = semantics.promote(semantics.constant_dtype(x), semantics.constant_dtype(y))  # type: ignore[arg-type]
+    else:
+        dtype = common_dtype(x, y)
+    c = build.bool_of(_tile(cond, "where"))
+    a, b = coerce([x, y], dtype)
+    shape = semantics.broadcast_shapes(c.shape, a.shape)
+    c, a, b = (build.broadcast_to(v, shape) for v in (c, a, b))
+    return build.op("select", [c, a, b], dtype, shape)
+
+
+def astype(x: Value, dtype: DType) -> Value:
+    if is_loose(x):
+        return build.constant(_convert_constant(x, dtype), dtype)
+    return build.cast(_tile(x, "astype"), dtype)
+
+
+def _convert_constant(x: object, dtype: DType) -> bool | int | float:
+    if dtype.kind == "b":
+        return bool(x)
+    if dtype.is_float:
+        return float(x)  # type: ignore[arg-type]
+    return int(x)  # type: ignore[call-overload]

@@ -1,0 +1,148 @@
+"""Front end: typing rules (dtype promotion, broadcasting, constant typing), free of MLIR."""
+
+from __future__ import annotations
+
+from tilelang.errors import TileTypeError, TileValueError
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+
+Scalar = bool | int | float  # a loose (weakly typed) Python constant
+
+_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2}
+
+
+def category(dtype: DType) -> int:
+    """0 for bool, 1 for integers, 2 for floats: promotion moves to the higher category."""
+    return _CATEGORY[dtype.kind]
+
+
+def int_range(dtype: DType) -> tuple[int, int]:
+    if dtype.kind == "b":
+        return 0, 1
+    if dtype.kind == "u":
+        return 0, 2**dtype.bitwidth - 1
+    return -(2 ** (dtype.bitwidth - 1)), 2 ** (dtype.bitwidth - 1) - 1
+
+
+def constant_dtype(value: Scalar) -> DType:
+    """The dtype a loose constant takes when it must become a value of its own."""
+    if isinstance(value, bool):
+        return dt.bool_
+    if isinstance(value, float):
+        return dt.float32
+    for candidate in (dt.int32, dt.int64, dt.uint64):
+        lo, hi = int_range(candidate)
+        if lo <= value <= hi:
+            return candidate
+    raise TileValueError(f"integer constant {value} is out of range of every integer type")
+
+
+def check_fits(value: Scalar, dtype: DType) -> None:
+    """Raise if a loose constant cannot be represented in `dtype` (ints must be in range)."""
+    if dtype.is_float or isinstance(value, float) and dtype.kind == "b":
+        return
+    if isinstance(value, float):
+        raise TileTypeError(f"float constant {value} cannot become an integer of {dtype.name}")
+    lo, hi = int_range(dtype)
+    if not lo <= int(value) <= hi:
+        raise TileValueError(f"integer constant {value} is out of range of {dtype.name}")
+
+
+def promote(a: DType, b: DType) -> DType:
+    """The common dtype of two typed operands (cuTile's table)."""
+    if a is b:
+        return a
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if a.kind == "f":
+        if {a.name, b.name} == {"float16", "bfloat16"}:
+            raise _no_promotion(a, b)
+        return a if a.bitwidth > b.bitwidth else b
+    if a.kind != b.kind:
+        raise _no_promotion(a, b)
+    return a if a.bitwidth > b.bitwidth else b
+
+
+def _no_promotion(a: DType, b: DType) -> TileTypeError:
+    return TileTypeError(
+        f"implicit promotion of {a.name} and {b.name} is not supported",
+        hint="convert one operand explicitly with .astype(...)",
+    )
+
+
+def promote_with_constant(dtype: DType, value: Scalar) -> DType:
+    """The dtype of `typed op constant`: the typed side wins unless the constant's category is
+    higher, in which case the constant's default dtype is used."""
+    cdtype = constant_dtype(value)
+    if category(cdtype) > category(dtype):
+        return cdtype
+    check_fits(value, dtype)
+    return dtype
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """NumPy broadcasting of shapes; raises TileTypeError naming both shapes on mismatch."""
+    ndim = max(len(s) for s in shapes)
+    result = [1] * ndim
+    for shape in shapes:
+        padded = (1,) * (ndim - len(shape)) + tuple(shape)
+        for i, (r, s) in enumerate(zip(result, padded, strict=True)):
+            if r != s and 1 not in (r, s):
+                raise TileTypeError(
+                    f"shapes {' and '.join(str(tuple(x)) for x in shapes)} do not broadcast "
+                    f"(dimension {i - ndim}: {r} vs {s})"
+                )
+            result[i] = max(r, s) if 1 in (r, s) else r
+    return tuple(result)
+
+
+def lossless_cast(src: DType, dst: DType) -> bool:
+    """Whether values of `src` always convert exactly to `dst` (used by store's implicit cast)."""
+    if src is dst:
+        return True
+    try:
+        return promote(src, dst) is dst
+    except TileTypeError:
+        return False
+
+
+def check_shape(shape: object, what: str = "tile shape") -> tuple[int, ...]:
+    """Validate a constant tile shape: a tuple of positive Python ints (or one int)."""
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, tuple) or not all(
+        isinstance(d, int) and not isinstance(d, bool) for d in shape
+    ):
+        raise TileTypeError(
+            f"{what} must be a tuple of compile-time constant ints, got {describe(shape)}",
+            hint="use literals or Constant[int] parameters for tile shapes",
+        )
+    for i, d in enumerate(shape):
+        if d <= 0:
+            raise TileValueError(f"dimension {i} of {what} {shape} is not positive")
+    return shape
+
+
+def normalize_axis(axis: object, ndim: int, what: str = "axis") -> int:
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TileTypeError(f"{what} must be a constant int, got {describe(axis)}")
+    if not -ndim <= axis < ndim:
+        raise TileValueError(f"{what} {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def describe(value: object) -> str:
+    """A short description of a front-end value for error messages."""
+    from tilelang.frontend.values import ArrayValue, TileValue
+
+    if isinstance(value, TileValue):
+        kind = "scalar" if not value.shape else f"tile of shape {value.shape}"
+        return f"{value.dtype.name} {kind}"
+    if isinstance(value, ArrayValue):
+        return f"{value.ndim}-d {value.dtype.name} array"
+    if isinstance(value, bool | int | float):
+        return f"constant {value!r}"
+    if isinstance(value, tuple):
+        return "tuple (" + ", ".join(describe(v) for v in value) + ")"
+    return type(value).__name__

@@ -1,0 +1,83 @@
+"""Front end: fetch and parse a kernel's Python source, keeping the user's lines and columns."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import linecache
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from tilelang.errors import Loc, TileSyntaxError
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionSource:
+    """A parsed function: its AST with true line/column numbers, and where names resolve."""
+
+    fn: Any
+    name: str
+    filename: str
+    text: str
+    tree: ast.FunctionDef
+    globals: dict[str, Any]
+    closure: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+    def loc(self, node: ast.AST, call_site: Loc | None = None) -> Loc:
+        return Loc(
+            self.filename,
+            getattr(node, "lineno", self.tree.lineno),
+            getattr(node, "col_offset", 0),
+            getattr(node, "end_lineno", None),
+            getattr(node, "end_col_offset", None),
+            self.name,
+            call_site,
+        )
+
+
+@cache
+def parse_function(fn: Any) -> FunctionSource:
+    """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as e:
+        raise TileSyntaxError(
+            f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}",
+            hint="kernels and helpers must be defined in a file, not typed at an interactive prompt",
+        ) from None
+    text = "".join(lines)
+    fdef = _parse_def(text, filename, start)
+    if not isinstance(fdef, ast.FunctionDef):
+        raise TileSyntaxError(f"{fn!r} is not defined with a plain `def`")
+    linecache.checkcache(filename)
+    return FunctionSource(fn, fn.__name__, filename, text, fdef, fn.__globals__, _closure(fn))
+
+
+def _parse_def(text: str, filename: str, start: int) -> ast.stmt:
+    """Parse a def; an indented one (nested, or a method) is parsed inside `if True:` so its
+    columns stay the file's own, where dedenting would shift them."""
+    if text[:1].isspace():
+        module = ast.parse("if True:\n" + text, filename=filename)
+        ast.increment_lineno(module, start - 2)
+        return module.body[0].body[0]  # type: ignore[attr-defined]
+    module = ast.parse(text, filename=filename)
+    ast.increment_lineno(module, start - 1)
+    return module.body[0]
+
+
+def _closure(fn: Any) -> dict[str, Any]:
+    cells = fn.__closure__ or ()
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, cells, strict=True):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the name is assigned later in the enclosing scope
+            pass
+    return out

@@ -1,0 +1,53 @@
+"""Front end: the compile-time values a kernel's names can hold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import mlir.ir as ir
+
+from tilelang.language.dtypes import DType
+
+
+@dataclass(frozen=True, eq=False)
+class TileValue:
+    """A tile (or, with shape (), a scalar) computed at run time: an SSA value of the IR."""
+
+    value: ir.Value
+    dtype: DType
+    shape: tuple[int, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayValue:
+    """A global-memory array parameter."""
+
+    value: ir.Value
+    dtype: DType
+    ndim: int
+    name: str
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """`tile.astype` and friends before they are called."""
+
+    receiver: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """A name bound on only some paths through an `if` or inside a loop body."""
+
+    reason: str
+
+
+def is_loose(value: object) -> bool:
+    """A weakly typed Python constant (bool, int or float)."""
+    return isinstance(value, bool | int | float)

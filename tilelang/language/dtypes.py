@@ -1,0 +1,71 @@
+"""Language: the element types of arrays and tiles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False)
+class DType:
+    """An element type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float)."""
+
+    name: str
+    kind: str
+    bitwidth: int
+    mlir: str  # the builtin MLIR type this dtype is in `tile` IR
+    numpy: str  # the NumPy (or ml_dtypes) dtype name
+
+    def __repr__(self) -> str:
+        return f"tilelang.{self.name}"
+
+    def __reduce__(self) -> str:  # pickle as the module-level singleton
+        return self.name
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind in "if"
+
+    @property
+    def itemsize(self) -> int:
+        return max(1, self.bitwidth // 8)
+
+
+bool_ = DType("bool_", "b", 1, "i1", "bool")
+int8 = DType("int8", "i", 8, "i8", "int8")
+int16 = DType("int16", "i", 16, "i16", "int16")
+int32 = DType("int32", "i", 32, "i32", "int32")
+int64 = DType("int64", "i", 64, "i64", "int64")
+uint8 = DType("uint8", "u", 8, "ui8", "uint8")
+uint16 = DType("uint16", "u", 16, "ui16", "uint16")
+uint32 = DType("uint32", "u", 32, "ui32", "uint32")
+uint64 = DType("uint64", "u", 64, "ui64", "uint64")
+float16 = DType("float16", "f", 16, "f16", "float16")
+bfloat16 = DType("bfloat16", "f", 16, "bf16", "bfloat16")
+float32 = DType("float32", "f", 32, "f32", "float32")
+float64 = DType("float64", "f", 64, "f64", "float64")
+
+ALL_DTYPES: tuple[DType, ...] = (
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, bfloat16, float32, float64,
+)
+BY_NAME = {d.name: d for d in ALL_DTYPES} | {"bool": bool_}
+BY_MLIR = {d.mlir: d for d in ALL_DTYPES}
+BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+
+
+def from_numpy(np_dtype: object) -> DType | None:
+    """The DType of a NumPy dtype (ml_dtypes' bfloat16 included), or None."""
+    return BY_NUMPY.get(str(np_dtype))
+
+
+def from_torch(torch_dtype: object) -> DType | None:
+    """The DType of a torch dtype such as `torch.float32`, or None (without importing torch)."""
+    return BY_NAME.get(str(torch_dtype).removeprefix("torch.").replace("bool", "bool_"))

@@ -1,0 +1,35 @@
+"""Language: the marker for functions that only have a meaning inside a kernel."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+STUBS: dict[str, Callable[..., Any]] = {}
+
+
+def stub(fn: F) -> F:
+    """Register `fn` as a kernel-only function; calling it from host code raises a clear error.
+
+    The front end never runs the body: it binds the call's arguments to this signature (so names,
+    defaults and positional-only rules are exactly the documented ones) and emits IR.
+    """
+
+    @functools.wraps(fn)
+    def host_call(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            f"tilelang.{fn.__name__}() can only be called inside a @tilelang.kernel function "
+            "(launched with tilelang.launch)"
+        )
+
+    host_call.__tilelang_stub__ = fn.__name__  # type: ignore[attr-defined]
+    STUBS[fn.__name__] = host_call
+    return host_call  # type: ignore[return-value]
+
+
+def stub_name(obj: object) -> str | None:
+    """The language name of a stub, or None if `obj` is not one."""
+    return getattr(obj, "__tilelang_stub__", None)

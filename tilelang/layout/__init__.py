@@ -1,0 +1,48 @@
+"""Linear layouts: how tile elements are distributed over the registers, lanes and warps."""
+
+from __future__ import annotations
+
+from . import gf2
+from .blocked import blocked, default_blocked, in_bounds, padded_shape
+from .conversion import (
+    ConversionKind,
+    ConversionPlan,
+    element_coords,
+    is_owner_thread,
+    iter_slots,
+    owned_elements,
+    owned_registers,
+    plan_conversion,
+    shared_bytes,
+    shared_offset,
+    shared_offset_bases,
+)
+from .linear import IN_DIMS, WARP_SIZE, LinearLayout
+from .maps import Coord, LinearMap
+from .text import from_text, to_text
+
+__all__ = [
+    "IN_DIMS",
+    "WARP_SIZE",
+    "ConversionKind",
+    "ConversionPlan",
+    "Coord",
+    "LinearLayout",
+    "LinearMap",
+    "blocked",
+    "default_blocked",
+    "element_coords",
+    "from_text",
+    "gf2",
+    "in_bounds",
+    "is_owner_thread",
+    "iter_slots",
+    "owned_elements",
+    "owned_registers",
+    "padded_shape",
+    "plan_conversion",
+    "shared_bytes",
+    "shared_offset",
+    "shared_offset_bases",
+    "to_text",
+]

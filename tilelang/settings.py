@@ -1,0 +1,47 @@
+"""Knobs: the only module that reads environment variables (read at use, so tests can set them)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def interpret() -> bool:
+    """TILELANG_INTERPRET=1: run every launch on the CPU interpreter."""
+    return _flag("TILELANG_INTERPRET")
+
+
+def dump_dir() -> Path | None:
+    """TILELANG_DUMP_DIR=d: write every stage of every compilation to d/<kernel>/<nn>-<stage>."""
+    value = os.environ.get("TILELANG_DUMP_DIR")
+    return Path(value) if value else None
+
+
+def frontend_debug() -> bool:
+    """TILELANG_FRONTEND_DEBUG=1: let internal front-end exceptions through unwrapped."""
+    return _flag("TILELANG_FRONTEND_DEBUG")
+
+
+def print_ir_after() -> str | None:
+    """TILELANG_PRINT_IR_AFTER=<pass name>|all: print the module to stderr after those passes."""
+    return os.environ.get("TILELANG_PRINT_IR_AFTER") or None
+
+
+def cache_dir() -> Path:
+    """TILELANG_CACHE_DIR (default ~/.cache/tilelang): the on-disk kernel cache."""
+    value = os.environ.get("TILELANG_CACHE_DIR")
+    return Path(value) if value else Path.home() / ".cache" / "tilelang"
+
+
+def disk_cache_enabled() -> bool:
+    """TILELANG_DISABLE_DISK_CACHE=1 turns the on-disk kernel cache off."""
+    return not _flag("TILELANG_DISABLE_DISK_CACHE")
+
+
+def arch_override() -> str | None:
+    """TILELANG_ARCH=sm_90: compile for this architecture instead of the device's."""
+    return os.environ.get("TILELANG_ARCH") or None
