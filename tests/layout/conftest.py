@@ -40,8 +40,12 @@ def holder_counts(layout: LinearLayout, owners_only: bool = False) -> np.ndarray
 def owner_grid(layout: LinearLayout) -> np.ndarray:
     """Boolean (warps, lanes, registers) array: is_owner of every slot, vectorised."""
     masks = layout.owner_masks()
-    w, ln, r = np.meshgrid(np.arange(layout.num_warps), np.arange(layout.num_lanes),
-                           np.arange(layout.num_registers), indexing="ij")
+    w, ln, r = np.meshgrid(
+        np.arange(layout.num_warps),
+        np.arange(layout.num_lanes),
+        np.arange(layout.num_registers),
+        indexing="ij",
+    )
     return ((r & masks["register"]) | (ln & masks["lane"]) | (w & masks["warp"])) == 0
 
 
@@ -53,14 +57,18 @@ def random_shape(rng: random.Random, max_bits: int = 9) -> tuple[int, ...]:
     return tuple(1 << b for b in bits)
 
 
-def random_layout(rng: random.Random, shape: tuple[int, ...] | None = None,
-                  surjective: bool = False) -> LinearLayout:
+def random_layout(
+    rng: random.Random, shape: tuple[int, ...] | None = None, surjective: bool = False
+) -> LinearLayout:
     """A random layout; with surjective=True, retried until every element is held."""
     shape = random_shape(rng) if shape is None else shape
     out_bits = sum(s.bit_length() - 1 for s in shape)
     while True:
-        counts = {"register": rng.randint(0, 4), "lane": rng.choice([5, 5, 2]),
-                  "warp": rng.randint(0, 3)}
+        counts = {
+            "register": rng.randint(0, 4),
+            "lane": rng.choice([5, 5, 2]),
+            "warp": rng.randint(0, 3),
+        }
         if surjective:
             counts["register"] += max(0, out_bits - sum(counts.values()))
         bases = {d: [random_vector(rng, shape) for _ in range(n)] for d, n in counts.items()}
@@ -82,7 +90,12 @@ def random_vector(rng: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]
 
 @pytest.fixture
 def lt() -> SimpleNamespace:
-    return SimpleNamespace(all_coords=all_coords, flat_index=flat_index,
-                           holder_counts=holder_counts, owner_grid=owner_grid,
-                           random_shape=random_shape, random_layout=random_layout,
-                           random_vector=random_vector)
+    return SimpleNamespace(
+        all_coords=all_coords,
+        flat_index=flat_index,
+        holder_counts=holder_counts,
+        owner_grid=owner_grid,
+        random_shape=random_shape,
+        random_layout=random_layout,
+        random_vector=random_vector,
+    )

@@ -33,8 +33,9 @@ def triton_reference(shape, spt, tpw, wpb, order) -> np.ndarray:
         lane, warp = split(ln, tpw), split(w, wpb)
         for d in range(ndim):
             cta = spt[d] * tpw[d] * wpb[d]
-            out[w, ln, r, d] = (rep[d] * cta + warp[d] * spt[d] * tpw[d] + lane[d] * spt[d]
-                                + in_vec[d]) % shape[d]
+            out[w, ln, r, d] = (
+                rep[d] * cta + warp[d] * spt[d] * tpw[d] + lane[d] * spt[d] + in_vec[d]
+            ) % shape[d]
     return out
 
 
@@ -64,26 +65,50 @@ def test_blocked_matches_triton_index_arithmetic(seed: int, lt) -> None:
 
 def test_blocked_example_from_spec() -> None:
     layout = blocked((4, 64), (1, 4), (2, 16), (2, 1), (1, 0))
-    assert layout.bases == {"register": ((0, 1), (0, 2)),
-                            "lane": ((0, 4), (0, 8), (0, 16), (0, 32), (1, 0)),
-                            "warp": ((2, 0),)}
+    assert layout.bases == {
+        "register": ((0, 1), (0, 2)),
+        "lane": ((0, 4), (0, 8), (0, 16), (0, 32), (1, 0)),
+        "warp": ((2, 0),),
+    }
 
 
-@pytest.mark.parametrize(("args", "match"), [
-    (((4, 64), (1, 4), (2, 8), (2, 1), (1, 0)), "multiply to 32"),
-    (((4, 64), (1, 4), (2, 16), (2, 1), (0, 0)), "not a permutation"),
-    (((4, 64), (1, 4, 1), (2, 16), (2, 1), (1, 0)), "3 entries"),
-    (((4, 48), (1, 4), (2, 16), (2, 1), (1, 0)), "shape\\[1\\]"),
-    (((4, 64), (1, 3), (2, 16), (2, 1), (1, 0)), "size_per_thread\\[1\\]"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (((4, 64), (1, 4), (2, 8), (2, 1), (1, 0)), "multiply to 32"),
+        (((4, 64), (1, 4), (2, 16), (2, 1), (0, 0)), "not a permutation"),
+        (((4, 64), (1, 4, 1), (2, 16), (2, 1), (1, 0)), "3 entries"),
+        (((4, 48), (1, 4), (2, 16), (2, 1), (1, 0)), "shape\\[1\\]"),
+        (((4, 64), (1, 3), (2, 16), (2, 1), (1, 0)), "size_per_thread\\[1\\]"),
+    ],
+)
 def test_blocked_rejects_bad_arguments(args, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         blocked(*args)
 
 
-SHAPES = [(1,), (7,), (32,), (100,), (128,), (4096,), (1, 1), (2, 3), (16, 16), (3, 100),
-          (64, 64), (1, 4096), (4096, 1), (128, 32), (2, 2, 2), (5, 7, 9), (16, 16, 16),
-          (1, 1, 64), (64, 1, 1), (8, 64, 4)]
+SHAPES = [
+    (1,),
+    (7,),
+    (32,),
+    (100,),
+    (128,),
+    (4096,),
+    (1, 1),
+    (2, 3),
+    (16, 16),
+    (3, 100),
+    (64, 64),
+    (1, 4096),
+    (4096, 1),
+    (128, 32),
+    (2, 2, 2),
+    (5, 7, 9),
+    (16, 16, 16),
+    (1, 1, 64),
+    (64, 1, 1),
+    (8, 64, 4),
+]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -102,17 +127,21 @@ def test_default_blocked_properties(shape, num_warps: int, vector: int, lt) -> N
     assert layout.num_replicas == max(1, WARP_SIZE * num_warps * vec // elements)
     assert layout.num_registers * WARP_SIZE * num_warps == elements * layout.num_replicas
     assert layout.free_bits("register") == ()
+
     # Vector: registers 0..vec-1 are contiguous along the last dim.
     def last(value: int) -> tuple[int, ...]:
         return tuple(value if i == len(padded) - 1 else 0 for i in range(len(padded)))
+
     vec_bits = vec.bit_length() - 1
     assert layout.bases["register"][:vec_bits] == tuple(last(1 << k) for k in range(vec_bits))
     # Coalescing: consecutive lanes hold consecutive vectors along the last dim.
     lane_bits = min(5, (padded[-1] // vec).bit_length() - 1)
     assert layout.bases["lane"][:lane_bits] == tuple(last(vec << k) for k in range(lane_bits))
+
     # Warps take the earliest dims that still have room after the vector and the lanes.
     def bits_along(in_dim: str, dim: int) -> int:
         return sum(1 for b in layout.bases[in_dim] if b[dim])
+
     left = num_warps.bit_length() - 1
     for dim, size in enumerate(padded):
         room = size.bit_length() - 1 - bits_along("lane", dim)

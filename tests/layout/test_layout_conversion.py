@@ -70,16 +70,23 @@ def test_element_coords_and_iter_slots() -> None:
     layout = default_blocked((8, 32), 2, 4)
     slots = list(iter_slots(layout))
     assert len(slots) == layout.num_registers * 32 * 2 and len(set(slots)) == len(slots)
-    assert element_coords(layout, 3, 1) == tuple(layout.apply(r, 3, 1)
-                                                 for r in range(layout.num_registers))
+    assert element_coords(layout, 3, 1) == tuple(
+        layout.apply(r, 3, 1) for r in range(layout.num_registers)
+    )
     assert element_coords(layout, 0, 0)[:4] == ((0, 0), (0, 1), (0, 2), (0, 3))
 
 
 def replicated_layouts(seed: int, lt) -> list[LinearLayout]:
     rng = random.Random(seed)
     base = default_blocked((16, 64), rng.choice([1, 2, 4, 8]), rng.choice([1, 2, 4, 8]))
-    return [lt.random_layout(rng), base, base.project(1), base.project(0),
-            base.broadcast_operand((64,)), default_blocked((2, 2), 4, 4)]
+    return [
+        lt.random_layout(rng),
+        base,
+        base.project(1),
+        base.project(0),
+        base.broadcast_operand((64,)),
+        default_blocked((2, 2), 4, 4),
+    ]
 
 
 @pytest.mark.parametrize("seed", range(15))

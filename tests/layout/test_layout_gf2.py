@@ -19,8 +19,9 @@ def span(vectors: list[int]) -> set[int]:
 def random_vectors(rng: random.Random, count: int, bits: int) -> list[int]:
     # Bias towards repeats and zeros so that dependent vectors are common.
     pool = [rng.randrange(1 << bits) for _ in range(max(1, count // 2))] + [0]
-    return [rng.choice(pool) if rng.random() < 0.3 else rng.randrange(1 << bits)
-            for _ in range(count)]
+    return [
+        rng.choice(pool) if rng.random() < 0.3 else rng.randrange(1 << bits) for _ in range(count)
+    ]
 
 
 @pytest.mark.parametrize("seed", range(40))

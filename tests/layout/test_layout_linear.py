@@ -11,9 +11,14 @@ import pytest
 
 from tilelang.layout import LinearLayout, LinearMap
 
-EXAMPLE = LinearLayout({"register": [(0, 1), (0, 2)],
-                        "lane": [(0, 4), (0, 8), (0, 16), (0, 32), (1, 0)],
-                        "warp": [(2, 0)]}, (4, 64))
+EXAMPLE = LinearLayout(
+    {
+        "register": [(0, 1), (0, 2)],
+        "lane": [(0, 4), (0, 8), (0, 16), (0, 32), (1, 0)],
+        "warp": [(2, 0)],
+    },
+    (4, 64),
+)
 
 
 def brute_apply(layout: LinearLayout, r: int, ln: int, w: int) -> tuple[int, ...]:
@@ -41,30 +46,39 @@ def test_apply_matches_xor_definition_and_vectorised_helper(seed: int, lt) -> No
     table = lt.all_coords(layout)
     rng = random.Random(seed)
     for _ in range(50):
-        r, ln, w = (rng.randrange(layout.num_registers), rng.randrange(layout.num_lanes),
-                    rng.randrange(layout.num_warps))
+        r, ln, w = (
+            rng.randrange(layout.num_registers),
+            rng.randrange(layout.num_lanes),
+            rng.randrange(layout.num_warps),
+        )
         assert layout.apply(r, ln, w) == brute_apply(layout, r, ln, w)
         assert tuple(table[w, ln, r]) == layout.apply(register=r, lane=ln, warp=w)
 
 
-@pytest.mark.parametrize(("bases", "shape", "match"), [
-    ({}, (3,), "shape\\[0\\]"),
-    ({}, (0, 4), "shape\\[0\\]"),
-    ({"lane": [(4,)]}, (4,), "out of range"),
-    ({"lane": [(1, 0)]}, (4,), "2 entries, expected 1"),
-    ({"thread": [(1,)]}, (4,), "unknown in-dims"),
-])
+@pytest.mark.parametrize(
+    ("bases", "shape", "match"),
+    [
+        ({}, (3,), "shape\\[0\\]"),
+        ({}, (0, 4), "shape\\[0\\]"),
+        ({"lane": [(4,)]}, (4,), "out of range"),
+        ({"lane": [(1, 0)]}, (4,), "2 entries, expected 1"),
+        ({"thread": [(1,)]}, (4,), "unknown in-dims"),
+    ],
+)
 def test_constructor_rejects_bad_input(bases, shape, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         LinearLayout(bases, shape)
 
 
-@pytest.mark.parametrize(("bases", "shape", "match"), [
-    ({"lane": [(True,)]}, (4,), "must be an int"),
-    ({"lane": [(1.0,)]}, (4,), "must be an int"),
-    ({"lane": [1]}, (4,), "sequence of ints"),
-    ({}, (4.0,), "must be an int"),
-])
+@pytest.mark.parametrize(
+    ("bases", "shape", "match"),
+    [
+        ({"lane": [(True,)]}, (4,), "must be an int"),
+        ({"lane": [(1.0,)]}, (4,), "must be an int"),
+        ({"lane": [1]}, (4,), "sequence of ints"),
+        ({}, (4.0,), "must be an int"),
+    ],
+)
 def test_constructor_rejects_bad_types(bases, shape, match: str) -> None:
     with pytest.raises(TypeError, match=match):
         LinearLayout(bases, shape)
@@ -169,8 +183,8 @@ def test_invert_gives_owner_preimage(seed: int, lt) -> None:
     assert layout.compose(inverse) == identity
     if layout.is_bijective():
         assert inverse.compose(layout) == LinearMap.identity(
-            {"register": layout.num_registers, "lane": layout.num_lanes,
-             "warp": layout.num_warps})
+            {"register": layout.num_registers, "lane": layout.num_lanes, "warp": layout.num_warps}
+        )
 
 
 def test_invert_rejects_non_surjective() -> None:
@@ -183,8 +197,7 @@ def test_compose_is_function_composition(seed: int, lt) -> None:
     rng = random.Random(seed)
     outer = lt.random_layout(rng, shape=(8, 4))
     hw = {"register": outer.num_registers, "lane": outer.num_lanes, "warp": outer.num_warps}
-    inner = LinearMap({"x": [tuple(rng.randrange(s) for s in hw.values()) for _ in range(3)]},
-                      hw)
+    inner = LinearMap({"x": [tuple(rng.randrange(s) for s in hw.values()) for _ in range(3)]}, hw)
     composed = outer.compose(inner)
     assert composed.in_dims == ("x",) and composed.out_sizes == (8, 4)
     for x in range(8):
@@ -218,11 +231,18 @@ def test_register_permutation_found_for_register_reorderings(seed: int, lt) -> N
 
 
 def test_register_permutation_none_when_threads_hold_different_data() -> None:
-    swapped = LinearLayout({**EXAMPLE.bases, "lane": [(0, 4), (0, 8), (0, 16), (1, 0), (0, 32)]},
-                           EXAMPLE.shape)
+    swapped = LinearLayout(
+        {**EXAMPLE.bases, "lane": [(0, 4), (0, 8), (0, 16), (1, 0), (0, 32)]}, EXAMPLE.shape
+    )
     assert EXAMPLE.register_permutation_to(swapped) is None
-    moved = LinearLayout({"register": [(0, 1), (0, 4)], "lane": [(0, 2), (0, 8), (0, 16),
-                          (0, 32), (1, 0)], "warp": [(2, 0)]}, EXAMPLE.shape)
+    moved = LinearLayout(
+        {
+            "register": [(0, 1), (0, 4)],
+            "lane": [(0, 2), (0, 8), (0, 16), (0, 32), (1, 0)],
+            "warp": [(2, 0)],
+        },
+        EXAMPLE.shape,
+    )
     assert EXAMPLE.register_permutation_to(moved) is None  # same span, other threads
     assert EXAMPLE.register_permutation_to(EXAMPLE.reshape((256,))) is None
     other_warp = LinearLayout({**EXAMPLE.bases, "warp": [(0, 0)]}, EXAMPLE.shape)

@@ -48,8 +48,9 @@ def test_reshape_matches_numpy(seed: int, lt) -> None:
         reshaped = layout.reshape(new_shape)
         assert reshaped.shape == new_shape
         values = labelled(layout.shape)
-        assert np.array_equal(held_values(reshaped, values.reshape(new_shape), lt),
-                              held_values(layout, values, lt))
+        assert np.array_equal(
+            held_values(reshaped, values.reshape(new_shape), lt), held_values(layout, values, lt)
+        )
         assert reshaped.reshape(layout.shape) == layout
 
 
@@ -61,8 +62,9 @@ def test_permute_matches_numpy_transpose(seed: int, lt) -> None:
         rng.shuffle(perm)
         permuted = layout.permute(perm)
         values = labelled(layout.shape)
-        assert np.array_equal(held_values(permuted, values.transpose(perm), lt),
-                              held_values(layout, values, lt))
+        assert np.array_equal(
+            held_values(permuted, values.transpose(perm), lt), held_values(layout, values, lt)
+        )
         assert permuted.permute(np.argsort(perm)) == layout
 
 
@@ -74,8 +76,9 @@ def test_expand_dims_and_squeeze_match_numpy(seed: int, lt) -> None:
         expanded = layout.expand_dims(axis)
         values = labelled(layout.shape)
         assert expanded.shape == np.expand_dims(values, axis).shape
-        assert np.array_equal(held_values(expanded, np.expand_dims(values, axis), lt),
-                              held_values(layout, values, lt))
+        assert np.array_equal(
+            held_values(expanded, np.expand_dims(values, axis), lt), held_values(layout, values, lt)
+        )
         assert expanded.squeeze(axis) == layout
 
 
@@ -83,8 +86,12 @@ def test_reshape_specifics_and_errors() -> None:
     layout = default_blocked((8, 16), 1, 4)
     assert layout.reshape((-1,)).shape == (128,)
     assert layout.reshape((2, -1, 4)).shape == (2, 16, 4)
-    for bad, match in [((3, -1), "cannot reshape"), ((64,), "cannot reshape"),
-                       ((-1, -1), "one -1"), ((1, 3, 128), "cannot reshape")]:
+    for bad, match in [
+        ((3, -1), "cannot reshape"),
+        ((64,), "cannot reshape"),
+        ((-1, -1), "one -1"),
+        ((1, 3, 128), "cannot reshape"),
+    ]:
         with pytest.raises(ValueError, match=match):
             layout.reshape(bad)
     with pytest.raises(ValueError, match="not a permutation"):
@@ -116,7 +123,7 @@ def test_project_zeroes_dims_and_adds_replicas(seed: int, lt) -> None:
 def broadcast_case(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(operand_shape, result_shape) following numpy rules."""
     result = tuple(rng.choice([1, 2, 4, 8, 16]) for _ in range(rng.randint(1, 3)))
-    operand = tuple(s if rng.random() < 0.5 else 1 for s in result[rng.randint(0, len(result)):])
+    operand = tuple(s if rng.random() < 0.5 else 1 for s in result[rng.randint(0, len(result)) :])
     return operand, result
 
 
@@ -129,8 +136,9 @@ def test_broadcast_operand_needs_no_data_movement(seed: int, lt) -> None:
     assert operand.shape == operand_shape and operand.is_surjective()
     values = labelled(operand_shape)
     # Each slot of the result holds exactly what numpy broadcasting puts there.
-    assert np.array_equal(held_values(result, np.broadcast_to(values, shape), lt),
-                          held_values(operand, values, lt))
+    assert np.array_equal(
+        held_values(result, np.broadcast_to(values, shape), lt), held_values(operand, values, lt)
+    )
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -144,8 +152,10 @@ def test_broadcast_to_keeps_operand_values_in_place(seed: int, lt) -> None:
     values = labelled(operand_shape)
     from_operand = held_values(operand, values, lt)
     repeats = result.num_registers // operand.num_registers
-    assert np.array_equal(held_values(result, np.broadcast_to(values, shape), lt),
-                          np.tile(from_operand, (1, 1, repeats)))
+    assert np.array_equal(
+        held_values(result, np.broadcast_to(values, shape), lt),
+        np.tile(from_operand, (1, 1, repeats)),
+    )
     assert result.broadcast_operand(operand_shape).bases["lane"] == operand.bases["lane"]
 
 

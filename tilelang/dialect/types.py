@@ -27,7 +27,7 @@ def _layout_attr(text: str) -> ir.Attribute:
 
 
 def is_tile_type(t: ir.Type) -> bool:
-    return isinstance(t, ir.RankedTensorType) or ir.RankedTensorType.isinstance(t)
+    return isinstance(t, ir.RankedTensorType)
 
 
 def dtype_of(t: ir.Type) -> DType:

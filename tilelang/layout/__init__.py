@@ -19,7 +19,7 @@ from .conversion import (
 )
 from .linear import IN_DIMS, WARP_SIZE, LinearLayout
 from .maps import Coord, LinearMap
-from .text import from_text, to_text
+from .text import LayoutTextError, from_text, to_text
 
 __all__ = [
     "IN_DIMS",
@@ -27,6 +27,7 @@ __all__ = [
     "ConversionKind",
     "ConversionPlan",
     "Coord",
+    "LayoutTextError",
     "LinearLayout",
     "LinearMap",
     "blocked",

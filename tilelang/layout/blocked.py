@@ -29,9 +29,13 @@ def _log2_all(values: Sequence[int], name: str, ndim: int) -> list[int]:
     return [log2_exact(v, f"{name}[{i}]") for i, v in enumerate(values)]
 
 
-def blocked(shape: Sequence[int], size_per_thread: Sequence[int],
-            threads_per_warp: Sequence[int], warps_per_block: Sequence[int],
-            order: Sequence[int]) -> LinearLayout:
+def blocked(
+    shape: Sequence[int],
+    size_per_thread: Sequence[int],
+    threads_per_warp: Sequence[int],
+    warps_per_block: Sequence[int],
+    order: Sequence[int],
+) -> LinearLayout:
     """Triton's blocked layout as a linear layout.
 
     Along dims taken in `order` (order[0] varies fastest) each thread holds
@@ -50,8 +54,7 @@ def blocked(shape: Sequence[int], size_per_thread: Sequence[int],
     if sorted(order) != list(range(ndim)):
         raise ValueError(f"order {tuple(order)} is not a permutation of {ndim} dims")
     if 1 << sum(per_in_dim["lane"]) != WARP_SIZE:
-        raise ValueError(f"threads_per_warp {tuple(threads_per_warp)} must multiply to "
-                         f"{WARP_SIZE}")
+        raise ValueError(f"threads_per_warp {tuple(threads_per_warp)} must multiply to {WARP_SIZE}")
     covered = [0] * ndim  # coordinate bits of each dim placed so far
     bases: dict[str, list[Coord]] = {"register": [], "lane": [], "warp": []}
 
@@ -60,7 +63,7 @@ def blocked(shape: Sequence[int], size_per_thread: Sequence[int],
             if covered[dim] < dim_bits[dim]:
                 bases[in_dim].append(_unit(ndim, dim, covered[dim]))
                 covered[dim] += 1
-            else:
+            elif in_dim != "register":
                 bases[in_dim].append((0,) * ndim)
 
     for in_dim, bits in per_in_dim.items():

@@ -53,6 +53,7 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout) -> ConversionPlan:
 
 # ---- shared memory staging (row-major for now; a swizzle would change only these) ------------
 
+
 def shared_offset(coord: Sequence[int], shape: Sequence[int]) -> int:
     """Element offset of coord in the shared-memory staging buffer (row-major)."""
     return flatten(coord, shape)
@@ -75,6 +76,7 @@ def shared_offset_bases(layout: LinearLayout) -> dict[str, tuple[int, ...]]:
 
 
 # ---- per-thread enumeration for code generation ---------------------------------------------
+
 
 def element_coords(layout: LinearLayout, lane: int, warp: int) -> tuple[Coord, ...]:
     """Coordinates held by thread (lane, warp), indexed by register."""

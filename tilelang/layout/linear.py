@@ -19,6 +19,10 @@ class LinearLayout(LinearMap):
     out-dims are the tile dims "dim0", "dim1", ... with power-of-two sizes `shape`.
     Slot (r, l, w) holds the element at the XOR of the bases of the set bits of r, l
     and w. A zero basis (or one dependent on earlier bases) marks replication.
+
+    Inherited from LinearMap: apply, free_bits, is_surjective, ...; invert() returns a
+    LinearMap from the tile dims to the owner slot (register, lane, warp); compose()
+    returns a LinearMap (LinearLayout.from_map turns a hardware-indexed one back).
     """
 
     __slots__ = ()
@@ -37,8 +41,7 @@ class LinearLayout(LinearMap):
     def from_map(cls, linear_map: LinearMap) -> LinearLayout:
         """View a LinearMap whose in-dims are among IN_DIMS (in order) as a layout."""
         if [d for d in IN_DIMS if d in linear_map.in_dims] != list(linear_map.in_dims):
-            raise ValueError(f"in-dims {linear_map.in_dims} are not an ordered subset of "
-                             f"{IN_DIMS}")
+            raise ValueError(f"in-dims {linear_map.in_dims} are not an ordered subset of {IN_DIMS}")
         return cls(linear_map.bases, linear_map.out_sizes)
 
     @classmethod
@@ -148,8 +151,9 @@ class LinearLayout(LinearMap):
         a combination of src register bases; returns None otherwise. Then for all r, l, w:
         other.apply(r, l, w) == self.apply(result[r], l, w).
         """
-        if self.shape != other.shape or any(self.bases[d] != other.bases[d]
-                                            for d in ("lane", "warp")):
+        if self.shape != other.shape or any(
+            self.bases[d] != other.bases[d] for d in ("lane", "warp")
+        ):
             return None
         src = self._dim_columns("register")
         masks = [gf2.solve(src, c) for c in other._dim_columns("register")]
@@ -157,4 +161,3 @@ class LinearLayout(LinearMap):
             return None
         cols = [m for m in masks if m is not None]
         return tuple(gf2.matvec(cols, r) for r in range(other.num_registers))
-

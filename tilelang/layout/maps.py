@@ -60,8 +60,10 @@ class LinearMap:
     def __init__(self, bases: RawBases, out_dims: Mapping[str, int]) -> None:
         out = tuple((str(n), to_int(s, f"size of out-dim {n!r}")) for n, s in out_dims.items())
         out_widths = tuple(log2_exact(s, f"size of out-dim {n!r}") for n, s in out)
-        norm = {str(d): tuple(_check_basis(d, k, v, out) for k, v in enumerate(vs))
-                for d, vs in bases.items()}
+        norm = {
+            str(d): tuple(_check_basis(d, k, v, out) for k, v in enumerate(vs))
+            for d, vs in bases.items()
+        }
         columns = tuple(join_bits(v, out_widths) for vs in norm.values() for v in vs)
         init = object.__setattr__  # the class is frozen; only __init__ writes slots
         init(self, "_bases", norm)
@@ -85,8 +87,7 @@ class LinearMap:
         if type(other) is not type(self):
             return NotImplemented
         assert isinstance(other, LinearMap)
-        return self._out == other._out and tuple(self._bases.items()) == tuple(
-            other._bases.items())
+        return self._out == other._out and tuple(self._bases.items()) == tuple(other._bases.items())
 
     def __hash__(self) -> int:
         return self._hash
@@ -99,8 +100,10 @@ class LinearMap:
     def identity(cls, dims: Mapping[str, int]) -> LinearMap:
         """The identity map on the given dims (name -> power-of-two size)."""
         widths = [log2_exact(s, f"size of dim {d!r}") for d, s in dims.items()]
-        units = {d: [tuple((1 << k) * (j == i) for j in range(len(dims))) for k in range(w)]
-                 for i, (d, w) in enumerate(zip(dims, widths, strict=True))}
+        units = {
+            d: [tuple((1 << k) * (j == i) for j in range(len(dims))) for k in range(w)]
+            for i, (d, w) in enumerate(zip(dims, widths, strict=True))
+        }
         return LinearMap(units, dims)
 
     # ---- shape of the map -------------------------------------------------------------
@@ -186,7 +189,7 @@ class LinearMap:
         free bits are all 0 hit every output point of the image exactly once.
         """
         start = self._in_start(dim)
-        flags = self._dependent[start:start + self.in_bits(dim)]
+        flags = self._dependent[start : start + self.in_bits(dim)]
         return tuple(k for k, dependent in enumerate(flags) if dependent)
 
     def free_mask(self, dim: str) -> int:
@@ -195,7 +198,7 @@ class LinearMap:
     def zero_bits(self, dim: str) -> tuple[int, ...]:
         """Bits of `dim` with an all-zero basis (pure broadcast)."""
         start = self._in_start(dim)
-        cols = self._columns[start:start + self.in_bits(dim)]
+        cols = self._columns[start : start + self.in_bits(dim)]
         return tuple(k for k, c in enumerate(cols) if c == 0)
 
     # ---- algebra ---------------------------------------------------------------------------
@@ -206,8 +209,9 @@ class LinearMap:
         if inner._out != expected:
             raise ValueError(f"cannot compose: inner out-dims {inner._out} != in-dims {expected}")
         columns = gf2.matmul(self._columns, inner._columns)
-        return _from_columns(inner._bases, inner._in_widths, dict(self._out), self._out_widths,
-                             columns)
+        return _from_columns(
+            inner._bases, inner._in_widths, dict(self._out), self._out_widths, columns
+        )
 
     def invert(self) -> LinearMap:
         """Right inverse: each output point -> its canonical preimage (all free bits 0).
@@ -230,15 +234,16 @@ class LinearMap:
             raise ValueError(f"unknown in-dim {dim!r}; in-dims are {self.in_dims}") from None
 
     def _in_start(self, dim: str) -> int:
-        return sum(self._in_widths[:self._in_index(dim)])
+        return sum(self._in_widths[: self._in_index(dim)])
 
     def _dim_columns(self, dim: str) -> tuple[int, ...]:
         start = self._in_start(dim)
-        return self._columns[start:start + self.in_bits(dim)]
+        return self._columns[start : start + self.in_bits(dim)]
 
 
-def _check_basis(dim: str, bit: int, vector: Sequence[int], out: Sequence[tuple[str, int]]
-                 ) -> Coord:
+def _check_basis(
+    dim: str, bit: int, vector: Sequence[int], out: Sequence[tuple[str, int]]
+) -> Coord:
     what = f"basis {bit} of in-dim {dim!r}"
     if not isinstance(vector, Sequence):
         raise TypeError(f"{what} must be a sequence of ints, got {vector!r}")
@@ -251,9 +256,13 @@ def _check_basis(dim: str, bit: int, vector: Sequence[int], out: Sequence[tuple[
     return values
 
 
-def _from_columns(in_dims: Mapping[str, object], in_widths: Sequence[int],
-                  out_dims: Mapping[str, int], out_widths: Sequence[int],
-                  columns: Sequence[int]) -> LinearMap:
+def _from_columns(
+    in_dims: Mapping[str, object],
+    in_widths: Sequence[int],
+    out_dims: Mapping[str, int],
+    out_widths: Sequence[int],
+    columns: Sequence[int],
+) -> LinearMap:
     bases: dict[str, list[Coord]] = {}
     it = iter(columns)
     for dim, width in zip(in_dims, in_widths, strict=True):

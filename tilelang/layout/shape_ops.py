@@ -73,7 +73,7 @@ def permute(shape: Coord, perm: Sequence[int]) -> Transform:
 def expand_dims(shape: Coord, axis: int) -> Transform:
     """Like numpy.expand_dims: insert a size-1 dim at `axis` (negative counts from the end)."""
     pos = _norm_axis(axis, len(shape) + 1)
-    return (lambda c: c[:pos] + (0,) + c[pos:]), shape[:pos] + (1,) + shape[pos:]
+    return (lambda c: (*c[:pos], 0, *c[pos:])), (*shape[:pos], 1, *shape[pos:])
 
 
 def squeeze(shape: Coord, axis: int) -> Transform:
@@ -81,7 +81,7 @@ def squeeze(shape: Coord, axis: int) -> Transform:
     pos = _norm_axis(axis, len(shape))
     if shape[pos] != 1:
         raise ValueError(f"cannot squeeze dim {axis} of size {shape[pos]}")
-    return (lambda c: c[:pos] + c[pos + 1:]), shape[:pos] + shape[pos + 1:]
+    return (lambda c: c[:pos] + c[pos + 1 :]), shape[:pos] + shape[pos + 1 :]
 
 
 def project(shape: Coord, dims: int | Iterable[int]) -> Transform:
@@ -100,8 +100,9 @@ def broadcast_operand(shape: Coord, operand_shape: Sequence[int]) -> Transform:
     return (lambda c: tuple(0 if o == 1 else v for o, v in zip(op, c[lead:], strict=True))), op
 
 
-def broadcast_bases(bases: dict[str, list[list[int]]], shape: Coord, new_shape: Sequence[int]
-                    ) -> Coord:
+def broadcast_bases(
+    bases: dict[str, list[list[int]]], shape: Coord, new_shape: Sequence[int]
+) -> Coord:
     """Turn `bases` (edited in place) of a layout of `shape` into one of new_shape.
 
     numpy broadcasting rules. The bits of each stretched dim go, lowest first, to

@@ -62,7 +62,7 @@ class _Parser:
         start = self.pos
         while self.pos < len(self.text) and (self.text[self.pos] in allowed):
             self.pos += 1
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
     def value(self) -> Value:
         if self.peek() != "[":
@@ -86,7 +86,7 @@ class _Parser:
         result: dict[str, Value] = {}
         while self.peek():
             key = self.word("abcdefghijklmnopqrstuvwxyz_")
-            if key not in ("shape",) + IN_DIMS:
+            if key not in ("shape", *IN_DIMS):
                 raise self.error(f"unknown field {key!r}")
             if key in result:
                 raise self.error(f"duplicate field {key!r}")

@@ -1,0 +1,44 @@
+"""tilelang: a cuTile-style tile programming compiler for NVIDIA GPUs, written in Python."""
+
+from tilelang.errors import (
+    TileArgumentError,
+    TileCompilerExecutionError,
+    TileError,
+    TileInternalError,
+    TileInterpreterError,
+    TileLaunchError,
+    TileNameError,
+    TileRecursionError,
+    TileSyntaxError,
+    TileTypeError,
+    TileUnsupportedFeatureError,
+    TileValueError,
+)
+from tilelang.language import *  # noqa: F403
+from tilelang.language import __all__ as _language_names
+from tilelang.runtime.kernel import Kernel, kernel
+from tilelang.runtime.launch import launch
+from tilelang.compiler import CompiledKernel, compile  # noqa: A004
+
+__version__ = "0.1.0"
+
+__all__ = [
+    *_language_names,
+    "CompiledKernel",
+    "Kernel",
+    "TileArgumentError",
+    "TileCompilerExecutionError",
+    "TileError",
+    "TileInternalError",
+    "TileInterpreterError",
+    "TileLaunchError",
+    "TileNameError",
+    "TileRecursionError",
+    "TileSyntaxError",
+    "TileTypeError",
+    "TileUnsupportedFeatureError",
+    "TileValueError",
+    "compile",
+    "kernel",
+    "launch",
+]

@@ -1,0 +1,184 @@
+"""Compiler: drive a kernel through the named stages (source -> tile -> tile-opt -> ... -> ptx)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mlir.ir as ir
+
+from tilelang import settings
+from tilelang.dialect import make_context
+from tilelang.dialect.locations import to_loc
+from tilelang.errors import TileCompilerExecutionError, TileError, TileValueError
+from tilelang.frontend.kernel import build_module
+from tilelang.frontend.signature import ParamSpec
+from tilelang.frontend.source import parse_function
+from tilelang.passes import pipelines, run_pipeline
+from tilelang.passes.invariants import check_stage
+
+STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
+MLIR_STAGES = STAGES[1:-1]
+DEFAULT_NUM_WARPS = 4
+
+
+@dataclass
+class CompileOptions:
+    """What selects a compiled artifact besides the signature."""
+
+    num_warps: int = DEFAULT_NUM_WARPS
+    arch: str = "sm_90"
+    extra_passes: dict[str, str] = field(default_factory=dict)  # stage -> pipeline appended
+
+
+@dataclass
+class CompiledKernel:
+    """The result of a compilation: the text of every stage reached, and what runs it."""
+
+    name: str
+    signature: tuple[ParamSpec, ...]
+    options: CompileOptions
+    asm: dict[str, str] = field(default_factory=dict)
+    module: ir.Module | None = None  # the last MLIR stage reached (its context is kept alive)
+    context: ir.Context | None = None
+    param_names: tuple[str, ...] = ()
+    ptx: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    _program: Any = None
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        return tuple(s for s in STAGES if s in self.asm)
+
+    def interpreter_program(self) -> Any:
+        """The interpreter's compiled form of the `tile-opt` function (built once)."""
+        if self._program is None:
+            from tilelang.interpreter import compile_function
+
+            assert self.tile_module is not None
+            self._program = compile_function(_kernel_func(self.tile_module))
+        return self._program
+
+    tile_module: ir.Module | None = None
+
+
+def compile(  # noqa: A001 - the public name
+    kernel: Any, args: tuple[Any, ...], *, stop_after: str | None = None,
+    arch: str | None = None, num_warps: int | None = None,
+    extra_passes: dict[str, str] | None = None,
+) -> CompiledKernel:
+    """Compile `kernel` for the given arguments (NumPy arrays stand in for device arrays).
+
+    Example:
+        >>> ck = tilelang.compile(add, (x, y, z, 1024), stop_after="tile-opt")
+        >>> print(ck.asm["tile-opt"])
+    """
+    from tilelang.runtime.kernel import as_kernel
+
+    try:
+        k = as_kernel(kernel)
+        signature = k.specialize(args)
+        options = CompileOptions(
+            num_warps or k.options.num_warps or DEFAULT_NUM_WARPS,
+            arch or settings.arch_override() or "sm_90", dict(extra_passes or {}),
+        )
+        return compile_signature(k.fn, signature, options, stop_after)
+    except TileError as e:
+        raise e.with_traceback(None) from None
+
+
+def compile_signature(
+    fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
+    stop_after: str | None = None,
+) -> CompiledKernel:
+    if stop_after is not None and stop_after not in STAGES:
+        raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
+    source = parse_function(fn)
+    from tilelang.frontend.signature import kernel_parameters
+
+    names = tuple(p.name for p in kernel_parameters(fn))
+    result = CompiledKernel(source.name, signature, options, param_names=names)
+    dumper = _Dumper(source.name)
+    result.asm["source"] = source.text
+    dumper.write("source", source.text, ".py")
+    ctx = make_context()
+    result.context = ctx
+    with ctx, ir.Location.unknown():
+        module = build_module(fn, signature, options.num_warps)
+        _record(result, dumper, "tile", module)
+        if stop_after == "tile":
+            return result
+        _run_stage(module, pipelines.TILE_OPT, options.extra_passes.get("tile-opt"), "tile-opt")
+        _record(result, dumper, "tile-opt", module)
+        result.tile_module = module
+    return result
+
+
+def _record(result: CompiledKernel, dumper: _Dumper, stage: str, module: ir.Module) -> None:
+    check_stage(module, stage)
+    result.asm[stage] = module.operation.get_asm(enable_debug_info=False)
+    result.module = module
+    dumper.write(stage, module.operation.get_asm(enable_debug_info=True), ".mlir")
+
+
+def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str) -> None:
+    full = f"{pipeline},{extra}" if extra else pipeline
+    before = module.operation.get_asm(enable_debug_info=True)
+    hook = _print_hook(module)
+    try:
+        run_pipeline(module, full, hook)
+    except TileError:
+        raise
+    except ir.MLIRError as e:
+        raise _pipeline_error(e, before, full, stage) from None
+
+
+def _print_hook(module: ir.Module) -> Any:
+    wanted = settings.print_ir_after()
+    if not wanted:
+        return None
+    names = set(wanted.split(","))
+
+    def hook(step: str) -> None:
+        if "all" in names or step.split("{")[0] in names:
+            print(f"// -----// IR after {step} //----- //\n{module}", file=sys.stderr)
+
+    return hook
+
+
+def _pipeline_error(e: ir.MLIRError, before: str, pipeline: str, stage: str) -> TileError:
+    """An MLIR failure: point at the user's line and leave a reproducer on disk."""
+    repro = Path(tempfile.mkdtemp(prefix="tilelang-repro-")) / f"{stage}.mlir"
+    repro.write_text(before)
+    diagnostics = getattr(e, "error_diagnostics", [])
+    loc = next((to_loc(d.location) for d in diagnostics if to_loc(d.location)), None)
+    message = diagnostics[0].message if diagnostics else str(e)
+    return TileCompilerExecutionError(
+        f"internal compiler error in stage {stage}: {message}",
+        loc,
+        hint=f"reproduce with: tilelang-opt -p '{pipeline}' {repro}",
+    )
+
+
+def _kernel_func(module: ir.Module) -> ir.Operation:
+    for op in module.body.operations:
+        if op.operation.name == "func.func":
+            return op.operation
+    raise TileCompilerExecutionError("no kernel function in the module")
+
+
+class _Dumper:
+    """Writes stages to TILELANG_DUMP_DIR/<kernel>/<nn>-<stage>.<ext> when that is set."""
+
+    def __init__(self, kernel_name: str):
+        root = settings.dump_dir()
+        self.dir = root / kernel_name if root else None
+        if self.dir is not None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+
+    def write(self, stage: str, text: str, ext: str) -> None:
+        if self.dir is not None:
+            (self.dir / f"{STAGES.index(stage):02d}-{stage}{ext}").write_text(text)

@@ -1,0 +1,70 @@
+"""Interpreter: run `tile`-stage kernels block by block with NumPy, on the CPU."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from tilelang.errors import TileArgumentError
+from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
+from tilelang.interpreter.program import Program, compile_function
+from tilelang.interpreter.semantics import np_dtype
+
+__all__ = ["Program", "compile_function", "run"]
+
+
+def run(
+    program: Program, grid: tuple[int, int, int], signature: tuple[ParamSpec, ...],
+    args: tuple[Any, ...], names: tuple[str, ...],
+) -> None:
+    """Run every block of `grid`; array arguments are written in place."""
+    values = [
+        _host_value(a, s, n) for a, s, n in zip(args, signature, names, strict=True)
+        if not isinstance(s, ConstSpec)
+    ]
+    entry, state = program.entry, program.state
+    state.grid = grid
+    with np.errstate(all="ignore"):
+        for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
+            state.bid = (x, y, z)
+            env: list[Any] = [None] * program.num_slots
+            for slot, value in zip(entry.args, values, strict=True):
+                env[slot] = value
+            entry.run(env)
+
+
+def _host_value(arg: Any, spec: ParamSpec, name: str) -> Any:
+    if isinstance(spec, ArraySpec):
+        return host_array(arg, name)
+    return np_dtype(spec.dtype).type(arg)  # type: ignore[union-attr]
+
+
+def host_array(arg: Any, name: str) -> np.ndarray:
+    """A writable NumPy view of an array argument (NumPy array or CPU torch tensor)."""
+    if isinstance(arg, np.ndarray):
+        if not arg.flags.writeable:
+            raise TileArgumentError(f"argument `{name}` is a read-only NumPy array")
+        return arg
+    if type(arg).__module__.split(".")[0] == "torch":
+        return _torch_view(arg, name)
+    raise TileArgumentError(
+        f"argument `{name}` is a {type(arg).__name__}; the interpreter runs on NumPy arrays "
+        "and CPU torch tensors"
+    )
+
+
+def _torch_view(t: Any, name: str) -> np.ndarray:
+    import torch
+
+    if t.device.type != "cpu":
+        raise TileArgumentError(
+            f"argument `{name}` is on {t.device}; the interpreter needs CPU tensors",
+            hint="move it with .cpu() (and copy the result back), or run on the GPU",
+        )
+    if t.dtype == torch.bfloat16:  # NumPy has no bfloat16: view the bits, then reinterpret
+        import ml_dtypes
+
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.detach().numpy()

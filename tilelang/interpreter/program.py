@@ -1,0 +1,360 @@
+"""Interpreter: turn a `tile`-stage function into Python closures over a register file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mlir.ir as ir
+import numpy as np
+
+from tilelang.dialect import dtype_of, ops
+from tilelang.dialect.types import is_tile_type
+from tilelang.errors import TileError, TileInterpreterError, TileUnsupportedFeatureError
+from tilelang.interpreter import memory, semantics
+from tilelang.interpreter.semantics import np_dtype
+
+Env = list[Any]
+Step = Callable[[Env], None]
+TERMINATORS = ("scf.yield", "scf.condition", "func.return")
+
+
+@dataclass
+class Block:
+    """A compiled block: its steps, the slots of its arguments and of what it yields."""
+
+    steps: list[Step]
+    args: list[int]
+    yields: list[int]
+    condition: int | None = None  # for the `before` block of scf.while
+
+    def run(self, env: Env) -> None:
+        for step in self.steps:
+            step(env)
+
+
+@dataclass
+class GridState:
+    """The block being run: read by tile.bid / tile.num_blocks."""
+
+    bid: tuple[int, int, int] = (0, 0, 0)
+    grid: tuple[int, int, int] = (1, 1, 1)
+
+
+@dataclass
+class Program:
+    """A compiled kernel: run `entry` once per block with the arguments in its arg slots."""
+
+    entry: Block
+    num_slots: int
+    state: GridState = field(default_factory=GridState)
+
+
+class _Compiler:
+    def __init__(self) -> None:
+        self.slots: dict[ir.Value, int] = {}
+        self.state = GridState()
+
+    def slot(self, value: ir.Value) -> int:
+        if value not in self.slots:
+            self.slots[value] = len(self.slots)
+        return self.slots[value]
+
+    def block(self, block: ir.Block) -> Block:
+        compiled = Block([], [self.slot(a) for a in block.arguments], [])
+        for op in block.operations:
+            op = op.operation
+            if op.name in TERMINATORS:
+                operands = list(op.operands)
+                if op.name == "scf.condition":
+                    compiled.condition, operands = self.slot(operands[0]), operands[1:]
+                compiled.yields = [self.slot(v) for v in operands]
+            else:
+                compiled.steps.append(_located(op, self.op(op)))
+        return compiled
+
+    def op(self, op: ir.Operation) -> Step:
+        rule = RULES.get(op.name)
+        if rule is None:
+            raise TileUnsupportedFeatureError(f"the interpreter cannot run `{op.name}`")
+        return rule(self, op)
+
+
+def compile_function(func_op: ir.Operation) -> Program:
+    compiler = _Compiler()
+    entry = compiler.block(func_op.regions[0].blocks[0])
+    return Program(entry, len(compiler.slots), compiler.state)
+
+
+def _located(op: ir.Operation, step: Step) -> Step:
+    """Attach the op's source location to errors raised while it runs."""
+    location = op.location
+
+    def run(env: Env) -> None:
+        try:
+            step(env)
+        except TileError as e:
+            if e.loc is None:
+                from tilelang.dialect.locations import to_loc
+
+                e.loc = to_loc(location)
+            raise
+
+    return run
+
+
+# ----- rules: one per op, each returning a closure ---------------------------------------------
+
+Rule = Callable[[_Compiler, ir.Operation], Step]
+RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        for name in names:
+            RULES[name] = fn
+        return fn
+
+    return register
+
+
+def _io(c: _Compiler, op: ir.Operation) -> tuple[list[int], int]:
+    return [c.slot(v) for v in op.operands], c.slot(op.results[0])
+
+
+def _result_dtype(op: ir.Operation) -> np.dtype:
+    return np_dtype(dtype_of(op.results[0].type))
+
+
+@rule(*semantics.BINARY)
+def _binary(c: _Compiler, op: ir.Operation) -> Step:
+    (a, b), r = _io(c, op)
+    fn = semantics.BINARY[op.name]
+
+    def step(env: Env) -> None:
+        env[r] = np.asarray(fn(env[a], env[b]))
+
+    return step
+
+
+@rule(*semantics.UNARY)
+def _unary(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+    fn = semantics.UNARY[op.name]
+
+    def step(env: Env) -> None:
+        env[r] = np.asarray(fn(env[a]))
+
+    return step
+
+
+@rule("tile.cmp")
+def _cmp(c: _Compiler, op: ir.Operation) -> Step:
+    (a, b), r = _io(c, op)
+    predicate = ops.str_attr(op, "predicate")
+
+    def step(env: Env) -> None:
+        env[r] = np.asarray(semantics.compare(predicate, env[a], env[b]))
+
+    return step
+
+
+@rule("tile.select")
+def _select(c: _Compiler, op: ir.Operation) -> Step:
+    (cond, a, b), r = _io(c, op)
+
+    def step(env: Env) -> None:
+        env[r] = np.asarray(semantics.select(env[cond], env[a], env[b]))
+
+    return step
+
+
+@rule("tile.cast")
+def _cast(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+    dtype = _result_dtype(op)
+
+    def step(env: Env) -> None:
+        env[r] = np.asarray(semantics.cast(env[a], dtype))
+
+    return step
+
+
+@rule("tile.constant")
+def _constant(c: _Compiler, op: ir.Operation) -> Step:
+    _, r = _io(c, op)
+    dtype = dtype_of(op.results[0].type)
+    value = np.asarray(ops.constant_value(op.attributes["value"], dtype), dtype=np_dtype(dtype))
+
+    def step(env: Env) -> None:
+        env[r] = value
+
+    return step
+
+
+def _shape(op: ir.Operation) -> tuple[int, ...]:
+    t = op.results[0].type
+    return tuple(ir.RankedTensorType(t).shape) if is_tile_type(t) else ()
+
+
+@rule("tile.splat", "tile.broadcast")
+def _broadcast(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+    shape = _shape(op)
+
+    def step(env: Env) -> None:
+        env[r] = np.broadcast_to(env[a], shape)
+
+    return step
+
+
+@rule("tile.reshape")
+def _reshape(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+    shape = _shape(op)
+
+    def step(env: Env) -> None:
+        env[r] = np.reshape(env[a], shape)
+
+    return step
+
+
+@rule("tile.convert_layout")
+def _identity(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+
+    def step(env: Env) -> None:
+        env[r] = env[a]
+
+    return step
+
+
+@rule("tile.arange")
+def _arange(c: _Compiler, op: ir.Operation) -> Step:
+    _, r = _io(c, op)
+    value = np.arange(_shape(op)[0]).astype(_result_dtype(op))
+
+    def step(env: Env) -> None:
+        env[r] = value
+
+    return step
+
+
+@rule("tile.bid", "tile.num_blocks")
+def _grid(c: _Compiler, op: ir.Operation) -> Step:
+    _, r = _io(c, op)
+    axis = ops.int_attr(op, "axis")
+    state, is_bid = c.state, op.name == "tile.bid"
+
+    def step(env: Env) -> None:
+        env[r] = np.int32(state.bid[axis] if is_bid else state.grid[axis])
+
+    return step
+
+
+@rule("tile.dim", "tile.stride")
+def _array_query(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+    dim = ops.int_attr(op, "dim")
+    is_dim = op.name == "tile.dim"
+
+    def step(env: Env) -> None:
+        array = env[a]
+        value = array.shape[dim] if is_dim else array.strides[dim] // array.itemsize
+        env[r] = np.int32(value)
+
+    return step
+
+
+@rule("tile.load")
+def _load(c: _Compiler, op: ir.Operation) -> Step:
+    (a, *idx), r = _io(c, op)
+    shape, order = _shape(op), ops.array_attr(op, "order")
+    padding = ops.str_attr(op, "padding_mode")
+
+    def step(env: Env) -> None:
+        env[r] = memory.load(env[a], [int(env[i]) for i in idx], shape, order, padding)
+
+    return step
+
+
+@rule("tile.store")
+def _store(c: _Compiler, op: ir.Operation) -> Step:
+    a, *idx, t = [c.slot(v) for v in op.operands]
+    order = ops.array_attr(op, "order")
+
+    def step(env: Env) -> None:
+        memory.store(env[a], [int(env[i]) for i in idx], env[t], order)
+
+    return step
+
+
+@rule("scf.if")
+def _if(c: _Compiler, op: ir.Operation) -> Step:
+    cond = c.slot(op.operands[0])
+    then_block = c.block(op.regions[0].blocks[0])
+    else_block = c.block(op.regions[1].blocks[0]) if op.regions[1].blocks else None
+    results = [c.slot(v) for v in op.results]
+
+    def step(env: Env) -> None:
+        chosen = then_block if env[cond] else else_block
+        if chosen is None:
+            return
+        chosen.run(env)
+        for r, y in zip(results, chosen.yields, strict=True):
+            env[r] = env[y]
+
+    return step
+
+
+@rule("scf.for")
+def _for(c: _Compiler, op: ir.Operation) -> Step:
+    lb, ub, st, *inits = [c.slot(v) for v in op.operands]
+    body = c.block(op.regions[0].blocks[0])
+    iv, carried = body.args[0], body.args[1:]
+    iv_dtype = np_dtype(dtype_of(op.operands[0].type))
+    results = [c.slot(v) for v in op.results]
+
+    def step(env: Env) -> None:
+        stride = int(env[st])
+        if stride <= 0:
+            raise TileInterpreterError(f"the step of a `for` loop is {stride} at run time; "
+                                       "a run-time step must be positive")
+        values = [env[i] for i in inits]
+        for i in range(int(env[lb]), int(env[ub]), stride):
+            env[iv] = iv_dtype.type(i)
+            for s, v in zip(carried, values, strict=True):
+                env[s] = v
+            body.run(env)
+            values = [env[y] for y in body.yields]
+        for r, v in zip(results, values, strict=True):
+            env[r] = v
+
+    return step
+
+
+@rule("scf.while")
+def _while(c: _Compiler, op: ir.Operation) -> Step:
+    inits = [c.slot(v) for v in op.operands]
+    before = c.block(op.regions[0].blocks[0])
+    after = c.block(op.regions[1].blocks[0])
+    results = [c.slot(v) for v in op.results]
+
+    def step(env: Env) -> None:
+        values = [env[i] for i in inits]
+        while True:
+            for s, v in zip(before.args, values, strict=True):
+                env[s] = v
+            before.run(env)
+            values = [env[y] for y in before.yields]
+            if not env[before.condition]:
+                break
+            for s, v in zip(after.args, values, strict=True):
+                env[s] = v
+            after.run(env)
+            values = [env[y] for y in after.yields]
+        for r, v in zip(results, values, strict=True):
+            env[r] = v
+
+    return step

@@ -1,0 +1,190 @@
+"""Interpreter: NumPy semantics of the `tile` element-wise ops (also used by constant folding).
+
+These define what every op means; the GPU lowering must agree with them:
+- integer arithmetic wraps; `//` and `%` round toward negative infinity (Python); division of
+  integers by zero is an error here (undefined on the GPU);
+- float `//` is floor(x / y) and float `%` takes the sign of the divisor;
+- shifts by a negative amount or by the bit width or more give 0 (`>>` of a negative signed
+  value gives -1), as PTX's clamped shifts do;
+- float minimum/maximum ignore a NaN operand (fmin/fmax);
+- float to integer casts truncate toward zero and saturate, NaN gives 0 (PTX cvt.rzi);
+- float16/bfloat16 math is computed in float32 and rounded once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ml_dtypes
+import numpy as np
+
+from tilelang.errors import TileInterpreterError
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+
+
+def np_dtype(dtype: DType) -> np.dtype:
+    if dtype is dt.bfloat16:
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(dtype.numpy)
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    """Half-precision operands are computed in float32."""
+    return x.astype(np.float32) if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else x
+
+
+def _is_float(x: np.ndarray) -> bool:
+    return x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16
+
+
+def _float_op(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    def apply(*xs: np.ndarray) -> np.ndarray:
+        return fn(*(_wide(x) for x in xs)).astype(xs[0].dtype)
+
+    return apply
+
+
+def _arith(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    def apply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if _is_float(x):
+            return fn(_wide(x), _wide(y)).astype(x.dtype)
+        return fn(x, y).astype(x.dtype)
+
+    return apply
+
+
+def _check_divisor(y: np.ndarray) -> None:
+    if np.any(y == 0):
+        raise TileInterpreterError("integer division by zero")
+
+
+def floordiv(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if _is_float(x):
+        return np.floor(_wide(x) / _wide(y)).astype(x.dtype)
+    _check_divisor(y)
+    return np.floor_divide(x, y).astype(x.dtype)
+
+
+def mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if _is_float(x):
+        a, b = _wide(x), _wide(y)
+        r = np.fmod(a, b)
+        fix = (r != 0) & ((r < 0) != (b < 0))
+        return np.where(fix, r + b, r).astype(x.dtype)
+    _check_divisor(y)
+    return np.remainder(x, y).astype(x.dtype)
+
+
+def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if _is_float(x):
+        return np.power(_wide(x), _wide(y)).astype(x.dtype)
+    return _int_power(x, y)
+
+
+def _int_power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Integer power by squaring with wrap-around; a negative exponent truncates 1/x**n."""
+    x, y = np.broadcast_arrays(x, y)
+    result = np.ones_like(x)
+    base, exp = x.copy(), y.astype(np.int64)
+    neg = exp < 0
+    exp = np.where(neg, 0, exp)
+    while np.any(exp > 0):
+        odd = (exp & 1) == 1
+        result = np.where(odd, result * base, result)
+        base = base * base
+        exp >>= 1
+    inverse = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+    return np.where(neg, inverse, result).astype(x.dtype)
+
+
+def shift_left(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    bits = x.dtype.itemsize * 8
+    ok = (y >= 0) & (y < bits)
+    return np.where(ok, np.left_shift(x, np.where(ok, y, 0).astype(x.dtype)), 0).astype(x.dtype)
+
+
+def shift_right(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    bits = x.dtype.itemsize * 8
+    ok = (y >= 0) & (y < bits)
+    shifted = np.right_shift(x, np.where(ok, y, 0).astype(x.dtype))
+    fill = np.where(x < 0, -1, 0) if x.dtype.kind == "i" else 0
+    return np.where(ok, shifted, fill).astype(x.dtype)
+
+
+def minimum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _arith(np.fmin)(x, y) if _is_float(x) else np.minimum(x, y)
+
+
+def maximum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _arith(np.fmax)(x, y) if _is_float(x) else np.maximum(x, y)
+
+
+def abs_(x: np.ndarray) -> np.ndarray:
+    return np.abs(x).astype(x.dtype)
+
+
+def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == np.bool_:
+        return x != 0
+    if _is_float(x) and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        v = np.trunc(x.astype(np.float64))
+        v = np.where(np.isnan(v), 0, np.clip(v, info.min, info.max))
+        # float64 cannot hold every int64 bound exactly: saturate explicitly at the top.
+        big = x.astype(np.float64) >= float(info.max)
+        return np.where(big, info.max, v.astype(dtype)).astype(dtype)
+    return x.astype(dtype)
+
+
+BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "tile.add": _arith(np.add),
+    "tile.sub": _arith(np.subtract),
+    "tile.mul": _arith(np.multiply),
+    "tile.div": _arith(np.true_divide),
+    "tile.floordiv": floordiv,
+    "tile.mod": mod,
+    "tile.pow": power,
+    "tile.minimum": minimum,
+    "tile.maximum": maximum,
+    "tile.and": np.bitwise_and,
+    "tile.or": np.bitwise_or,
+    "tile.xor": np.bitwise_xor,
+    "tile.shl": shift_left,
+    "tile.shr": shift_right,
+    "tile.atan2": _arith(np.arctan2),
+}
+
+UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tile.neg": lambda x: np.negative(x).astype(x.dtype),
+    "tile.invert": np.invert,
+    "tile.abs": abs_,
+    "tile.exp": _float_op(np.exp),
+    "tile.exp2": _float_op(np.exp2),
+    "tile.log": _float_op(np.log),
+    "tile.log2": _float_op(np.log2),
+    "tile.sqrt": _float_op(np.sqrt),
+    "tile.rsqrt": _float_op(lambda x: 1 / np.sqrt(x)),
+    "tile.sin": _float_op(np.sin),
+    "tile.cos": _float_op(np.cos),
+    "tile.tan": _float_op(np.tan),
+    "tile.sinh": _float_op(np.sinh),
+    "tile.cosh": _float_op(np.cosh),
+    "tile.tanh": _float_op(np.tanh),
+    "tile.floor": _float_op(np.floor),
+    "tile.ceil": _float_op(np.ceil),
+    "tile.isnan": lambda x: np.isnan(_wide(x)),
+}
+
+COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+
+
+def compare(predicate: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return COMPARE[predicate](_wide(x), _wide(y))
+
+
+def select(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(c, x, y).astype(x.dtype)

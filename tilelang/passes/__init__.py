@@ -1,0 +1,22 @@
+"""Passes: every named pass of the compiler; importing this package registers them."""
+
+from tilelang.passes import (
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+    fold_constants,
+    simplify_shapes,
+)
+from tilelang.passes.registry import (
+    PassInfo,
+    passes,
+    register,
+    register_pass,
+    run_pipeline,
+    split_pipeline,
+)
+
+_ALL = (fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code)
+for _module in _ALL:
+    register(_module.NAME, _module.run, _module.Options, (_module.run.__doc__ or "").strip())
+
+__all__ = ["PassInfo", "passes", "register", "register_pass", "run_pipeline", "split_pipeline"]

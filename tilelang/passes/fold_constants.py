@@ -1,0 +1,74 @@
+"""Passes (tile-opt): tile-fold-constants: evaluate element-wise ops on constant operands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlir.ir as ir
+import numpy as np
+
+from tilelang.dialect import dtype_of, ops
+from tilelang.dialect.types import is_tile_type
+from tilelang.errors import TileInterpreterError
+from tilelang.interpreter import semantics
+from tilelang.interpreter.semantics import np_dtype
+from tilelang.passes.ir_utils import name, replace, uniform_constant, walk_ops
+
+NAME = "tile-fold-constants"
+
+
+@dataclass(frozen=True)
+class Options:
+    pass
+
+
+def run(module: ir.Operation, options: Options) -> None:
+    """Replace element-wise ops whose operands are (splats of) constants by the constant result.
+
+    Values come from the interpreter's semantics, so folding can never disagree with execution.
+    """
+    for op in walk_ops(module):
+        if not _foldable(op):
+            continue
+        constants = [uniform_constant(v) for v in op.operands]
+        if any(c is None for c in constants):
+            continue
+        try:
+            value = _evaluate(op, [np.asarray(v, np_dtype(d)) for v, d in constants])
+        except TileInterpreterError:
+            continue  # e.g. division by zero: leave it to run time
+        _replace_with_constant(op, value)
+
+
+def _foldable(op: ir.Operation) -> bool:
+    n = name(op)
+    return bool(op.operands) and (
+        n in semantics.BINARY or n in semantics.UNARY or n in ("tile.cmp", "tile.select",
+                                                                "tile.cast")
+    )
+
+
+def _evaluate(op: ir.Operation, args: list[np.ndarray]) -> np.ndarray:
+    n = name(op)
+    with np.errstate(all="ignore"):
+        if n in semantics.BINARY:
+            return semantics.BINARY[n](*args)
+        if n in semantics.UNARY:
+            return semantics.UNARY[n](*args)
+        if n == "tile.cmp":
+            return semantics.compare(ops.str_attr(op, "predicate"), *args)
+        if n == "tile.select":
+            return semantics.select(*args)
+        return semantics.cast(args[0], np_dtype(dtype_of(op.results[0].type)))
+
+
+def _replace_with_constant(op: ir.Operation, value: np.ndarray) -> None:
+    result_type = op.results[0].type
+    dtype = dtype_of(result_type)
+    with ir.InsertionPoint(op), op.location:
+        scalar_type = ir.Type.parse(dtype.mlir)
+        attr = ops.constant_attr(value.item(), dtype)
+        new = ops.create("constant", [], [scalar_type], value=attr).result
+        if is_tile_type(result_type):
+            new = ops.create("splat", [new], [result_type]).result
+    replace(op, new)

@@ -1,0 +1,43 @@
+"""Passes: the invariant each stage must satisfy, checked between stages."""
+
+from __future__ import annotations
+
+import mlir.ir as ir
+
+from tilelang.dialect import layout_text
+from tilelang.dialect.types import is_tile_type
+from tilelang.errors import TileCompilerExecutionError
+from tilelang.passes.ir_utils import name, walk_ops
+
+TILE_DIALECTS = ("tile.", "scf.", "func.")
+
+
+def check_stage(module: ir.Module, stage: str) -> None:
+    """Raise if `module` breaks the invariant of `stage`; verify it first."""
+    module.operation.verify()
+    ops = walk_ops(module.operation)
+    if stage in ("tile", "tile-opt", "layout"):
+        _only_dialects(ops, TILE_DIALECTS, stage)
+    if stage == "layout":
+        _all_tiles_have_layouts(ops)
+    if stage in ("simt", "llvm"):
+        leftovers = sorted({name(op) for op in ops if name(op).startswith("tile.")})
+        if leftovers:
+            _fail(stage, f"tile ops remain: {', '.join(leftovers)}")
+
+
+def _only_dialects(ops: list[ir.Operation], prefixes: tuple[str, ...], stage: str) -> None:
+    bad = sorted({name(op) for op in ops if not name(op).startswith(prefixes)})
+    if bad:
+        _fail(stage, f"unexpected ops {', '.join(bad)}")
+
+
+def _all_tiles_have_layouts(ops: list[ir.Operation]) -> None:
+    for op in ops:
+        for value in op.results:
+            if is_tile_type(value.type) and layout_text(value.type) is None:
+                _fail("layout", f"a result of {name(op)} has no layout: {value.type}")
+
+
+def _fail(stage: str, message: str) -> None:
+    raise TileCompilerExecutionError(f"internal compiler error: after stage {stage}, {message}")

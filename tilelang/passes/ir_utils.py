@@ -1,0 +1,70 @@
+"""Passes: small helpers for walking and rewriting IR through the Python bindings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mlir.ir as ir
+
+from tilelang.dialect import dtype_of, ops
+
+SIDE_EFFECTS = ("tile.store", "tile.load")  # loads are not moved or merged across stores
+
+
+def walk_ops(root: ir.Operation, post_order: bool = False) -> list[ir.Operation]:
+    """Every op nested in `root` (excluding root), pre-order by default."""
+    found: list[ir.Operation] = []
+    order = ir.WalkOrder.POST_ORDER if post_order else ir.WalkOrder.PRE_ORDER
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, walk_order=order)
+    return [op for op in found if op != root]
+
+
+def name(op: Any) -> str:
+    return op.operation.name
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    return owner.operation if isinstance(owner, ir.OpView | ir.Operation) else None
+
+
+def is_pure_tile_op(op: ir.Operation) -> bool:
+    return name(op).startswith("tile.") and name(op) not in SIDE_EFFECTS
+
+
+def has_side_effects(op: ir.Operation) -> bool:
+    """Whether `op` or anything nested in it writes memory or is unknown to us."""
+    for inner in [op, *walk_ops(op)]:
+        n = name(inner)
+        if n in SIDE_EFFECTS and n != "tile.load":
+            return True
+        if not (n.startswith(("tile.", "scf.", "arith.", "math."))):
+            return True
+    return False
+
+
+def unused(op: ir.Operation) -> bool:
+    return all(not list(r.uses) for r in op.results)
+
+
+def replace(op: ir.Operation, value: ir.Value) -> None:
+    op.results[0].replace_all_uses_with(value)
+    op.erase()
+
+
+def uniform_constant(value: ir.Value) -> tuple[Any, Any] | None:
+    """(python value, dtype) when `value` is a tile.constant or a splat of one."""
+    op = defining_op(value)
+    if op is None:
+        return None
+    if name(op) == "tile.splat":
+        return uniform_constant(op.operands[0])
+    if name(op) == "tile.constant":
+        dtype = dtype_of(op.results[0].type)
+        return ops.constant_value(op.attributes["value"], dtype), dtype
+    return None

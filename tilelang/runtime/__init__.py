@@ -1,0 +1,1 @@
+"""Runtime: kernels, argument handling, launches on the GPU or the interpreter."""

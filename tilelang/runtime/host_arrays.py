@@ -1,0 +1,129 @@
+"""Runtime: facts about host-side argument objects (NumPy, torch, CuPy, DLPack, CAI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tilelang.errors import TileArgumentError
+from tilelang.frontend.signature import ArraySpec, ConstSpec, Parameter, ParamSpec, ScalarSpec
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+
+
+@dataclass(frozen=True)
+class ArrayFacts:
+    """What a launch needs of an array: where it is and how it is laid out (strides in elements)."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: DType
+    device: str  # "cpu" or "cuda"
+
+
+def array_facts(obj: Any, name: str) -> ArrayFacts | None:
+    """Facts of an array-like argument, or None if `obj` is not an array."""
+    module = type(obj).__module__.split(".")[0]
+    if module == "torch" and hasattr(obj, "data_ptr"):
+        return _torch_facts(obj, name)
+    if module == "numpy" and hasattr(obj, "__array_interface__"):
+        return _numpy_facts(obj, name)
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _cai_facts(obj.__cuda_array_interface__, name)
+    if hasattr(obj, "__dlpack__"):
+        from tilelang.runtime.dlpack import dlpack_facts
+
+        return dlpack_facts(obj, name)
+    return None
+
+
+def _dtype(found: DType | None, raw: Any, name: str) -> DType:
+    if found is None:
+        raise TileArgumentError(f"argument `{name}` has dtype {raw}, which tilelang does not support")
+    return found
+
+
+def _torch_facts(t: Any, name: str) -> ArrayFacts:
+    dtype = _dtype(dt.from_torch(t.dtype), t.dtype, name)
+    device = "cuda" if t.is_cuda else str(t.device.type)
+    return ArrayFacts(t.data_ptr(), tuple(t.shape), tuple(t.stride()), dtype, device)
+
+
+def _numpy_facts(a: Any, name: str) -> ArrayFacts:
+    dtype = _dtype(dt.from_numpy(a.dtype), a.dtype, name)
+    strides = tuple(s // a.itemsize for s in a.strides)
+    if any(s * a.itemsize != b for s, b in zip(strides, a.strides, strict=True)):
+        raise TileArgumentError(f"argument `{name}` has strides that are not whole elements")
+    return ArrayFacts(a.__array_interface__["data"][0], a.shape, strides, dtype, "cpu")
+
+
+def _cai_facts(cai: dict[str, Any], name: str) -> ArrayFacts:
+    import numpy as np
+
+    np_dtype = np.dtype(cai["typestr"])
+    dtype = _dtype(dt.from_numpy(np_dtype), cai["typestr"], name)
+    shape = tuple(cai["shape"])
+    if cai.get("strides") is None:
+        strides, step = [], 1
+        for d in reversed(shape):
+            strides.insert(0, step)
+            step *= d
+    else:
+        strides = [s // np_dtype.itemsize for s in cai["strides"]]
+    return ArrayFacts(cai["data"][0], shape, tuple(strides), dtype, "cuda")
+
+
+def alignment(facts: ArrayFacts) -> int:
+    """Bytes (16 at most) dividing the base address and every stride in bytes that moves.
+
+    Dimensions of size 1 never move, so their strides (often arbitrary) do not count.
+    """
+    size = facts.dtype.itemsize
+    moving = [s * size for s, d in zip(facts.strides, facts.shape, strict=True) if d > 1 and s != 1]
+    for align in (16, 8, 4, 2):
+        if all(v % align == 0 for v in (facts.ptr, *moving)):
+            return align
+    return 1
+
+
+def unit_strides(facts: ArrayFacts) -> tuple[bool, ...]:
+    """Per dimension: the stride is 1 (a dimension of size 1 counts as unit stride)."""
+    return tuple(s == 1 or d == 1 for s, d in zip(facts.strides, facts.shape, strict=True))
+
+
+def scalar_spec(value: Any, name: str) -> ScalarSpec:
+    if isinstance(value, bool):
+        return ScalarSpec(dt.bool_)
+    if isinstance(value, int):
+        if -(2**31) <= value < 2**31:
+            return ScalarSpec(dt.int32)
+        if -(2**63) <= value < 2**63:
+            return ScalarSpec(dt.int64)
+        raise TileArgumentError(f"argument `{name}` = {value} does not fit in 64 bits")
+    if isinstance(value, float):
+        return ScalarSpec(dt.float32)
+    dtype = getattr(value, "dtype", None)
+    found = dt.from_numpy(dtype) if dtype is not None and getattr(value, "ndim", 1) == 0 else None
+    if found is None:
+        raise TileArgumentError(
+            f"argument `{name}` is a {type(value).__name__}; expected an array, a number "
+            "or a NumPy scalar"
+        )
+    return ScalarSpec(found)
+
+
+def spec_of(param: Parameter, value: Any) -> ParamSpec:
+    """The specialization entry of one argument."""
+    if param.constant:
+        try:
+            hash(value)
+        except TypeError:
+            raise TileArgumentError(
+                f"constant argument `{param.name}` must be hashable, got {type(value).__name__}"
+            ) from None
+        return ConstSpec(value)
+    facts = array_facts(value, param.name)
+    if facts is None:
+        return scalar_spec(value, param.name)
+    return ArraySpec(facts.dtype, len(facts.shape), unit_strides(facts), alignment(facts))

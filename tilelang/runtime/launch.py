@@ -1,0 +1,57 @@
+"""Runtime: `launch(stream, grid, kernel, args)` on the GPU, or on the interpreter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang import settings
+from tilelang.errors import TileArgumentError, TileError
+from tilelang.runtime.kernel import Kernel, as_kernel
+
+
+def normalize_grid(grid: Any) -> tuple[int, int, int]:
+    if isinstance(grid, int) and not isinstance(grid, bool):
+        grid = (grid,)
+    if not isinstance(grid, tuple | list) or not 1 <= len(grid) <= 3:
+        raise TileArgumentError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
+    if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
+        raise TileArgumentError(f"grid sizes must be positive ints, got {tuple(grid)}")
+    return (*grid, *(1,) * (3 - len(grid)))  # type: ignore[return-value]
+
+
+def use_interpreter(kernel: Kernel) -> bool:
+    if kernel.options.interpret is not None:
+        return kernel.options.interpret
+    return settings.interpret()
+
+
+def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
+    """Run `kernel` over `grid` blocks with `args`, on `stream` (asynchronously on the GPU).
+
+    Example:
+        >>> tilelang.launch(torch.cuda.current_stream(), (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
+    """
+    try:
+        k = as_kernel(kernel)
+        if use_interpreter(k):
+            _interpret(k, normalize_grid(grid), args)
+        else:
+            from tilelang.runtime.gpu_launch import launch_on_gpu
+
+            launch_on_gpu(stream, grid, k, args)
+    except TileError as e:
+        raise e.with_traceback(None) from None
+
+
+def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
+    from tilelang import interpreter
+    from tilelang.compiler import CompileOptions, compile_signature
+
+    signature = kernel.specialize(args)
+    key = ("interpret", signature)
+    compiled = kernel.cache.get(key)
+    if compiled is None:
+        options = CompileOptions(kernel.options.num_warps or 4)
+        compiled = kernel.cache[key] = compile_signature(kernel.fn, signature, options, "tile-opt")
+    program = compiled.interpreter_program()
+    interpreter.run(program, grid, signature, tuple(args), compiled.param_names)
