@@ -22,6 +22,7 @@ class Options:
 
 
 def run(module: ir.Operation, options: Options) -> None:
+    """Merge identical pure tile ops; a nested region sees the ops of the blocks enclosing it."""
     for region in module.regions:
         for block in region.blocks:
             _block(block, {})

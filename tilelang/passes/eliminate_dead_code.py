@@ -21,6 +21,7 @@ class Options:
 
 
 def run(module: ir.Operation, options: Options) -> None:
+    """Remove tile ops (and scf ops) whose results are unused and that write no memory."""
     changed = True
     while changed:  # removing a user can make its operands dead: repeat to a fixed point
         changed = False

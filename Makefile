@@ -1,0 +1,22 @@
+# Common tasks; each assumes the virtual environment of the README (.venv).
+PY ?= .venv/bin/python
+
+.PHONY: setup test test-gpu lint samples bench
+
+setup:
+	python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'
+
+test:
+	$(PY) -m pytest -q
+
+test-gpu:
+	$(PY) -m pytest -m gpu -q
+
+lint:
+	$(PY) -m ruff check tilelang tests samples benchmarks
+
+samples:
+	for s in vector_add silu_and_mul row_bias_scale transpose_copy; do $(PY) samples/$$s.py || exit 1; done
+
+bench:
+	$(PY) benchmarks/bench_elementwise.py

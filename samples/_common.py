@@ -1,0 +1,83 @@
+"""Samples: shared set-up: pick the GPU when there is one, else the interpreter, and say so."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+
+def gpu_available() -> bool:
+    if os.environ.get("TILELANG_INTERPRET", "") == "1":
+        return False
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+class Backend:
+    """Where a sample runs: torch CUDA tensors on the GPU, or NumPy arrays on the interpreter."""
+
+    def __init__(self, force_interpreter: bool = False):
+        self.gpu = gpu_available() and not force_interpreter
+        if not self.gpu:
+            os.environ["TILELANG_INTERPRET"] = "1"
+        self.rng = np.random.default_rng()
+
+    def describe(self) -> str:
+        if self.gpu:
+            import torch
+
+            return f"GPU ({torch.cuda.get_device_name()})"
+        return "the tilelang CPU interpreter (no GPU found)"
+
+    def stream(self) -> Any:
+        if self.gpu:
+            import torch
+
+            return torch.cuda.current_stream()
+        return None
+
+    def array(self, data: np.ndarray) -> Any:
+        """Device copy of `data` (a NumPy array; bfloat16 via ml_dtypes)."""
+        if not self.gpu:
+            return data.copy()
+        import torch
+
+        if data.dtype.name == "bfloat16":
+            bits = torch.from_numpy(data.view(np.int16).copy())
+            return bits.view(torch.bfloat16).cuda()
+        return torch.from_numpy(data.copy()).cuda()
+
+    def empty_like(self, data: np.ndarray, poison: float = float("nan")) -> Any:
+        """An output buffer filled with a poison value, so unwritten elements show."""
+        return self.array(np.full(data.shape, poison, dtype=data.dtype))
+
+    def numpy(self, array: Any) -> np.ndarray:
+        if not self.gpu:
+            return np.asarray(array)
+        import torch
+
+        array = array.detach().cpu()
+        if array.dtype == torch.bfloat16:
+            import ml_dtypes
+
+            return array.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return array.numpy()
+
+    def synchronize(self) -> None:
+        if self.gpu:
+            import torch
+
+            torch.cuda.synchronize()
+
+
+def check(name: str, got: np.ndarray, want: np.ndarray, rtol: float = 0.0, atol: float = 0.0):
+    got64, want64 = got.astype(np.float64), want.astype(np.float64)
+    if np.isnan(got64).any() and not np.isnan(want64).any():
+        raise AssertionError(f"{name}: {np.isnan(got64).sum()} elements were never written")
+    np.testing.assert_allclose(got64, want64, rtol=rtol, atol=atol, err_msg=name)
+    print(f"{name}: OK ({got.size} elements match)")

@@ -1,0 +1,47 @@
+// RUN: tilelang-opt %s --split-input-file -p tile-eliminate-dead-code | filecheck %s
+
+// CHECK-LABEL: @unused_chain
+// CHECK-NOT: "tile.
+// CHECK: return
+func.func @unused_chain(%x: !tile.array<f32, array<i64: 1>, 16 : i64>) {
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %t = "tile.load"(%x, %i) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<4xf32>
+  %e = "tile.exp"(%t) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Stores stay, and so does everything they need.
+// CHECK-LABEL: @store_kept
+// CHECK: "tile.bid"
+// CHECK: "tile.load"
+// CHECK: "tile.store"
+func.func @store_kept(%x: !tile.array<f32, array<i64: 1>, 16 : i64>) {
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %t = "tile.load"(%x, %i) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<4xf32>
+  "tile.store"(%x, %i, %t) {order = array<i64: 0>} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32, tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A loop whose results are unused and that stores nothing goes; one that stores stays.
+// CHECK-LABEL: @loops
+// CHECK: scf.for
+// CHECK: "tile.store"
+// CHECK-NOT: scf.for
+func.func @loops(%x: !tile.array<f32, array<i64: 1>, 16 : i64>, %n: i32) {
+  %c0 = "tile.constant"() {value = 0 : i32} : () -> i32
+  %c1 = "tile.constant"() {value = 1 : i32} : () -> i32
+  %f = "tile.constant"() {value = 1.0 : f32} : () -> f32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %t = "tile.splat"(%f) : (f32) -> tensor<4xf32>
+    "tile.store"(%x, %i, %t) {order = array<i64: 0>} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32, tensor<4xf32>) -> ()
+  }
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %f) -> (f32) : i32 {
+    %a = "tile.add"(%acc, %f) : (f32, f32) -> f32
+    scf.yield %a : f32
+  }
+  return
+}
