@@ -11,6 +11,8 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang import settings
+from tilelang.backend.ptx import extract_ptx
+from tilelang.backend.targets import check_arch
 from tilelang.dialect import make_context
 from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileCompilerExecutionError, TileError, TileValueError
@@ -114,7 +116,31 @@ def compile_signature(
         _run_stage(module, pipelines.TILE_OPT, options.extra_passes.get("tile-opt"), "tile-opt")
         _record(result, dumper, "tile-opt", module)
         result.tile_module = module
+        if stop_after == "tile-opt":
+            return result
+        _gpu_stages(result, dumper, _clone(module), options, stop_after)
     return result
+
+
+def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
+                options: CompileOptions, stop_after: str | None) -> None:
+    chip, features = check_arch(options.arch)
+    simt = pipelines.SIMT.format(chip=chip, features=features)
+    for stage, pipeline in (("layout", pipelines.LAYOUT), ("simt", simt),
+                            ("llvm", pipelines.LLVM)):
+        _run_stage(module, pipeline, options.extra_passes.get(stage), stage)
+        _record(result, dumper, stage, module)
+        if stop_after == stage:
+            return
+    _run_stage(module, pipelines.PTX, None, "ptx")
+    result.ptx = extract_ptx(module)
+    result.asm["ptx"] = result.ptx
+    dumper.write("ptx", result.ptx, ".ptx")
+
+
+def _clone(module: ir.Module) -> ir.Module:
+    """A copy for the GPU stages: the interpreter keeps running the tile-opt module."""
+    return ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
 
 
 def _record(result: CompiledKernel, dumper: _Dumper, stage: str, module: ir.Module) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mlir.ir as ir
 
 from tilelang.dialect import ops, tensor_type
-from tilelang.errors import TileTypeError, TileValueError
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
 from tilelang.frontend import semantics
 from tilelang.frontend.semantics import Scalar, describe
 from tilelang.frontend.values import TileValue, is_loose
@@ -52,8 +52,10 @@ def reshape(value: TileValue, shape: tuple[int, ...]) -> TileValue:
         return value
     if _size(value.shape) != _size(shape):
         raise TileValueError(f"cannot reshape a tile of shape {value.shape} into {shape}")
-    if not shape:
-        return op("reshape", [value], value.dtype, ())  # a 1-element tile to a scalar
+    if not shape:  # the dialect has no op from a tile to a scalar
+        raise TileUnsupportedFeatureError(
+            f"converting a tile of shape {value.shape} to a scalar is not supported yet"
+        )
     if not value.shape:
         return splat(value, shape)
     return op("reshape", [value], value.dtype, shape)
@@ -65,8 +67,8 @@ def broadcast_to(value: TileValue, shape: tuple[int, ...]) -> TileValue:
         return value
     if semantics.broadcast_shapes(value.shape, shape) != shape:
         raise TileTypeError(f"cannot broadcast a tile of shape {value.shape} to {shape}")
-    if not value.shape or _size(value.shape) == 1:
-        return splat(reshape(value, ()), shape)
+    if not value.shape:
+        return splat(value, shape)
     ranked = reshape(value, (1,) * (len(shape) - value.ndim) + value.shape)
     return op("broadcast", [ranked], value.dtype, shape)
 

@@ -57,7 +57,7 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue) -> None:
                                      f"{node.lineno}")
         else:
             names.append(name)
-            types.append(join(name, initial_type(t), e))
+            types.append(_join_branches(name, t, e))
     real = scf.IfOp(cond.value, [tensor_type(t.shape, t.dtype) for t in types], has_else=True)
     for scope, src, dst in ((then_scope, placeholder.then_block, real.then_block),
                             (else_scope, placeholder.else_block, real.else_block)):
@@ -68,6 +68,14 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue) -> None:
     placeholder.operation.erase()
     for i, (name, t) in enumerate(zip(names, types, strict=True)):
         merged[name] = TileValue(real.results[i], t.dtype, t.shape)
+
+
+def _join_branches(name: str, then_value: Any, else_value: Any) -> CarriedType:
+    """The type both branches' values fit in; the branches are peers, so try both orders."""
+    try:
+        return join(name, initial_type(then_value), else_value)
+    except (TileTypeError, TileValueError):
+        return join(name, initial_type(else_value), then_value)
 
 
 def _same_constant(a: Any, b: Any) -> bool:
@@ -178,8 +186,9 @@ def range_bounds(args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     return start, stop, step
 
 
-def emit_for(em: Emitter, node: ast.For, args: tuple[Any, ...]) -> None:
-    start, stop, step = range_bounds(args)
+def emit_for(em: Emitter, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
+    """Emit `for target in range(...)` over `bounds` (start, stop, step from range_bounds)."""
+    start, stop, step = bounds
     if not isinstance(node.target, ast.Name):
         raise TileUnsupportedFeatureError("the target of a `for` loop must be a single name")
     wide = any(isinstance(v, TileValue) and v.dtype is dt.int64 for v in (start, stop, step))
@@ -225,7 +234,8 @@ def emit_while(em: Emitter, node: ast.While) -> None:
         for name, t, arg in zip(names, types, before_block.arguments, strict=True):
             scope[name] = TileValue(arg, t.dtype, t.shape)
         with ir.InsertionPoint(before_block):
-            cond = condition(em.expr(node.test), "a `while` loop")
+            with em.at(node.test):
+                cond = condition(em.expr(node.test), "a `while` loop")
             scf.ConditionOp(cond.value, list(before_block.arguments))
         return loop.after.blocks.append(*mlir_types), loop
 

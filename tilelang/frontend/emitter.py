@@ -146,6 +146,8 @@ class Emitter:
             )
 
     def _unpack(self, target: ast.Tuple | ast.List, value: Any) -> None:
+        if any(isinstance(t, ast.Starred) for t in target.elts):
+            raise TileSyntaxError("starred assignment is not supported in a kernel")
         if not isinstance(value, tuple):
             raise TileSyntaxError(f"cannot unpack {type(value).__name__} into {len(target.elts)} names")
         if len(value) != len(target.elts):

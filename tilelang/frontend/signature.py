@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import math
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tilelang.errors import TileArgumentError, TileTypeError
@@ -40,9 +41,23 @@ class ConstSpec:
     """A `Constant[...]` argument: its value is compiled in."""
 
     value: Any
+    # 1, 1.0 and True (and 0.0 and -0.0) are equal but compile differently: the kind tells them
+    # apart in the specialization cache
+    kind: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", _kind(self.value))
 
     def describe(self) -> str:
         return f"constant {self.value!r}"
+
+
+def _kind(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_kind(v) for v in value)
+    if isinstance(value, float):
+        return float, math.copysign(1.0, value)
+    return type(value)
 
 
 ParamSpec = ArraySpec | ScalarSpec | ConstSpec

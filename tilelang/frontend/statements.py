@@ -92,7 +92,8 @@ def _for(em: Emitter, node: ast.For) -> None:
             args = tuple(em.expr(a) for a in iterable.args)
             if iterable.keywords:
                 raise TileTypeError("range() takes no keyword arguments")
-        control_flow.emit_for(em, node, args)
+            bounds = control_flow.range_bounds(args)
+        control_flow.emit_for(em, node, bounds)
         return
     values = em.expr(iterable)
     if not isinstance(values, tuple):

@@ -86,7 +86,7 @@ def _int_power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Integer power by squaring with wrap-around; a negative exponent truncates 1/x**n."""
     x, y = np.broadcast_arrays(x, y)
     result = np.ones_like(x)
-    base, exp = x.copy(), y.astype(np.int64)
+    base, exp = x.copy(), y.astype(np.int64 if y.dtype.kind == "i" else np.uint64)
     neg = exp < 0
     exp = np.where(neg, 0, exp)
     while np.any(exp > 0):
@@ -95,7 +95,8 @@ def _int_power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         base = base * base
         exp >>= 1
     inverse = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
-    return np.where(neg, inverse, result).astype(x.dtype)
+    # in x's dtype: int64 mixed with uint64 would make NumPy compute in float64
+    return np.where(neg, inverse.astype(x.dtype), result).astype(x.dtype)
 
 
 def shift_left(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -134,7 +135,29 @@ def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         # float64 cannot hold every int64 bound exactly: saturate explicitly at the top.
         big = x.astype(np.float64) >= float(info.max)
         return np.where(big, info.max, v.astype(dtype)).astype(dtype)
+    if dtype == ml_dtypes.bfloat16 and x.dtype.itemsize >= 4 and x.dtype != np.float32:
+        # ml_dtypes converts through float32, which rounds twice: round to odd first instead
+        return _round_to_odd_float32(x).astype(dtype)
     return x.astype(dtype)
+
+
+def _round_to_odd_float32(x: np.ndarray) -> np.ndarray:
+    """float64 or 32/64-bit integers as float32, rounded toward zero with the last bit set when
+    inexact ("round to odd"): rounding that to bfloat16 then equals rounding `x` directly."""
+    if x.dtype.kind in "iu":  # keep the top 24 bits of |x| exactly, the rest as a sticky bit
+        m = x.astype(np.uint64)
+        if x.dtype.kind == "i":
+            m = np.where(x < 0, ~m + np.uint64(1), m)
+        shift = np.maximum(np.frexp(m.astype(np.float64))[1] - 24, 0).astype(np.uint64)
+        q = m >> shift
+        q |= ((q << shift) != m).astype(np.uint64)
+        f = np.ldexp(q.astype(np.float64), shift.astype(np.int32)).astype(np.float32)
+        return np.where(x < 0, -f, f)
+    f = x.astype(np.float32)
+    wide = f.astype(np.float64)
+    f = np.where(np.abs(wide) > np.abs(x), np.nextafter(f, np.float32(0)), f)
+    inexact = (wide != x) & ~np.isnan(x)
+    return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
 BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {

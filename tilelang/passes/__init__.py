@@ -1,6 +1,8 @@
 """Passes: every named pass of the compiler; importing this package registers them."""
 
 from tilelang.passes import (
+    assign_layouts,
+    distribute_to_threads,
     eliminate_common_subexpressions,
     eliminate_dead_code,
     fold_constants,
@@ -15,7 +17,11 @@ from tilelang.passes.registry import (
     split_pipeline,
 )
 
-_ALL = (fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code)
+_ALL = (
+    assign_layouts,
+    distribute_to_threads,
+    fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
+)
 for _module in _ALL:
     register(_module.NAME, _module.run, _module.Options, (_module.run.__doc__ or "").strip())
 

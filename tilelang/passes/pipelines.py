@@ -11,3 +11,24 @@ TILE_OPT = ",".join([
     "tile-eliminate-dead-code",
     "canonicalize",
 ])
+
+# tile-opt -> layout. Assignment leaves deferred originals dead and removes them itself; CSE then
+# merges rematerialized copies made for different consumers that wanted the same layout.
+LAYOUT = "tile-assign-layouts,tile-eliminate-common-subexpressions"
+
+# layout -> simt: tiles onto threads (options: the target chip and PTX features).
+SIMT = "tile-distribute-to-threads{{chip={chip} features={features}}}"
+
+# simt -> llvm. scf to cf first (gpu-to-nvvm does not lower scf); arith-expand turns
+# arith.floordivsi into divisions the LLVM lowering knows; convert-gpu-to-nvvm lowers gpu, arith,
+# math (to libdevice), vector, memref and cf together; convert-nvvm-to-llvm turns NVVM ops built
+# on inline PTX into llvm.inline_asm. Do NOT run convert-vector-to-llvm or convert-math-to-llvm
+# on their own before it (REPORT §0: they abort or conflict).
+LLVM = ",".join([
+    "gpu.module(convert-scf-to-cf,arith-expand,convert-gpu-to-nvvm,convert-nvvm-to-llvm,"
+    "canonicalize,cse)",
+    "reconcile-unrealized-casts",
+])
+
+# llvm -> ptx: the NVPTX backend in process (libdevice is embedded in the pinned build).
+PTX = "gpu-module-to-binary{format=isa}"

@@ -8,7 +8,7 @@ from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype, const_int
-from tilelang.frontend.semantics import check_shape, describe
+from tilelang.frontend.semantics import check_fits, check_shape, describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang
 
@@ -45,11 +45,15 @@ def emit_arange(em: Any, size: Any, dtype: Any, start: Any, step: Any) -> Any:
     tile = build.op("arange", [], dtype, (size,))
     if not (is_loose(step) and step == 1):
         tile = operators.binary("mul", tile, _typed(step, dtype))
-    if not (is_loose(start) and start == 0):
+    # a zero start is skipped for integers only: adding 0.0 turns 0 * (negative step) into +0.0
+    if not (is_loose(start) and start == 0 and not dtype.is_float):
         tile = operators.binary("add", tile, _typed(start, dtype))
     return tile
 
 
 def _typed(value: Any, dtype: Any) -> Any:
     """start/step take arange's dtype (a float start with an int dtype is an error)."""
-    return operators.astype(value, dtype) if isinstance(value, TileValue) else value
+    if is_loose(value):
+        check_fits(value, dtype)
+        return value
+    return operators.astype(value, dtype)

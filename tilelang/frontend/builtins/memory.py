@@ -10,6 +10,7 @@ from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_array, as_tuple, index_scalar
 from tilelang.frontend.semantics import check_shape, describe
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.language import dtypes as dt
 from tilelang.language import memory as lang
 from tilelang.language.enums import PaddingMode
 
@@ -39,7 +40,10 @@ def _indices(array: ArrayValue, index: Any) -> list[TileValue]:
         raise TileValueError(
             f"index has {len(index)} entries but the array has {array.ndim} dimensions"
         )
-    return [index_scalar(i, "each tile index") for i in index]
+    indices = [index_scalar(i, "each tile index") for i in index]
+    if any(i.dtype is dt.int64 for i in indices):  # the index operands share one type
+        indices = [build.cast(i, dt.int64) for i in indices]
+    return indices
 
 
 def _padding(mode: Any) -> str:

@@ -1,0 +1,136 @@
+"""Benchmark: launch overhead of a cached tiny kernel from Python, µs per launch.
+
+Compared in the same run: tilelang.launch with torch tensors; the same cubin through a bare
+cuda.bindings cuLaunchKernel with pre-packed parameters (the floor); cuda.core's launch with
+ready arguments and with arguments converted per call; Triton's launch of an equivalent kernel.
+Also the first-call compile time and the cache-hit times (in-memory, on-disk).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import tempfile
+import time
+
+import torch
+
+import tilelang as ct
+from common import bar_plot, save, table, wall_us_per_call
+
+CALLS, REPEATS, N = 20000, 7, 1000
+
+
+@ct.kernel
+def add_one(x, y, BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(BLOCK,)) + 1.0)
+
+
+def first_call_times(x, y) -> dict[str, float]:
+    """Compile from scratch (empty disk cache), then cache hits in memory and on disk."""
+    os.environ["TILELANG_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilelang-bench-cache-")
+    stream = torch.cuda.current_stream()
+    out = {}
+    for label, kernel in (("compile (cold)", add_one), ("disk cache hit", add_one.replace_hints())):
+        start = time.perf_counter()
+        ct.launch(stream, (1,), kernel, (x, y, 128))
+        torch.cuda.synchronize()
+        out[label] = (time.perf_counter() - start) * 1e3
+    start = time.perf_counter()
+    ct.launch(stream, (1,), add_one, (x, y, 128))
+    torch.cuda.synchronize()
+    out["memory cache hit"] = (time.perf_counter() - start) * 1e3
+    return out
+
+
+def bare_launcher(x, y):
+    """cuLaunchKernel on our cubin with a pre-packed parameter block."""
+    from cuda.bindings import driver
+
+    launcher = add_one.cache[next(k for k in add_one.cache if isinstance(k, tuple))]
+    values = (x.data_ptr(), N, 1, y.data_ptr(), N, 1)
+    block = ctypes.create_string_buffer(struct.pack("<Qqq" * 2, *values))
+    base = ctypes.addressof(block)
+    pointers = (ctypes.c_void_p * 6)(*[base + 8 * i for i in range(6)])
+    params = ctypes.addressof(pointers)
+    handle, stream = launcher.loaded.kernel.handle, torch.cuda.current_stream().cuda_stream
+
+    def run():
+        driver.cuLaunchKernel(handle, 1, 1, 1, 128, 1, 1, 0, stream, params, 0)
+
+    return run, launcher
+
+
+def cuda_core_launchers(launcher, x, y):
+    from cuda.core import LaunchConfig, Stream, launch
+
+    stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
+    config = LaunchConfig(grid=(1,), block=(128,))
+    kernel = launcher.loaded.kernel
+    ready = (x.data_ptr(), N, 1, y.data_ptr(), N, 1)
+    import numpy as np
+
+    def with_ready_args():
+        launch(stream, config, kernel, *ready)
+
+    def converting():
+        launch(stream, config, kernel, x.data_ptr(), np.int64(x.shape[0]), np.int64(x.stride(0)),
+               y.data_ptr(), np.int64(y.shape[0]), np.int64(y.stride(0)))
+
+    return with_ready_args, converting
+
+
+def triton_launcher(x, y):
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def add_one_triton(x, y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(y + offs, tl.load(x + offs, mask=mask) + 1.0, mask=mask)
+
+    def run():
+        add_one_triton[(1,)](x, y, N, BLOCK=128)
+
+    return run
+
+
+def main() -> None:
+    x = torch.randn(N, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    compile_times = first_call_times(x, y)
+    torch.testing.assert_close(y[:128], x[:128] + 1.0)
+    stream = torch.cuda.current_stream()
+    sync = torch.cuda.synchronize
+    runs = {"tilelang.launch (torch tensors)": lambda: ct.launch(stream, (1,), add_one, (x, y, 128))}
+    bare, launcher = bare_launcher(x, y)
+    runs["bare cuLaunchKernel (pre-packed)"] = bare
+    ready, converting = cuda_core_launchers(launcher, x, y)
+    runs["cuda.core launch (ready args)"] = ready
+    runs["cuda.core launch (converting)"] = converting
+    triton_run = triton_launcher(x, y)
+    if triton_run is not None:
+        runs["triton launch"] = triton_run
+    rows = []
+    for label, fn in runs.items():
+        median, low, high = wall_us_per_call(fn, CALLS, REPEATS, sync)
+        rows.append({"launch": label, "us_median": median, "us_min": low, "us_max": high})
+    floor = rows[1]["us_median"]
+    for row in rows:
+        row["x_floor"] = row["us_median"] / floor
+    print(table(rows, ["launch", "us_median", "us_min", "us_max", "x_floor"]))
+    print(table([{"what": k, "ms": v} for k, v in compile_times.items()], ["what", "ms"]))
+    save("launch_overhead", {"device": torch.cuda.get_device_name(), "calls": CALLS,
+                             "repeats": REPEATS, "rows": rows, "first_call_ms": compile_times})
+    bar_plot("launch_overhead", [r["launch"] for r in rows], [r["us_median"] for r in rows],
+             "µs per launch (median)", "Launch overhead of a cached tiny kernel")
+
+
+if __name__ == "__main__":
+    main()

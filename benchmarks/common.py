@@ -1,0 +1,86 @@
+"""Benchmarks: shared timing, table, JSON and plot helpers (run on the GPU machine)."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(os.environ.get("OUT") or Path(__file__).parent / "results")
+
+
+def wall_us_per_call(fn: Callable[[], Any], calls: int, repeats: int, sync: Callable[[], Any]):
+    """Median over `repeats` of the wall time per call of `calls` back-to-back calls (µs)."""
+    for _ in range(max(calls // 10, 10)):
+        fn()
+    sync()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        sync()
+        samples.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(samples), min(samples), max(samples)
+
+
+def device_ms(fn: Callable[[], Any], warmup: int = 10, repeats: int = 50) -> tuple[float, float]:
+    """Median and spread (max - min) of device time per call (ms), with CUDA events."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times), max(times) - min(times)
+
+
+def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
+    lines.append("  ".join("-" * widths[c] for c in columns))
+    lines += ["  ".join(_fmt(r.get(c)).ljust(widths[c]) for c in columns) for r in rows]
+    return "\n".join(lines)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}" if abs(v) < 100 else f"{v:.1f}"
+    return "" if v is None else str(v)
+
+
+def save(name: str, payload: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2))
+    return path
+
+
+def bar_plot(name: str, labels: list[str], values: list[float], ylabel: str, title: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.9), 4))
+    ax.bar(labels, values, color="#4a7ab5")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+    fig.tight_layout()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    fig.savefig(RESULTS / f"{name}.png", dpi=120)

@@ -1,0 +1,308 @@
+"""Front-end errors: calls (arity, keywords, kernels, Python functions, inlined helpers) and the
+tracebacks users see from tilelang.compile and tilelang.launch."""
+# ruff: noqa: F821, F841  (kernels written to exercise the compiler)
+
+from __future__ import annotations
+
+import inspect
+import math
+import traceback
+
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang import (
+    TileArgumentError,
+    TileNameError,
+    TileRecursionError,
+    TileTypeError,
+    TileUnsupportedFeatureError,
+    TileValueError,
+)
+
+
+@pytest.fixture(autouse=True)
+def _still_healthy(fe):
+    yield
+    fe.check_healthy()
+
+
+# ----- kernel arguments ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [(), (1, 2, 3)])
+def test_wrong_argument_count_to_kernel(fe, args):
+    @ct.kernel
+    def k(a, BLOCK: ct.Constant[int]):
+        pass
+
+    with pytest.raises(TileArgumentError) as info:
+        fe.compile(k, *args)
+    err = info.value
+    assert err.message == f"kernel k(a, BLOCK) takes 2 arguments but {len(args)} were given"
+    assert err.loc is None and "one tuple" in err.hint
+    fe.check_traceback(err)
+
+
+def test_kernel_arguments_not_a_tuple(fe):
+    @ct.kernel
+    def k(a):
+        pass
+
+    with pytest.raises(TileArgumentError, match="kernel arguments must be a tuple") as info:
+        ct.compile(k, fe.array(), stop_after="tile")
+    fe.check_traceback(info.value)
+
+
+# ----- builtins --------------------------------------------------------------------------------
+
+
+def test_too_many_arguments_to_builtin(fe):
+    @ct.kernel
+    def k(a):
+        i = ct.bid(0, 1)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "bid(): too many positional arguments",
+                    "ct.bid(0, 1)")
+
+
+def test_missing_argument_to_builtin(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "load(): missing a required argument: 'shape'", "ct.load(a, (0,))")
+
+
+def test_unknown_keyword_argument(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,), pading_mode=ct.PaddingMode.ZERO)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "load(): got an unexpected keyword argument 'pading_mode'",
+                    "ct.load(a, (0,), (16,), pading_mode=ct.PaddingMode.ZERO)")
+
+
+def test_positional_only_passed_by_keyword(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.exp(x=ct.load(a, (0,), (16,)))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "exp():",
+                    "ct.exp(x=ct.load(a, (0,), (16,)))")
+
+
+def test_wrong_argument_count_to_dtype(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.int16(1, 2)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "int16() takes exactly one argument",
+                    "ct.int16(1, 2)")
+
+
+def test_double_star_arguments(fe):
+    @ct.kernel
+    def k(a):
+        opts = (1,)
+        t = ct.load(a, (0,), (16,), **opts)
+
+    fe.expect_error(k, (fe.array(),), ct.TileSyntaxError, "`**` arguments are not supported",
+                    "ct.load(a, (0,), (16,), **opts)")
+
+
+def test_print_is_unsupported(fe):
+    @ct.kernel
+    def k(a):
+        print(ct.bid(0))
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError, "print() is not supported",
+                    "print(ct.bid(0))")
+
+
+# ----- kernels and Python functions ------------------------------------------------------------
+
+
+def test_calling_a_kernel_from_a_kernel(fe):
+    @ct.kernel
+    def inner(a):
+        pass
+
+    @ct.kernel
+    def k(a):
+        inner(a)
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError,
+                          "a kernel cannot be called from a kernel", "inner(a)")
+    assert "helper" in err.hint
+
+
+@pytest.mark.parametrize("name", ["sorted", "np.sum", "math.sqrt"])
+def test_calling_an_unsupported_python_function(fe, name):
+    @ct.kernel
+    def k_sorted(a):
+        x = sorted((2, 1))
+
+    @ct.kernel
+    def k_numpy(a):
+        x = np.sum(ct.load(a, (0,), (16,)))
+
+    @ct.kernel
+    def k_math(a):
+        x = math.sqrt(ct.load(a, (0,), (16,)))
+
+    kernel, at = {
+        "sorted": (k_sorted, "sorted((2, 1))"),
+        "np.sum": (k_numpy, "np.sum(ct.load(a, (0,), (16,)))"),
+        "math.sqrt": (k_math, "math.sqrt(ct.load(a, (0,), (16,)))"),
+    }[name]
+    fe.expect_error(kernel, (fe.array(),), TileTypeError, "cannot be called in a kernel", at)
+
+
+def test_calling_a_host_only_language_function(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)).foo()
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "a tile has no attribute `foo`",
+                    "ct.load(a, (0,), (16,)).foo")
+
+
+# ----- inlined helpers -------------------------------------------------------------------------
+
+
+def test_error_inside_helper(fe):
+    def add_bias(t):
+        return t + ct.zeros((8,), ct.float32)
+
+    @ct.kernel
+    def k(a):
+        x = add_bias(ct.load(a, (0,), (16,)))
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "shapes (16,) and (8,) do not broadcast",
+                          "t + ct.zeros((8,), ct.float32)", helper=add_bias,
+                          call_at="add_bias(ct.load(a, (0,), (16,)))")
+    text = str(err)
+    assert text.index("in add_bias:") < text.index("in k:")
+
+
+def test_error_in_nested_helpers(fe):
+    def inner(t):
+        return t.astype(ct.float32) & 1
+
+    def outer(t):
+        return inner(t) + 1.0
+
+    @ct.kernel
+    def k(a):
+        x = outer(ct.load(a, (0,), (16,)))
+
+    err = fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                          "bitwise_and requires integer or bool operands",
+                          "t.astype(ct.float32) & 1", helper=inner, call_at="inner(t)",
+                          caller=outer)
+    fe.check_loc(err.loc.call_site.call_site, k.fn, "outer(ct.load(a, (0,), (16,)))")
+    assert err.loc.call_site.call_site.call_site is None
+
+
+def test_undefined_name_inside_helper(fe):
+    def helper(t):
+        return t * scale
+
+    @ct.kernel
+    def k(a):
+        x = helper(ct.load(a, (0,), (16,)))
+
+    fe.expect_error(k, (fe.array(),), TileNameError, "name `scale` is not defined", "scale",
+                    helper=helper, call_at="helper(ct.load(a, (0,), (16,)))")
+
+
+def test_wrong_argument_count_to_helper(fe):
+    def helper(t, u):
+        return t + u
+
+    @ct.kernel
+    def k(a):
+        x = helper(ct.bid(0))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "helper(): missing a required argument: 'u'", "helper(ct.bid(0))")
+
+
+def test_unknown_keyword_to_helper(fe):
+    def helper(t, scale=1.0):
+        return t * scale
+
+    @ct.kernel
+    def k(a):
+        x = helper(ct.bid(0), scal=2.0)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "helper(): got an unexpected keyword argument 'scal'",
+                    "helper(ct.bid(0), scal=2.0)")
+
+
+def test_recursive_helper(fe):
+    def forever(t):
+        return forever(t + 1)
+
+    @ct.kernel
+    def k(a):
+        x = forever(ct.bid(0))
+
+    with pytest.raises(TileRecursionError, match="recursion is not supported") as info:
+        fe.compile(k, fe.array())
+    err = info.value
+    fe.check_loc(err.loc, forever, "forever(t + 1)")
+    depth, loc = 0, err.loc
+    while loc.call_site is not None:
+        depth, loc = depth + 1, loc.call_site
+    fe.check_loc(loc, k.fn, "forever(ct.bid(0))")
+    assert depth > 10
+    fe.check_traceback(err)
+
+
+# ----- tracebacks ------------------------------------------------------------------------------
+
+
+def _error_kernel():
+    @ct.kernel(interpret=True)
+    def k(a):
+        x = ct.load(a, (0,), (16,)) + ct.load(a, (0,), (8,))
+
+    return k
+
+
+def test_no_compiler_frames_from_compile(fe):
+    with pytest.raises(TileTypeError) as info:
+        ct.compile(_error_kernel(), (fe.array(),))
+    fe.check_traceback(info.value, entry="compile")
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert frames[-1].filename == inspect.getfile(ct.compile)
+
+
+def test_no_compiler_frames_from_launch(fe):
+    with pytest.raises(TileTypeError) as info:
+        ct.launch(None, (1,), _error_kernel(), (fe.array(),))
+    fe.check_traceback(info.value, entry="launch")
+    fe.check_rendering(info.value)
+
+
+def test_no_compiler_frames_for_argument_errors(fe):
+    with pytest.raises(TileArgumentError) as info:
+        ct.launch(None, (1,), _error_kernel(), (fe.array(), 1))
+    fe.check_traceback(info.value, entry="launch")
+
+
+def test_constant_fold_error_keeps_no_python_context(fe):
+    @ct.kernel
+    def k(a):
+        x = math.log(-1.0)
+
+    err = fe.expect_error(k, (fe.array(),), TileValueError, "constant expression is invalid",
+                          "math.log(-1.0)")
+    printed = "".join(traceback.format_exception(err))
+    assert "During handling" not in printed and "direct cause" not in printed

@@ -1,0 +1,420 @@
+"""Front-end errors: Python constructs with no meaning in a kernel, names, and control flow.
+
+Each test asserts the exception class, a message fragment, the exact span of the user's code
+(line, column and end column) in err.loc, the rendering of str(err), that no compiler frame
+leaks into the traceback, and (autouse fixture) that a correct kernel compiles afterwards.
+"""
+# ruff: noqa: B007, B018, E731, F401, F821, F841, SIM105  (kernels written to exercise the compiler)
+
+from __future__ import annotations
+
+import pytest
+
+import tilelang as ct
+from tilelang import (
+    TileNameError,
+    TileSyntaxError,
+    TileTypeError,
+    TileUnsupportedFeatureError,
+    TileValueError,
+)
+
+
+@pytest.fixture(autouse=True)
+def _still_healthy(fe):
+    yield
+    fe.check_healthy()
+
+
+# ----- unsupported Python syntax ---------------------------------------------------------------
+
+
+def test_lambda(fe):
+    @ct.kernel
+    def k(a):
+        f = lambda v: v + 1
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "a lambda is not supported",
+                    "lambda v: v + 1")
+
+
+def test_with(fe):
+    @ct.kernel
+    def k(a):
+        with a:
+            pass
+
+    err = fe.expect_error(k, (fe.array(),), TileSyntaxError, "`with` is not supported",
+                          "with a:")
+    assert err.loc.end_line == err.loc.line + 1  # the whole statement
+
+
+def test_try(fe):
+    @ct.kernel
+    def k(a):
+        try:
+            pass
+        except ValueError:
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "`try` is not supported", "try:")
+
+
+def test_del(fe):
+    @ct.kernel
+    def k(a):
+        x = 1
+        del x
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "`del` is not supported", "del x")
+
+
+def test_nested_def(fe):
+    @ct.kernel
+    def k(a):
+        def inner():
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError,
+                    "a nested function definition is not supported", "def inner():")
+
+
+@pytest.mark.parametrize("word", ["break", "continue"])
+def test_break_continue(fe, word):
+    @ct.kernel
+    def k_break(a):
+        for i in range(4):
+            break
+
+    @ct.kernel
+    def k_continue(a):
+        for i in range(4):
+            continue
+
+    kernel = k_break if word == "break" else k_continue
+    err = fe.expect_error(kernel, (fe.array(),), TileUnsupportedFeatureError,
+                          f"`{word}` is not supported", word)
+    assert "while" in err.hint
+
+
+def test_f_string(fe):
+    @ct.kernel
+    def k(a):
+        s = f"{a}"
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "an f-string is not supported", 'f"{a}"')
+
+
+def test_dict_comprehension(fe):
+    @ct.kernel
+    def k(a):
+        d = {i: i for i in range(3)}
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "a dict comprehension is not supported",
+                    "{i: i for i in range(3)}")
+
+
+def test_list_comprehension(fe):
+    @ct.kernel
+    def k(a):
+        xs = [i for i in range(3)]
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "a list comprehension is not supported",
+                    "[i for i in range(3)]")
+
+
+def test_starred_assignment(fe):
+    @ct.kernel
+    def k(a):
+        x, *rest = 1, 2, 3
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "starred assignment is not supported",
+                    "x, *rest = 1, 2, 3")
+
+
+def test_assign_to_attribute(fe):
+    @ct.kernel
+    def k(a):
+        a.flag = 1
+
+    err = fe.expect_error(k, (fe.array(),), TileSyntaxError, "cannot assign to an attribute",
+                          "a.flag = 1")
+    assert "tilelang.store" in err.hint
+
+
+def test_assign_to_subscript(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.zeros((4,), ct.float32)
+        t[0] = 1.0
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "cannot assign to an indexed element",
+                    "t[0] = 1.0")
+
+
+def test_augmented_assign_to_subscript(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.zeros((4,), ct.float32)
+        t[0] += 1.0
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "needs a plain name", "t[0] += 1.0")
+
+
+@pytest.mark.parametrize(("source", "what"), [
+    ("global g", "`global`"), ("import math", "`import`"), ("raise ValueError()", "`raise`"),
+    ("{1, 2}", "a set"), ("(y := 3)", "`:=`"),
+])
+def test_other_statements(fe, source, what):
+    @ct.kernel
+    def k_global(a):
+        global g
+
+    @ct.kernel
+    def k_import(a):
+        import math
+
+    @ct.kernel
+    def k_raise(a):
+        raise ValueError()
+
+    @ct.kernel
+    def k_set(a):
+        {1, 2}
+
+    @ct.kernel
+    def k_walrus(a):
+        (y := 3)
+
+    kernel = {"global g": k_global, "import math": k_import, "raise ValueError()": k_raise,
+              "{1, 2}": k_set, "(y := 3)": k_walrus}[source]
+    fe.expect_error(kernel, (fe.array(),), TileSyntaxError, f"{what} is not supported",
+                    source.strip("()") if what == "`:=`" else source)
+
+
+# ----- names -----------------------------------------------------------------------------------
+
+
+def test_undefined_name(fe):
+    @ct.kernel
+    def k(a):
+        x = undefined_thing + 1
+
+    fe.expect_error(k, (fe.array(),), TileNameError, "name `undefined_thing` is not defined",
+                    "undefined_thing")
+
+
+def test_name_defined_on_one_branch(fe):
+    @ct.kernel
+    def k(a):
+        if ct.bid(0) > 0:
+            x = 1.0
+        ct.store(a, (0,), x)
+
+    err = fe.expect_error(k, (fe.array(),), TileNameError,
+                          "`x` is only assigned on some paths through the `if`",
+                          ("ct.store(a, (0,), x)", "x"))
+    if_line, _, _ = fe.span(k.fn, "if ct.bid(0) > 0:")
+    assert f"at line {if_line}" in err.message
+
+
+def test_name_defined_only_in_loop(fe):
+    @ct.kernel
+    def k(a):
+        for i in range(3):
+            y = 2.0
+        ct.store(a, (0,), y)
+
+    fe.expect_error(k, (fe.array(),), TileNameError,
+                    "`y` is assigned inside a loop body and not defined before it",
+                    ("ct.store(a, (0,), y)", "y"))
+
+
+def test_loop_variable_after_loop(fe):
+    @ct.kernel
+    def k(a, n):
+        for i in range(n):
+            pass
+        ct.store(a, (0,), i)
+
+    fe.expect_error(k, (fe.array(), 3), TileNameError, "`i` is a loop variable",
+                    ("ct.store(a, (0,), i)", "i"))
+
+
+# ----- control flow ----------------------------------------------------------------------------
+
+
+def test_loop_carried_type_depends_on_path(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.zeros((16,), ct.int32)
+        for i in range(3):
+            x = ct.load(a, (0,), (16,))
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError,
+                          "the type of `x` depends on the path taken", "for i in range(3):")
+    assert "int32 tile of shape (16,)" in err.message
+    assert "float32 tile of shape (16,)" in err.message
+
+
+def test_if_carried_type_depends_on_path(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.zeros((16,), ct.int32)
+        if ct.bid(0) > 0:
+            x = ct.zeros((16,), ct.uint32)
+        ct.store(a, (0,), x)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "the type of `x` depends on the path taken",
+                    "if ct.bid(0) > 0:")
+
+
+def test_if_carried_shape_depends_on_path(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.zeros((16,), ct.float32)
+        if ct.bid(0) > 0:
+            x = ct.zeros((8,), ct.float32)
+        ct.store(a, (0,), x)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "the type of `x` depends on the path taken",
+                    "if ct.bid(0) > 0:")
+
+
+def test_tile_as_if_condition(fe):
+    @ct.kernel
+    def k(a):
+        if ct.load(a, (0,), (16,)) > 0:
+            pass
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError,
+                          "the condition of an `if` must be a scalar",
+                          "ct.load(a, (0,), (16,)) > 0")
+    assert "bool_ tile of shape (16,)" in err.message
+
+
+def test_tile_as_while_condition(fe):
+    @ct.kernel
+    def k(a):
+        while ct.load(a, (0,), (16,)):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "the condition of a `while` loop must be a scalar", "ct.load(a, (0,), (16,))")
+
+
+def test_tile_as_and_operand(fe):
+    @ct.kernel
+    def k(a):
+        c = ct.bid(0) > 0 and ct.load(a, (0,), (16,)) > 0
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "`and` needs scalars",
+                    "ct.bid(0) > 0 and ct.load(a, (0,), (16,)) > 0")
+
+
+def test_return_value_from_kernel(fe):
+    @ct.kernel
+    def k(a):
+        return 1
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "a kernel cannot return a value",
+                          "return 1")
+    assert "tilelang.store" in err.hint
+
+
+def test_return_inside_runtime_if(fe):
+    @ct.kernel
+    def k(a):
+        if ct.bid(0) > 0:
+            return
+        ct.store(a, (0,), 1.0)
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
+                    "`return` inside a run-time `if`", "return")
+
+
+def test_return_inside_loop_of_helper(fe):
+    def first_positive(n):
+        for i in range(n):
+            return i
+        return 0
+
+    @ct.kernel
+    def k(a, n):
+        ct.store(a, (0,), first_positive(n))
+
+    fe.expect_error(k, (fe.array(), 4), TileUnsupportedFeatureError, "`return` inside",
+                    "return i", helper=first_positive, call_at="first_positive(n)")
+
+
+def test_range_with_float_argument(fe):
+    @ct.kernel
+    def k(a):
+        for i in range(3.0):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "range() arguments must be signed integer scalars, got constant 3.0",
+                    "range(3.0)")
+
+
+def test_range_with_float_scalar(fe):
+    @ct.kernel
+    def k(a, x):
+        for i in range(x):
+            pass
+
+    fe.expect_error(k, (fe.array(), 2.5), TileTypeError,
+                    "got float32 scalar", "range(x)")
+
+
+def test_range_step_zero(fe):
+    @ct.kernel
+    def k(a):
+        for i in range(0, 8, 0):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileValueError, "range() step must not be zero",
+                    "range(0, 8, 0)")
+
+
+def test_range_keyword_argument(fe):
+    @ct.kernel
+    def k(a):
+        for i in range(8, step=2):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "range() takes no keyword arguments",
+                    "range(8, step=2)")
+
+
+def test_range_outside_for(fe):
+    @ct.kernel
+    def k(a):
+        r = range(4)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "range() can only be used as the iterable of a `for` loop", "range(4)")
+
+
+def test_for_else(fe):
+    @ct.kernel
+    def k(a):
+        for i in range(4):
+            pass
+        else:
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
+                    "`for ... else` is not supported", "for i in range(4):")
+
+
+def test_for_over_tile(fe):
+    @ct.kernel
+    def k(a):
+        for v in ct.load(a, (0,), (16,)):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "a `for` loop must iterate over range(...) or a constant tuple",
+                    "for v in ct.load(a, (0,), (16,)):")

@@ -1,0 +1,537 @@
+"""Front-end errors: dtypes, promotion, shapes, memory accesses and element-wise functions.
+
+Same checks as test_errors_syntax.py: class, message, exact span, rendering, clean traceback,
+and a healthy compiler afterwards.
+"""
+# ruff: noqa: F841  (kernels written to exercise the compiler)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang import TileTypeError, TileUnsupportedFeatureError, TileValueError
+
+
+@pytest.fixture(autouse=True)
+def _still_healthy(fe):
+    yield
+    fe.check_healthy()
+
+
+# ----- promotion and constants -----------------------------------------------------------------
+
+
+def test_int32_plus_uint32(fe):
+    @ct.kernel
+    def k(a, b):
+        x = ct.load(a, (0,), (16,)) + ct.load(b, (0,), (16,))
+
+    err = fe.expect_error(k, (fe.array(np.int32), fe.array(np.uint32)), TileTypeError,
+                          "implicit promotion of int32 and uint32 is not supported",
+                          "ct.load(a, (0,), (16,)) + ct.load(b, (0,), (16,))")
+    assert "astype" in err.hint
+
+
+def test_float16_plus_bfloat16(fe):
+    @ct.kernel
+    def k(a, b):
+        x = ct.load(a, (0,), (16,)) * ct.load(b, (0,), (16,))
+
+    fe.expect_error(k, (fe.array(np.float16), fe.array("bfloat16")), TileTypeError,
+                    "implicit promotion of float16 and bfloat16 is not supported",
+                    "ct.load(a, (0,), (16,)) * ct.load(b, (0,), (16,))")
+
+
+def test_signed_unsigned_in_where(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.zeros((4,), ct.int8)
+        x = ct.where(t > 0, t, ct.zeros((4,), ct.uint8))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "implicit promotion of int8 and uint8",
+                    "ct.where(t > 0, t, ct.zeros((4,), ct.uint8))")
+
+
+def test_uint8_plus_300(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)) + 300
+
+    fe.expect_error(k, (fe.array(np.uint8),), TileValueError,
+                    "integer constant 300 is out of range of uint8",
+                    "ct.load(a, (0,), (16,)) + 300")
+
+
+def test_uint32_minus_one_constant(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)) * -1
+
+    fe.expect_error(k, (fe.array(np.uint32),), TileValueError,
+                    "integer constant -1 is out of range of uint32", "ct.load(a, (0,), (16,)) * -1")
+
+
+def test_constant_out_of_every_integer_type(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.bid(0) + 2**70
+
+    fe.expect_error(k, (fe.array(),), TileValueError, "out of range of every integer type",
+                    "ct.bid(0) + 2**70")
+
+
+def test_constant_division_by_zero(fe):
+    @ct.kernel
+    def k(a, BLOCK: ct.Constant[int]):
+        x = 128 // (BLOCK - 16)
+
+    fe.expect_error(k, (fe.array(), 16), TileValueError, "constant expression divides by zero",
+                    "128 // (BLOCK - 16)")
+
+
+def test_bool_arithmetic(fe):
+    @ct.kernel
+    def k(a):
+        b = ct.load(a, (0,), (16,)) > 0
+        x = b + b
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "add does not support bool operands",
+                          "b + b")
+    assert "int" in err.hint
+
+
+# ----- bitwise and float-only functions --------------------------------------------------------
+
+
+def test_bitwise_and_on_floats(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = t & t
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "bitwise_and requires integer or bool operands, got float32", "t & t")
+
+
+def test_bitwise_different_dtypes(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.zeros((4,), ct.int32) | ct.zeros((4,), ct.int16)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "bitwise_or operands must have the same dtype, got int32 and int16",
+                    "ct.zeros((4,), ct.int32) | ct.zeros((4,), ct.int16)")
+
+
+def test_shift_of_floats(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)) << 1
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "bitwise_lshift requires integer operands",
+                    "ct.load(a, (0,), (16,)) << 1")
+
+
+def test_invert_float(fe):
+    @ct.kernel
+    def k(a):
+        x = ~ct.load(a, (0,), (16,))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "~ requires an integer or bool operand, got float32",
+                    "~ct.load(a, (0,), (16,))")
+
+
+def test_invert_bool_constant(fe):
+    @ct.kernel
+    def k(a):
+        x = ~True
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "~ of a bool constant", "~True")
+    assert "not" in err.hint
+
+
+@pytest.mark.parametrize("fn", ["floor", "ceil", "isnan"])
+def test_float_only_function_on_ints(fe, fn):
+    @ct.kernel
+    def k_floor(a):
+        x = ct.floor(ct.load(a, (0,), (16,)))
+
+    @ct.kernel
+    def k_ceil(a):
+        x = ct.ceil(ct.load(a, (0,), (16,)))
+
+    @ct.kernel
+    def k_isnan(a):
+        x = ct.isnan(ct.load(a, (0,), (16,)))
+
+    kernel = {"floor": k_floor, "ceil": k_ceil, "isnan": k_isnan}[fn]
+    fe.expect_error(kernel, (fe.array(np.int32),), TileTypeError,
+                    f"{fn} requires a float operand, got int32",
+                    f"ct.{fn}(ct.load(a, (0,), (16,)))")
+
+
+# ----- rounding_mode and flush_to_zero ---------------------------------------------------------
+
+
+def test_rounding_mode_on_ints(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.add(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZ)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "a rounding mode can only be used with float operands",
+                    "ct.add(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZ)")
+
+
+def test_rounding_mode_not_supported_by_op(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.mul(ct.load(a, (0,), (16,)), 2.0, rounding_mode=ct.RoundingMode.APPROX)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "is not supported by mul",
+                    "ct.mul(ct.load(a, (0,), (16,)), 2.0, rounding_mode=ct.RoundingMode.APPROX)")
+
+
+def test_rounding_mode_not_an_enum(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.sqrt(ct.load(a, (0,), (16,)), rounding_mode="rz")
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "rounding mode 'rz' is not supported by sqrt",
+                    'ct.sqrt(ct.load(a, (0,), (16,)), rounding_mode="rz")')
+
+
+def test_approx_needs_float32(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.exp(ct.load(a, (0,), (16,)), rounding_mode=ct.RoundingMode.APPROX)
+
+    fe.expect_error(k, (fe.array(np.float16),), TileTypeError,
+                    "rounding mode APPROX is only supported for float32",
+                    "ct.exp(ct.load(a, (0,), (16,)), rounding_mode=ct.RoundingMode.APPROX)")
+
+
+def test_flush_to_zero_needs_float32(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.sub(ct.load(a, (0,), (16,)), 1.0, flush_to_zero=True)
+
+    fe.expect_error(k, (fe.array(np.float16),), TileTypeError,
+                    "flush_to_zero is only supported for float32 operands of sub",
+                    "ct.sub(ct.load(a, (0,), (16,)), 1.0, flush_to_zero=True)")
+
+
+def test_flush_to_zero_not_a_parameter(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.exp(ct.load(a, (0,), (16,)), flush_to_zero=True)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "exp(): got an unexpected keyword argument 'flush_to_zero'",
+                    "ct.exp(ct.load(a, (0,), (16,)), flush_to_zero=True)")
+
+
+def test_astype_rounding_mode_to_int(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = t.astype(ct.int32, rounding_mode=ct.RoundingMode.RZ)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "astype's rounding_mode is only supported from float to float",
+                    "t.astype(ct.int32, rounding_mode=ct.RoundingMode.RZ)")
+
+
+# ----- shapes ----------------------------------------------------------------------------------
+
+
+def test_broadcast_shape_mismatch(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)) + ct.load(a, (0,), (8,))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "shapes (16,) and (8,) do not broadcast",
+                    "ct.load(a, (0,), (16,)) + ct.load(a, (0,), (8,))")
+
+
+def test_broadcast_to_mismatch(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.broadcast_to(ct.zeros((4, 2), ct.float32), (4, 8))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "do not broadcast",
+                    "ct.broadcast_to(ct.zeros((4, 2), ct.float32), (4, 8))")
+
+
+def test_tile_shape_from_runtime_scalar(fe):
+    @ct.kernel
+    def k(a, n):
+        x = ct.load(a, (0,), (n,))
+
+    err = fe.expect_error(k, (fe.array(), 16), TileTypeError,
+                          "tile shape must be a tuple of compile-time constant ints",
+                          "ct.load(a, (0,), (n,))")
+    assert "Constant[int]" in err.hint
+
+
+def test_full_shape_from_runtime_scalar(fe):
+    @ct.kernel
+    def k(a, n):
+        x = ct.full(n, 0.0, ct.float32)
+
+    fe.expect_error(k, (fe.array(), 16), TileTypeError, "got int32 scalar",
+                    "ct.full(n, 0.0, ct.float32)")
+
+
+@pytest.mark.parametrize("dim", [0, -4])
+def test_non_positive_tile_shape(fe, dim):
+    @ct.kernel
+    def k(a, D: ct.Constant[int]):
+        x = ct.zeros((D, 4), ct.float32)
+
+    fe.expect_error(k, (fe.array(), dim), TileValueError,
+                    f"dimension 0 of tile shape ({dim}, 4) is not positive",
+                    "ct.zeros((D, 4), ct.float32)")
+
+
+def test_reshape_size_mismatch(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.reshape(ct.zeros((4, 4), ct.int32), (8, 4))
+
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "cannot reshape a tile of shape (4, 4) into (8, 4)",
+                    "ct.reshape(ct.zeros((4, 4), ct.int32), (8, 4))")
+
+
+def test_expand_dims_axis_out_of_range(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.expand_dims(ct.zeros((4,), ct.int32), 2)
+
+    fe.expect_error(k, (fe.array(),), TileValueError, "axis 2 is out of range for 2 dimensions",
+                    "ct.expand_dims(ct.zeros((4,), ct.int32), 2)")
+
+
+def test_tile_to_scalar(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.full((1,), 3, ct.int32).item()
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
+                    "converting a tile of shape (1,) to a scalar is not supported",
+                    "ct.full((1,), 3, ct.int32).item()")
+
+
+def test_index_tile_with_integer(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = t[3]
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError,
+                          "tiles can only be indexed with `None`, `:` and `...`, got constant 3",
+                          "t[3]")
+    assert "reshape" in err.hint
+
+
+def test_index_tile_with_partial_slice(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = t[0:8]
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "got slice", "t[0:8]")
+
+
+def test_index_array(fe):
+    @ct.kernel
+    def k(a):
+        x = a[0]
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "arrays cannot be indexed", "a[0]")
+    assert "tilelang.load" in err.hint
+
+
+# ----- load and store --------------------------------------------------------------------------
+
+
+def test_load_wrong_number_of_indices(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16, 16))
+
+    fe.expect_error(k, (fe.array(shape=(32, 32)),), TileValueError,
+                    "index has 1 entries but the array has 2 dimensions",
+                    "ct.load(a, (0,), (16, 16))")
+
+
+def test_load_wrong_shape_rank(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0, 0), (16,))
+
+    fe.expect_error(k, (fe.array(shape=(32, 32)),), TileValueError,
+                    "expected a shape of length 2 for a 2-d array, got (16,)",
+                    "ct.load(a, (0, 0), (16,))")
+
+
+def test_load_float_index(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0.5,), (16,))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "each tile index must be an integer scalar, got constant 0.5",
+                    "ct.load(a, (0.5,), (16,))")
+
+
+def test_load_bad_order(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0, 0), (4, 4), order=(0, 0))
+
+    fe.expect_error(k, (fe.array(shape=(8, 8)),), TileValueError,
+                    "order must be 'C', 'F' or a permutation of (0, 1)",
+                    "ct.load(a, (0, 0), (4, 4), order=(0, 0))")
+
+
+def test_load_bad_padding_mode(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,), padding_mode=0)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "padding_mode must be a tilelang.PaddingMode",
+                    "ct.load(a, (0,), (16,), padding_mode=0)")
+
+
+def test_load_from_tile(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = ct.load(t, (0,), (4,))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "load() expects an array",
+                    "ct.load(t, (0,), (4,))")
+
+
+def test_store_float32_into_float16(fe):
+    @ct.kernel
+    def k(a, b):
+        ct.store(b, (0,), ct.load(a, (0,), (16,)))
+
+    err = fe.expect_error(k, (fe.array(), fe.array(np.float16)), TileTypeError,
+                          "cannot implicitly cast a float32 tile to the float16 array",
+                          "ct.store(b, (0,), ct.load(a, (0,), (16,)))")
+    assert ".astype(tilelang.float16)" in err.hint
+
+
+def test_store_float_into_int_array(fe):
+    @ct.kernel
+    def k(a, b):
+        ct.store(b, (0,), ct.load(a, (0,), (16,)))
+
+    fe.expect_error(k, (fe.array(), fe.array(np.int32)), TileTypeError,
+                    "cannot implicitly cast a float32 tile to the int32 array",
+                    "ct.store(b, (0,), ct.load(a, (0,), (16,)))")
+
+
+def test_store_float_constant_into_int_array(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), 2.5)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError, "cannot store 2.5 into a int32 array",
+                    "ct.store(a, (0,), 2.5)")
+
+
+def test_store_wrong_rank(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0, 0), ct.zeros((16,), ct.float32))
+
+    err = fe.expect_error(k, (fe.array(shape=(16, 16)),), TileValueError,
+                          "cannot store a tile of shape (16,) into a 2-d array",
+                          "ct.store(a, (0, 0), ct.zeros((16,), ct.float32))")
+    assert "scalar" in err.hint
+
+
+# ----- attributes and dtypes -------------------------------------------------------------------
+
+
+def test_unknown_tile_attribute(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)).size
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "a tile has no attribute `size`",
+                    "ct.load(a, (0,), (16,)).size")
+
+
+def test_future_tile_method(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.zeros((4, 4), ct.float32).transpose()
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
+                    "Tile.transpose is not supported yet", "ct.zeros((4, 4), ct.float32).transpose")
+
+
+def test_bad_dtype(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.zeros((4,), "float33")
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "dtype must be a dtype such as",
+                    'ct.zeros((4,), "float33")')
+
+
+def test_arange_float_start_for_int_dtype(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.arange(16, dtype=ct.int32, start=1.5)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "float constant 1.5 cannot become an integer of int32",
+                    "ct.arange(16, dtype=ct.int32, start=1.5)")
+
+
+def test_arange_step_out_of_range(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.arange(16, dtype=ct.uint8, step=-1)
+
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "integer constant -1 is out of range of uint8",
+                    "ct.arange(16, dtype=ct.uint8, step=-1)")
+
+
+def test_bid_axis_out_of_range(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.bid(3)
+
+    fe.expect_error(k, (fe.array(),), TileValueError, "axis must be 0, 1 or 2, got 3", "ct.bid(3)")
+
+
+def test_bid_axis_not_constant(fe):
+    @ct.kernel
+    def k(a, n):
+        x = ct.num_blocks(n)
+
+    fe.expect_error(k, (fe.array(), 1), TileTypeError,
+                    "axis must be a compile-time constant int, got int32 scalar",
+                    "ct.num_blocks(n)")
+
+
+def test_cdiv_of_floats(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.cdiv(ct.load(a, (0,), (16,)), 4)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "cdiv() requires integer operands",
+                    "ct.cdiv(ct.load(a, (0,), (16,)), 4)")

@@ -1,0 +1,134 @@
+"""full, zeros, ones and arange."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilelang as ct
+
+ALL_DTYPES = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "float16", "bfloat16", "float32", "float64"]
+
+
+@ct.kernel
+def fill(y, VALUE: ct.Constant, SHAPE: ct.Constant, KIND: ct.Constant[str]):
+    if KIND == "full":
+        t = ct.full(SHAPE, VALUE, y.dtype)
+    elif KIND == "zeros":
+        t = ct.zeros(SHAPE, y.dtype)
+    else:
+        t = ct.ones(SHAPE, dtype=y.dtype)
+    assert t.dtype == y.dtype and t.shape == SHAPE
+    ct.store(y, (0,) * len(SHAPE), t)
+
+
+CONSTANTS = {"bool_": True, "int8": -7, "int16": -300, "int32": 2**31 - 1, "int64": -(2**60),
+             "uint8": 255, "uint16": 40000, "uint32": 2**32 - 1, "uint64": 2**64 - 1,
+             "float16": -1.5, "bfloat16": 3.25, "float32": 0.1, "float64": 0.1}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("kind", ["full", "zeros", "ones"])
+@pytest.mark.parametrize("shape", [(1,), (8,), (4, 8), (2, 1, 4), (3, 5)])
+def test_factories(it, dtype, kind, shape):
+    value = CONSTANTS[dtype]
+    y = it.poison(shape, dtype)
+    it.launch(fill, (1,), y, value, shape, kind)
+    want = {"full": value, "zeros": 0, "ones": 1}[kind]
+    it.assert_same(y, np.full(shape, want, it.np_dtype(dtype)))
+
+
+@ct.kernel
+def fill_runtime(y, v, B: ct.Constant[int]):
+    ct.store(y, (0, 0), ct.full((2, B), v, y.dtype))
+
+
+@pytest.mark.parametrize(("dtype", "value"), [
+    ("float32", 2.5), ("float16", 1e5), ("bfloat16", 1.0 / 3), ("float64", 1.0 / 3),
+    ("int8", 1000), ("int32", -(2**40)), ("uint8", -1), ("uint16", 7), ("int16", 3.9),
+    ("int8", -3.9), ("uint32", 1e20), ("int64", float("nan")), ("bool_", 0.5), ("bool_", 0),
+])
+def test_full_from_runtime_scalar(it, dtype, value):
+    """A run-time fill value is converted with astype's rules (wrap, truncate, saturate)."""
+    y = it.poison((2, 8), dtype)
+    it.launch(fill_runtime, (1,), y, value, 8)
+    src = np.float32(value) if isinstance(value, float) else \
+        np.array(value, np.int32 if -(2**31) <= value < 2**31 else np.int64)
+    d = it.np_dtype(dtype)
+    if d.kind in "iu" and isinstance(value, float):
+        info = np.iinfo(d)
+        v = 0 if np.isnan(src) else np.clip(np.trunc(np.float64(src)), info.min, info.max)
+        want = np.full((2, 8), int(v), d)
+    else:
+        want = np.full((2, 8), np.asarray(src).astype(np.float64 if it.is_float(d) else src.dtype)
+                       .astype(d))
+    it.assert_same(y, want)
+
+
+@ct.kernel
+def fill_from_tile(x, y):
+    s = ct.full((), 3, ct.int16) * ct.load(x, (0,), (1,)).reshape(())
+    ct.store(y, (0,), ct.full((4,), s, ct.float32))
+
+
+@pytest.mark.xfail(raises=ct.TileUnsupportedFeatureError, strict=True,
+                   reason="a (1,) tile cannot become a scalar yet (Tile.item / reshape(()))")
+def test_full_from_scalar_tile(it):
+    x = np.array([-5], np.int16)
+    y = it.poison(4, np.float32)
+    it.launch(fill_from_tile, (1,), x, y)
+    it.assert_same(y, np.full(4, -15, np.float32))
+
+
+@ct.kernel
+def arange_kernel(y, SIZE: ct.Constant[int], START: ct.Constant, STEP: ct.Constant):
+    t = ct.arange(SIZE, dtype=y.dtype, start=START, step=STEP)
+    assert t.shape == (SIZE,) and t.dtype == y.dtype
+    ct.store(y, (0,), t)
+
+
+@pytest.mark.parametrize(("dtype", "size", "start", "step"), [
+    ("int32", 1, 0, 1), ("int32", 16, 0, 1), ("int32", 8, 7, -1), ("int64", 8, -(2**40), 2**35),
+    ("int8", 32, -100, 6), ("uint8", 16, 250, 1), ("uint16", 4, 3, 3), ("int16", 5, 2, -7),
+    ("float32", 8, 0.5, 0.25), ("float64", 16, -1.0, 0.1), ("float16", 8, 1, 2),
+    ("bfloat16", 4, 0, -0.5), ("uint64", 8, 2**63, 2**60),
+])
+def test_arange(it, dtype, size, start, step):
+    y = it.poison(size, dtype)
+    it.launch(arange_kernel, (1,), y, size, start, step)
+    d = it.np_dtype(dtype)
+    if it.is_float(d):  # computed as arange * step + start, each rounded to the dtype
+        w = np.arange(size).astype(d).astype(np.float64 if d == np.float64 else np.float32)
+        w = (w * d.type(step).astype(w.dtype)).astype(d).astype(w.dtype)
+        want = (w + d.type(start).astype(w.dtype)).astype(d)
+    else:
+        want = np.array([(start + k * step) % 2**(8 * d.itemsize) for k in range(size)],
+                        np.uint64).astype(d)  # integers wrap
+    it.assert_same(y, want)
+
+
+@ct.kernel
+def arange_runtime(y, start, step):
+    ct.store(y, (0,), ct.arange(8, dtype=ct.int32, start=start, step=step))
+    ct.store(y, (1,), ct.arange(8, dtype=ct.float32) + 0.5)
+
+
+def test_arange_runtime_start_and_step(it):
+    y = it.poison(16, np.int32)
+    with pytest.raises(ct.TileTypeError):  # float32 tile into an int32 array
+        it.launch(arange_runtime, (1,), y, 5, -2)
+    y = it.poison(16, np.float32)
+    it.launch(arange_runtime, (1,), y, 5, -2)
+    it.assert_same(y, np.concatenate([5 - 2 * np.arange(8), np.arange(8) + 0.5])
+                   .astype(np.float32))
+
+
+@ct.kernel
+def arange_bad(y):
+    ct.store(y, (0,), ct.arange(8, dtype=ct.int8, step=2.5))
+
+
+def test_arange_float_step_with_int_dtype_is_rejected(it):
+    with pytest.raises(ct.TileTypeError):
+        it.launch(arange_bad, (1,), np.zeros(8, np.int8))

@@ -1,0 +1,1 @@
+"""Backend: NVVM/LLVM lowering, PTX extraction, assembly to cubin and resource reports."""

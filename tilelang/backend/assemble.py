@@ -1,0 +1,79 @@
+"""Backend: PTX to cubin (nvJitLink through cuda.core, else ptxas) and per-kernel resources."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tilelang.errors import TileCompilerExecutionError
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What ptxas reports for one kernel."""
+
+    registers: int
+    spill_stores: int
+    spill_loads: int
+    stack_bytes: int
+    shared_bytes: int
+
+
+def assemble(ptx: str, arch: str) -> tuple[bytes, str]:
+    """(cubin, assembler log) for `ptx`; the log has the `-v` resource lines."""
+    if shutil.which("ptxas"):
+        return _with_ptxas(ptx, arch)
+    return _with_nvjitlink(ptx, arch)
+
+
+def _with_ptxas(ptx: str, arch: str) -> tuple[bytes, str]:
+    with tempfile.TemporaryDirectory(prefix="tilelang-ptxas-") as d:
+        src, out = Path(d) / "kernel.ptx", Path(d) / "kernel.cubin"
+        src.write_text(ptx)
+        run = subprocess.run(["ptxas", f"-arch={arch}", "-v", str(src), "-o", str(out)],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise TileCompilerExecutionError(
+                f"internal compiler error: ptxas rejected the generated PTX:\n{run.stderr[-2000:]}"
+            )
+        return out.read_bytes(), run.stderr + run.stdout
+
+
+def _with_nvjitlink(ptx: str, arch: str) -> tuple[bytes, str]:
+    from tilelang.runtime.cuda_compat import Program, ProgramOptions
+
+    try:
+        program = Program(ptx, "ptx", options=ProgramOptions(arch=arch, ptxas_options=["-v"]))
+        code = program.compile("cubin")
+    except Exception as e:
+        raise TileCompilerExecutionError(f"internal compiler error: assembling PTX: {e}") from e
+    log = ""
+    try:
+        log = program.backend_log or ""  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    return bytes(code.code), log
+
+
+_RESOURCE = re.compile(
+    r"Compiling entry function '(?P<name>[^']+)'.*?"
+    r"(?P<stack>\d+) bytes stack frame, (?P<st>\d+) bytes spill stores, "
+    r"(?P<ld>\d+) bytes spill loads.*?Used (?P<regs>\d+) registers(?P<rest>[^\n]*)",
+    re.S,
+)
+
+
+def resources(log: str) -> dict[str, Resources]:
+    """Per kernel name: registers, spills, stack and shared memory, from a `-v` log."""
+    found = {}
+    for m in _RESOURCE.finditer(log):
+        smem = re.search(r"(\d+) bytes smem", m.group("rest"))
+        found[m.group("name")] = Resources(
+            int(m.group("regs")), int(m.group("st")), int(m.group("ld")),
+            int(m.group("stack")), int(smem.group(1)) if smem else 0,
+        )
+    return found

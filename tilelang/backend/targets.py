@@ -1,0 +1,22 @@
+"""Backend: GPU architectures we generate code for, and the PTX features each needs."""
+
+from __future__ import annotations
+
+import re
+
+from tilelang.errors import TileValueError
+
+# Oldest PTX ISA that supports each target (PTX ISA release notes); +ptx80 covers sm_80..sm_90a.
+SUPPORTED = {"sm_80": "+ptx80", "sm_86": "+ptx80", "sm_89": "+ptx80", "sm_90": "+ptx80",
+             "sm_90a": "+ptx80"}
+
+
+def check_arch(arch: str) -> tuple[str, str]:
+    """(chip, PTX features) for `arch`; a clear error, not an LLVM abort, for others."""
+    if not re.fullmatch(r"sm_\d+a?", arch):
+        raise TileValueError(f"arch must look like 'sm_90', got {arch!r}")
+    if arch not in SUPPORTED:
+        raise TileValueError(
+            f"arch {arch} is not supported; supported: {', '.join(sorted(SUPPORTED))}"
+        )
+    return arch, SUPPORTED[arch]

@@ -1,0 +1,282 @@
+"""Passes (layout): tile-assign-layouts: give every tile value a thread layout.
+
+Analysis first: a value is *concrete* when a memory access or a concrete operand fixes its
+layout, and *deferred* when it can be recomputed in any layout at no cost (splat, arange, and
+broadcasts, linear reshapes and element-wise ops of deferred values). Deferred values are
+rematerialized in the layout each consumer wants, so a conversion, when one is needed, lands on
+the small operand of a broadcast rather than on the broadcast tile. Where two concrete layouts
+meet, a `tile.convert_layout` is inserted right after the value is defined (once per layout).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import mlir.ir as ir
+
+from tilelang.dialect import dtype_of, ops, parse_array_type, with_layout
+from tilelang.dialect.types import is_tile_type, shape_of
+from tilelang.layout import LinearLayout, to_text
+from tilelang.passes import layout_rules as rules
+from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
+from tilelang.passes.ir_utils import defining_op, name
+
+NAME = "tile-assign-layouts"
+ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan")
+DEFERRED_LEAVES = ("tile.splat", "tile.arange")
+
+
+@dataclass(frozen=True)
+class Options:
+    pass
+
+
+def run(module: ir.Operation, options: Options) -> None:
+    """Give every tile value a `#tile.layout` encoding; convert where concrete layouts meet."""
+    for op in list(module.regions[0].blocks[0].operations):
+        op = op.operation
+        if name(op) == "func.func":
+            num_warps = ir.IntegerAttr(op.attributes["tile.num_warps"]).value
+            _Assigner(num_warps).function(op)
+    eliminate_dead_code(module, None)
+
+
+def is_elementwise(op: ir.Operation) -> bool:
+    from tilelang.interpreter import semantics
+
+    n = name(op)
+    return n in semantics.BINARY or n in semantics.UNARY or n in ELEMENTWISE_EXTRA
+
+
+class _Assigner:
+    def __init__(self, num_warps: int):
+        self.num_warps = num_warps
+        self.layouts: dict[ir.Value, LinearLayout | None] = {}  # None: deferred
+        self.converted: dict[tuple[Any, str], ir.Value] = {}
+
+    # ----- analysis ---------------------------------------------------------------------------
+
+    def function(self, func: ir.Operation) -> None:
+        body = func.regions[0].blocks[0]
+        self.analyze_block(body)
+        self.materialize_block(body)
+
+    def analyze_block(self, block: ir.Block) -> None:
+        for op in block.operations:
+            self.analyze(op.operation)
+
+    def analyze(self, op: ir.Operation) -> None:
+        n = name(op)
+        if n == "scf.for":
+            self._analyze_loop(op, list(op.operands)[3:], op.regions[0].blocks[0], 1)
+        elif n == "scf.while":
+            self._analyze_while(op)
+        elif n == "scf.if":
+            self._analyze_if(op)
+        elif op.results and is_tile_type(op.results[0].type):
+            self.layouts[op.results[0]] = self._result_layout(op)
+
+    def _result_layout(self, op: ir.Operation) -> LinearLayout | None:
+        n, result = name(op), op.results[0]
+        if n == "tile.load":
+            return self._load_layout(op)
+        if n in DEFERRED_LEAVES or n == "tile.broadcast":
+            return None
+        if n == "tile.reshape":
+            src = op.operands[0]
+            if is_tile_type(src.type) and not rules.is_linear_reshape(
+                shape_of(src.type), shape_of(result.type)
+            ):
+                return self.default(result)  # moved through shared memory when lowered
+            return None
+        if is_elementwise(op):
+            tiles = [v for v in op.operands if is_tile_type(v.type)]
+            return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
+        return self.default(result)
+
+    def _load_layout(self, op: ir.Operation) -> LinearLayout:
+        _, unit, _ = parse_array_type(op.operands[0].type)
+        order = ops.array_attr(op, "order")
+        result = op.results[0]
+        fastest = rules.fastest_tile_axis(unit, order)
+        return rules.memory_layout(shape_of(result.type), dtype_of(result.type), self.num_warps,
+                                   fastest)
+
+    def default(self, value: ir.Value) -> LinearLayout:
+        return rules.default_layout(shape_of(value.type), dtype_of(value.type), self.num_warps)
+
+    def _analyze_loop(self, op: ir.Operation, inits: list[ir.Value], body: ir.Block,
+                      first_arg: int) -> None:
+        """Loop-carried tiles keep one layout: the init's if concrete, else the one the body
+        yields (found by a first analysis with those arguments deferred), else the default."""
+        args = list(body.arguments)[first_arg:]
+        for arg, init in zip(args, inits, strict=True):
+            if is_tile_type(arg.type):
+                self.layouts[arg] = self.layouts.get(init)
+        self.analyze_block(body)
+        yields = list(body.operations)[-1].operands
+        for arg, init, y in zip(args, inits, yields, strict=True):
+            if is_tile_type(arg.type) and self.layouts.get(init) is None:
+                self.layouts[arg] = self.layouts.get(y) or self.default(arg)
+        self.analyze_block(body)
+        for result, arg in zip(op.results, args, strict=True):
+            if is_tile_type(result.type):
+                self.layouts[result] = self.layouts[arg]
+
+    def _analyze_while(self, op: ir.Operation) -> None:
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        inits = list(op.operands)
+        for arg, init in zip(before.arguments, inits, strict=True):
+            if is_tile_type(arg.type):
+                self.layouts[arg] = self.layouts.get(init) or self.default(arg)
+        for _ in range(2):  # the after-block's arguments are what `before` forwards
+            self.analyze_block(before)
+            forwarded = list(list(before.operations)[-1].operands)[1:]
+            for arg, value, barg in zip(after.arguments, forwarded, before.arguments, strict=True):
+                if is_tile_type(arg.type):
+                    self.layouts[arg] = self.layouts[barg]
+            self.analyze_block(after)
+        for result, arg in zip(op.results, after.arguments, strict=True):
+            if is_tile_type(result.type):
+                self.layouts[result] = self.layouts[arg]
+
+    def _analyze_if(self, op: ir.Operation) -> None:
+        blocks = [r.blocks[0] for r in op.regions if r.blocks]
+        for block in blocks:
+            self.analyze_block(block)
+        for i, result in enumerate(op.results):
+            if not is_tile_type(result.type):
+                continue
+            candidates = [self.layouts.get(list(b.operations)[-1].operands[i]) for b in blocks]
+            self.layouts[result] = next((c for c in candidates if c), None) or \
+                self.default(result)
+
+    # ----- materialization --------------------------------------------------------------------
+
+    def materialize_block(self, block: ir.Block) -> None:
+        for arg in block.arguments:
+            self._set_type(arg)
+        for op in list(block.operations):
+            self.materialize(op.operation)
+
+    def materialize(self, op: ir.Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                self.materialize_block(block)
+        for result in op.results:
+            self._set_type(result)
+        required = self._required_operand_layouts(op)
+        for i, layout in required.items():
+            op.operands[i] = self.value_in(op.operands[i], layout)
+
+    def _set_type(self, value: ir.Value) -> None:
+        layout = self.layouts.get(value)
+        if is_tile_type(value.type) and layout is not None:
+            value.set_type(with_layout(value.type, to_text(layout)))
+
+    def _required_operand_layouts(self, op: ir.Operation) -> dict[int, LinearLayout]:
+        """Operand index -> the layout it must have (only for concrete consumers)."""
+        n = name(op)
+        operands = list(op.operands)
+        if n == "tile.store":
+            return {len(operands) - 1: self._store_layout(op)}
+        if n in ("scf.yield", "scf.condition"):
+            return self._yield_layouts(op)
+        if n == "scf.for":
+            args = list(op.regions[0].blocks[0].arguments)[1:]
+            return {i + 3: self.layouts[a] for i, a in enumerate(args) if is_tile_type(a.type)}
+        if n == "scf.while":
+            args = op.regions[0].blocks[0].arguments
+            return {i: self.layouts[a] for i, a in enumerate(args) if is_tile_type(a.type)}
+        if not op.results or not is_tile_type(op.results[0].type):
+            return {}
+        layout = self.layouts.get(op.results[0])
+        if layout is None:  # deferred: rematerialized by its consumers
+            return {}
+        return self._operand_layouts(op, layout)
+
+    def _operand_layouts(self, op: ir.Operation, layout: LinearLayout) -> dict[int, LinearLayout]:
+        n = name(op)
+        if is_elementwise(op):
+            return {i: layout for i, v in enumerate(op.operands) if is_tile_type(v.type)}
+        if n == "tile.broadcast":
+            src = op.operands[0]
+            return {0: layout.broadcast_operand(rules.padded_shape(shape_of(src.type)))}
+        if n == "tile.reshape" and is_tile_type(op.operands[0].type):
+            src = op.operands[0]
+            if rules.is_linear_reshape(shape_of(src.type), shape_of(op.results[0].type)):
+                return {0: rules.reshape_layout(layout, shape_of(src.type))}
+            return {0: self.layouts.get(src) or self.default(src)}
+        return {}
+
+    def _store_layout(self, op: ir.Operation) -> LinearLayout:
+        array, tile = op.operands[0], list(op.operands)[-1]
+        current = self.layouts.get(tile)
+        _, unit, _ = parse_array_type(array.type)
+        fastest = rules.fastest_tile_axis(unit, ops.array_attr(op, "order"))
+        preferred = rules.memory_layout(shape_of(tile.type), dtype_of(tile.type),
+                                        self.num_warps, fastest)
+        if current is not None and (fastest is None or current == preferred):
+            return current
+        return preferred
+
+    def _yield_layouts(self, op: ir.Operation) -> dict[int, LinearLayout]:
+        parent = op.parent
+        offset = 1 if name(op) == "scf.condition" else 0
+        if name(parent) == "scf.while" and name(op) == "scf.yield":
+            targets = list(parent.regions[0].blocks[0].arguments)
+        elif name(parent) == "scf.for":
+            targets = list(parent.regions[0].blocks[0].arguments)[1:]
+        else:
+            targets = list(parent.results)
+        out = {}
+        for i, target in enumerate(targets):
+            if is_tile_type(target.type):
+                out[i + offset] = self.layouts[target]
+        return out
+
+    # ----- values in a given layout -----------------------------------------------------------
+
+    def value_in(self, value: ir.Value, layout: LinearLayout) -> ir.Value:
+        """`value` with `layout`: itself, a rematerialized copy, or a conversion."""
+        current = self.layouts.get(value)
+        if current == layout:
+            return value
+        key = (value, to_text(layout))
+        if key not in self.converted:
+            if current is None:
+                self.converted[key] = self._rematerialize(value, layout)
+            else:
+                self.converted[key] = self._convert(value, layout)
+        return self.converted[key]
+
+    def _rematerialize(self, value: ir.Value, layout: LinearLayout) -> ir.Value:
+        op = defining_op(value)
+        assert op is not None, "deferred values are op results"
+        new_type = with_layout(value.type, to_text(layout))
+        operands = [
+            self.value_in(v, req) if (req := self._operand_layouts(op, layout).get(i)) else v
+            for i, v in enumerate(op.operands)
+        ]
+        with ir.InsertionPoint.after(op), op.location:
+            clone = ir.Operation.create(
+                name(op), results=[new_type], operands=operands,
+                attributes={k: op.attributes[k] for k in op.attributes},
+            )
+        self.layouts[clone.result] = layout
+        return clone.result
+
+    def _convert(self, value: ir.Value, layout: LinearLayout) -> ir.Value:
+        new_type = with_layout(value.type, to_text(layout))
+        owner = defining_op(value)
+        if owner is not None:
+            point = ir.InsertionPoint.after(owner)
+            location = owner.location
+        else:  # a block argument: convert at the start of its block
+            point = ir.InsertionPoint.at_block_begin(value.owner)
+            location = ir.Location.unknown()
+        with point, location:
+            result = ops.create("convert_layout", [value], [new_type]).result
+        self.layouts[result] = layout
+        return result

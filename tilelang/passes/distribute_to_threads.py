@@ -1,0 +1,102 @@
+"""Passes (simt): tile-distribute-to-threads: tile kernels become per-thread GPU code.
+
+Every `func.func` kernel becomes a `gpu.func` in a `gpu.module` targeting NVVM: arrays become
+pointer + extents + strides (simt/abi.py), each tile becomes, in every thread, the registers its
+layout assigns to that thread, and each tile op becomes arith/math/llvm/scf code on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlir.ir as ir
+from mlir.dialects import arith, gpu
+
+from tilelang.dialect import dtype_of
+from tilelang.errors import TileUnsupportedFeatureError
+from tilelang.language import dtypes as dt
+from tilelang.passes.ir_utils import name
+from tilelang.passes.simt import control_flow, elementwise, grid, memory, shapes  # noqa: F401
+from tilelang.passes.simt.abi import array_args, is_array, parameter_types
+from tilelang.passes.simt.context import Lowering
+from tilelang.passes.simt.shapes import SHARED_SYMBOL
+
+NAME = "tile-distribute-to-threads"
+MAX_STATIC_SHARED = 48 * 1024
+MODULE_NAME = "tile_kernels"
+
+
+@dataclass(frozen=True)
+class Options:
+    chip: str = "sm_90"
+    features: str = "+ptx80"
+
+
+def run(module: ir.Operation, options: Options) -> None:
+    """Rewrite each tile kernel as a gpu.func with its tiles distributed over the threads."""
+    body = module.regions[0].blocks[0]
+    kernels = [op.operation for op in body.operations if name(op) == "func.func"]
+    if not kernels:
+        return
+    module.attributes["gpu.container_module"] = ir.UnitAttr.get()
+    with ir.InsertionPoint(body), ir.Location.unknown():
+        target = ir.Attribute.parse(
+            f'#nvvm.target<O = 3, chip = "{options.chip}", features = "{options.features}">'
+        )
+        gpu_module = gpu.GPUModuleOp(MODULE_NAME, targets=ir.ArrayAttr.get([target]))
+        gpu_module.regions[0].blocks.append()
+    container = gpu_module.regions[0].blocks[0]
+    shared = 0
+    for kernel in kernels:
+        shared = max(shared, _lower_kernel(kernel, container))
+        kernel.erase()
+    if shared:
+        _declare_shared(container, shared)
+
+
+def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> int:
+    """Lower one kernel into `container`; return the shared memory it needs (bytes)."""
+    num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
+    old = kernel.regions[0].blocks[0]
+    params = [t for a in old.arguments for t in parameter_types(a.type)]
+    name_attr = ir.StringAttr(kernel.attributes["sym_name"]).value
+    with ir.InsertionPoint(container), kernel.location:
+        func = gpu.GPUFuncOp(ir.TypeAttr.get(ir.FunctionType.get(params, [])),
+                             sym_name=name_attr, kernel=True)
+        func.attributes["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get([32 * num_warps, 1, 1])
+        func.attributes["tile.num_warps"] = kernel.attributes["tile.num_warps"]
+        entry = func.regions[0].blocks.append(*params)
+    lw = Lowering(num_warps)
+    with ir.InsertionPoint(entry), kernel.location:
+        lw.init_thread()
+        _bind_parameters(lw, list(old.arguments), list(entry.arguments))
+        lw.lower_block(old)
+        gpu.ReturnOp([])
+    return lw.shared_bytes
+
+
+def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value]) -> None:
+    it = iter(params)
+    for arg in args:
+        values = [next(it) for _ in parameter_types(arg.type)]
+        if is_array(arg.type):
+            lw.set(arg, array_args(arg.type, values))
+        elif dtype_of(arg.type) is dt.bool_:
+            lw.set(arg, arith.trunci(ir.IntegerType.get_signless(1), values[0]))
+        else:
+            lw.set(arg, values[0])
+
+
+def _declare_shared(container: ir.Block, size: int) -> None:
+    if size > MAX_STATIC_SHARED:
+        raise TileUnsupportedFeatureError(
+            f"a layout conversion needs {size} bytes of shared memory; at most "
+            f"{MAX_STATIC_SHARED} are supported",
+            hint="use smaller tiles for the conversion (e.g. for a transposed load)",
+        )
+    with ir.Location.unknown():
+        op = ir.Operation.parse(
+            f"llvm.mlir.global internal @{SHARED_SYMBOL}() "
+            f"{{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<{size} x i8>"
+        )
+        ir.InsertionPoint.at_block_begin(container).insert(op)

@@ -1,0 +1,99 @@
+"""Passes (simt): scf.for / scf.if / scf.while with tiles flattened into register values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import mlir.ir as ir
+from mlir.dialects import scf
+
+from tilelang.dialect import dtype_of
+from tilelang.dialect.types import is_tile_type, shape_of
+from tilelang.passes.simt.context import Lowering, lowers
+from tilelang.passes.simt.memory import _layout
+from tilelang.passes.simt.values import Distributed, scalar_type
+
+
+def flatten(lowered: Any) -> list[ir.Value]:
+    return list(lowered.regs) if isinstance(lowered, Distributed) else [lowered]
+
+
+def flat_types(old: ir.Value) -> list[ir.Type]:
+    t = old.type
+    if is_tile_type(t):
+        return [scalar_type(dtype_of(t))] * _layout(t).num_registers
+    return [scalar_type(dtype_of(t))]
+
+
+def unflatten(old: ir.Value, values: Iterator[ir.Value]) -> Any:
+    t = old.type
+    if not is_tile_type(t):
+        return next(values)
+    layout = _layout(t)
+    regs = tuple(next(values) for _ in range(layout.num_registers))
+    return Distributed(regs, layout, dtype_of(t), shape_of(t))
+
+
+def _bind(lw: Lowering, olds: list[ir.Value], news: list[ir.Value]) -> None:
+    it = iter(news)
+    for old in olds:
+        lw.set(old, unflatten(old, it))
+
+
+def _flat_operands(lw: Lowering, values: list[ir.Value]) -> list[ir.Value]:
+    return [v for old in values for v in flatten(lw.get(old))]
+
+
+def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
+    with ir.InsertionPoint(new):
+        (terminator,) = lw.lower_block(old)
+    return terminator
+
+
+@lowers("scf.for")
+def lower_for(lw: Lowering, op: ir.Operation) -> None:
+    lb, ub, step, *inits = list(op.operands)
+    loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step), _flat_operands(lw, inits))
+    body = op.regions[0].blocks[0]
+    lw.set(body.arguments[0], loop.induction_variable)
+    _bind(lw, list(body.arguments)[1:], list(loop.inner_iter_args))
+    terminator = _lower_body(lw, body, loop.body)
+    with ir.InsertionPoint(loop.body):
+        scf.YieldOp(_flat_operands(lw, list(terminator.operands)))
+    _bind(lw, list(op.results), list(loop.results))
+
+
+@lowers("scf.if")
+def lower_if(lw: Lowering, op: ir.Operation) -> None:
+    types = [t for r in op.results for t in flat_types(r)]
+    has_else = bool(op.regions[1].blocks)
+    branch = scf.IfOp(lw.get(op.operands[0]), types, has_else=has_else)
+    blocks = [(op.regions[0].blocks[0], branch.then_block)]
+    if has_else:
+        blocks.append((op.regions[1].blocks[0], branch.else_block))
+    for old, new in blocks:
+        terminator = _lower_body(lw, old, new)
+        with ir.InsertionPoint(new):
+            scf.YieldOp(_flat_operands(lw, list(terminator.operands)))
+    _bind(lw, list(op.results), list(branch.results))
+
+
+@lowers("scf.while")
+def lower_while(lw: Lowering, op: ir.Operation) -> None:
+    old_before, old_after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    types = [t for r in op.results for t in flat_types(r)]
+    before_types = [t for a in old_before.arguments for t in flat_types(a)]
+    loop = scf.WhileOp(types, _flat_operands(lw, list(op.operands)))
+    before = loop.before.blocks.append(*before_types)
+    _bind(lw, list(old_before.arguments), list(before.arguments))
+    condition = _lower_body(lw, old_before, before)
+    cond, *forwarded = list(condition.operands)
+    with ir.InsertionPoint(before):
+        scf.ConditionOp(lw.get(cond), _flat_operands(lw, forwarded))
+    after = loop.after.blocks.append(*types)
+    _bind(lw, list(old_after.arguments), list(after.arguments))
+    terminator = _lower_body(lw, old_after, after)
+    with ir.InsertionPoint(after):
+        scf.YieldOp(_flat_operands(lw, list(terminator.operands)))
+    _bind(lw, list(op.results), list(loop.results))

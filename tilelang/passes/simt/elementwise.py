@@ -1,0 +1,72 @@
+"""Passes (simt): element-wise tile ops, register by register; scalars as themselves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mlir.ir as ir
+from mlir.dialects import arith
+
+from tilelang.dialect import dtype_of, ops
+from tilelang.interpreter import semantics
+from tilelang.passes.simt import scalar_ops
+from tilelang.passes.simt.context import Lowering, const, lowers
+from tilelang.passes.simt.values import Distributed, scalar_type
+
+
+def _map(lw: Lowering, op: ir.Operation, fn) -> None:
+    """Apply `fn(*register values)` to each register (or once, to scalars)."""
+    args = [lw.get(v) for v in op.operands]
+    result = op.results[0]
+    first = next((a for a in args if isinstance(a, Distributed)), None)
+    if first is None:
+        lw.set(result, fn(*args))
+        return
+    regs = tuple(
+        fn(*(a.regs[r] if isinstance(a, Distributed) else a for a in args))
+        for r in range(len(first.regs))
+    )
+    lw.set(result, Distributed(regs, first.layout, dtype_of(result.type), first.shape))
+
+
+@lowers(*semantics.BINARY)
+def lower_binary(lw: Lowering, op: ir.Operation) -> None:
+    fn, dtype = scalar_ops.BINARY[op.name], dtype_of(op.operands[0].type)
+    _map(lw, op, lambda a, b: fn(a, b, dtype))
+
+
+@lowers(*(n for n in semantics.UNARY if n != "tile.isnan"))
+def lower_unary(lw: Lowering, op: ir.Operation) -> None:
+    fn, dtype = scalar_ops.UNARY[op.name], dtype_of(op.operands[0].type)
+    approx = "rounding_mode" in op.attributes or "approx" in op.attributes
+    _map(lw, op, lambda x: fn(x, dtype, approx=approx))
+
+
+@lowers("tile.isnan")
+def lower_isnan(lw: Lowering, op: ir.Operation) -> None:
+    dtype = dtype_of(op.operands[0].type)
+    _map(lw, op, lambda x: scalar_ops.isnan(x, dtype))
+
+
+@lowers("tile.cmp")
+def lower_cmp(lw: Lowering, op: ir.Operation) -> None:
+    predicate, dtype = ops.str_attr(op, "predicate"), dtype_of(op.operands[0].type)
+    _map(lw, op, lambda a, b: scalar_ops.compare(predicate, a, b, dtype))
+
+
+@lowers("tile.select")
+def lower_select(lw: Lowering, op: ir.Operation) -> None:
+    _map(lw, op, arith.select)
+
+
+@lowers("tile.cast")
+def lower_cast(lw: Lowering, op: ir.Operation) -> None:
+    src, dst = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+    _map(lw, op, lambda x: scalar_ops.cast(x, src, dst))
+
+
+@lowers("tile.constant")
+def lower_constant(lw: Lowering, op: ir.Operation) -> None:
+    dtype = dtype_of(op.results[0].type)
+    value: Any = ops.constant_value(op.attributes["value"], dtype)
+    lw.set(op.results[0], const(scalar_type(dtype), value))

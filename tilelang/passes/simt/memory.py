@@ -1,0 +1,311 @@
+"""Passes (simt): tile.load / tile.store as per-thread global-memory accesses.
+
+A uniform test picks one of two paths for the whole tile: if it lies inside the array (and has
+no padding elements) every thread issues unmasked, vectorized accesses with constant offsets;
+otherwise each element is tested and accessed on its own (edge tiles only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlir.ir as ir
+from mlir.dialects import arith, llvm, scf, vector
+
+from tilelang.dialect import ops
+from tilelang.dialect.types import shape_of
+from tilelang.interpreter.memory import padding_value
+from tilelang.interpreter.semantics import np_dtype
+from tilelang.language import dtypes as dt
+from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.simt.context import (
+    Lowering,
+    const,
+    disjoint_bits,
+    lowers,
+    register_coords,
+)
+from tilelang.passes.simt.values import ArrayArgs, Distributed, i64, memory_type, scalar_type
+
+GEP_DYNAMIC = -2147483648  # rawConstantIndices marker for "the next dynamic index"
+
+
+@dataclass
+class Access:
+    """Everything a tile access computes once: offsets, bounds, vector width."""
+
+    array: ArrayArgs
+    layout: LinearLayout
+    shape: tuple[int, ...]  # real tile shape, in tile axes
+    order: tuple[int, ...]
+    starts: list[ir.Value]  # per tile axis: index * size (i64)
+    base: ir.Value  # element offset of the tile's first element (i64)
+    vector: int  # elements per vector access along `axis`
+    axis: int | None  # tile axis with unit stride
+
+
+def _stride(a: Access, k: int) -> ir.Value:
+    return a.array.strides[a.order[k]]
+
+
+def _extent(a: Access, k: int) -> ir.Value:
+    return a.array.shape[a.order[k]]
+
+
+def prepare(lw: Lowering, array: ArrayArgs, indices: list[ir.Value], layout: LinearLayout,
+            shape: tuple[int, ...], order: tuple[int, ...]) -> Access:
+    starts, base = [], const(i64(), 0)
+    for k, index in enumerate(indices):
+        wide = arith.extsi(i64(), index) if index.type != i64() else index
+        start = arith.muli(wide, const(i64(), shape[k]))
+        starts.append(start)
+        base = arith.addi(base, arith.muli(start, array.strides[order[k]]))
+    a = Access(array, layout, shape, order, starts, base, 1, None)
+    a.axis, a.vector = _vector_width(a)
+    return a
+
+
+def _vector_width(a: Access) -> tuple[int | None, int]:
+    """The widest vector along a unit-stride tile axis that alignment and layout allow.
+
+    Register basis j must step 2**j along that axis (the vector's elements sit in consecutive
+    registers), the tile's extent must be a multiple of the vector, and the array's alignment
+    (base pointer and other strides) must cover the vector's bytes.
+    """
+    axes = [k for k, ax in enumerate(a.order) if a.array.unit_stride[ax]]
+    if not axes:
+        return None, 1
+    axis, itemsize = axes[-1], a.array.dtype.itemsize
+    regs = a.layout.bases["register"]
+    vec = 1
+    while True:
+        wider, bit = vec * 2, vec.bit_length() - 1
+        if wider * itemsize > min(16, a.array.align) or bit >= len(regs):
+            break
+        if not _is_unit(regs[bit], axis, vec) or a.shape[axis] % wider:
+            break
+        vec = wider
+    if vec > 1 and not _aligned_elsewhere(a.layout, axis, vec):
+        return axis, 1
+    return axis, vec
+
+
+def _is_unit(basis: tuple[int, ...], axis: int, value: int) -> bool:
+    return all(c == (value if d == axis else 0) for d, c in enumerate(basis))
+
+
+def _aligned_elsewhere(layout: LinearLayout, axis: int, vec: int) -> bool:
+    """No basis other than the first log2(vec) register ones touches the low bits of `axis`."""
+    low = vec.bit_length() - 1
+    others = list(layout.bases["register"][low:]) + list(layout.bases["lane"]) + \
+        list(layout.bases["warp"])
+    return all(b[axis] % vec == 0 for b in others)
+
+
+def _full_tile(a: Access) -> ir.Value:
+    """Uniform i1: the whole tile lies inside the array."""
+    ok = const(ir.IntegerType.get_signless(1), 1)
+    for k, size in enumerate(a.shape):
+        lo = arith.cmpi(arith.CmpIPredicate.sge, a.starts[k], const(i64(), 0))
+        end = arith.addi(a.starts[k], const(i64(), size))
+        hi = arith.cmpi(arith.CmpIPredicate.sle, end, _extent(a, k))
+        ok = arith.andi(ok, arith.andi(lo, hi))
+    return ok
+
+
+def _thread_offset(lw: Lowering, a: Access) -> ir.Value:
+    offset = const(i64(), 0)
+    for k in range(len(a.shape)):
+        part = arith.muli(lw.thread_coord(a.layout, k), _stride(a, k))
+        offset = arith.addi(offset, part)
+    return offset
+
+
+def _register_offset(a: Access, register: int) -> ir.Value:
+    coords = register_coords(a.layout, register)
+    offset = const(i64(), 0)
+    for k, c in enumerate(coords):
+        if c:
+            offset = arith.addi(offset, arith.muli(const(i64(), c), _stride(a, k)))
+    return offset
+
+
+def _coord(lw: Lowering, a: Access, register: int, k: int) -> ir.Value:
+    reg = const(i64(), register_coords(a.layout, register)[k])
+    thread = lw.thread_coord(a.layout, k)
+    return arith.addi(reg, thread) if disjoint_bits(a.layout, k) else arith.xori(reg, thread)
+
+
+def _element(lw: Lowering, a: Access, register: int) -> tuple[ir.Value, ir.Value]:
+    """(i1 in bounds, element offset) of one register, for the masked path."""
+    ok = const(ir.IntegerType.get_signless(1), 1)
+    offset = a.base
+    for k, size in enumerate(a.shape):
+        c = _coord(lw, a, register, k)
+        pos = arith.addi(a.starts[k], c)
+        inside = arith.andi(
+            arith.cmpi(arith.CmpIPredicate.ult, c, const(i64(), size)),
+            arith.andi(arith.cmpi(arith.CmpIPredicate.sge, pos, const(i64(), 0)),
+                       arith.cmpi(arith.CmpIPredicate.slt, pos, _extent(a, k))),
+        )
+        ok = arith.andi(ok, inside)
+        offset = arith.addi(offset, arith.muli(c, _stride(a, k)))
+    return ok, offset
+
+
+def _gep(ptr: ir.Value, offset: ir.Value, elem: ir.Type) -> ir.Value:
+    flags = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)
+    return llvm.GEPOp(ptr.type, ptr, [offset], ir.DenseI32ArrayAttr.get([GEP_DYNAMIC]), elem,
+                      flags).result
+
+
+def _chunks(a: Access) -> list[int]:
+    return list(range(0, a.layout.num_registers, a.vector))
+
+
+def _to_register(value: ir.Value, dtype) -> ir.Value:
+    if dtype is dt.bool_:
+        return arith.cmpi(arith.CmpIPredicate.ne, value, const(value.type, 0))
+    return value
+
+
+def _to_memory(value: ir.Value, dtype) -> ir.Value:
+    return arith.extui(ir.IntegerType.get_signless(8), value) if dtype is dt.bool_ else value
+
+
+# ----- load ------------------------------------------------------------------------------------
+
+
+@lowers("tile.load")
+def lower_load(lw: Lowering, op: ir.Operation) -> None:
+    array = lw.array(op.operands[0])
+    result = op.results[0]
+    layout = _layout(result.type)
+    shape = shape_of(result.type)
+    if not shape:
+        lw.set(result, _load_scalar(lw, op, array))
+        return
+    a = prepare(lw, array, [lw.get(v) for v in list(op.operands)[1:]], layout, shape,
+                ops.array_attr(op, "order"))
+    padding = ops.str_attr(op, "padding_mode")
+    reg_type = scalar_type(array.dtype)
+    types = [reg_type] * layout.num_registers
+    if padded_shape(shape) == shape:
+        branch = scf.IfOp(_full_tile(a), types, has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp(_load_fast(lw, a))
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp(_load_masked(lw, a, padding))
+        regs = tuple(branch.results)
+    else:
+        regs = tuple(_load_masked(lw, a, padding))
+    lw.set(result, Distributed(regs, layout, array.dtype, shape))
+
+
+def _layout(t: ir.Type) -> LinearLayout:
+    from tilelang.dialect import layout_text
+    from tilelang.layout import from_text
+
+    return from_text(layout_text(t))
+
+
+def _load_fast(lw: Lowering, a: Access) -> list[ir.Value]:
+    mem = memory_type(a.array.dtype)
+    base = arith.addi(a.base, _thread_offset(lw, a))
+    regs: list[ir.Value] = []
+    for first in _chunks(a):
+        address = _gep(a.array.ptr, arith.addi(base, _register_offset(a, first)), mem)
+        if a.vector == 1:
+            values = [llvm.load(mem, address)]
+        else:
+            vec_type = ir.VectorType.get([a.vector], mem)
+            loaded = llvm.load(vec_type, address, alignment=a.vector * a.array.dtype.itemsize)
+            values = [vector.extract(loaded, static_position=[j], dynamic_position=[])
+                      for j in range(a.vector)]
+        regs.extend(_to_register(v, a.array.dtype) for v in values)
+    return regs
+
+
+def _load_masked(lw: Lowering, a: Access, padding: str) -> list[ir.Value]:
+    mem = memory_type(a.array.dtype)
+    pad = const(mem, padding_value(padding, np_dtype(a.array.dtype)))
+    regs = []
+    for r in range(a.layout.num_registers):
+        ok, offset = _element(lw, a, r)
+        branch = scf.IfOp(ok, [mem], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([llvm.load(mem, _gep(a.array.ptr, offset, mem))])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([pad])
+        regs.append(_to_register(branch.results[0], a.array.dtype))
+    return regs
+
+
+def _load_scalar(lw: Lowering, op: ir.Operation, array: ArrayArgs) -> ir.Value:
+    """A 0-d load (0-d array): one element, no bounds."""
+    mem = memory_type(array.dtype)
+    return _to_register(llvm.load(mem, array.ptr), array.dtype)
+
+
+# ----- store -----------------------------------------------------------------------------------
+
+
+@lowers("tile.store")
+def lower_store(lw: Lowering, op: ir.Operation) -> None:
+    operands = list(op.operands)
+    array = lw.array(operands[0])
+    tile = lw.tile(operands[-1])
+    if not tile.shape:
+        llvm.store(_to_memory(tile.regs[0], array.dtype), array.ptr)
+        return
+    a = prepare(lw, array, [lw.get(v) for v in operands[1:-1]], tile.layout, tile.shape,
+                ops.array_attr(op, "order"))
+    owner = lw.owner_predicate(tile.layout)
+    owned = owned_registers(tile.layout)
+    if padded_shape(tile.shape) == tile.shape:
+        full = _full_tile(a)
+        branch = scf.IfOp(full, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            _guarded(owner, lambda: _store_fast(lw, a, tile, owned))
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            _guarded(owner, lambda: _store_masked(lw, a, tile, owned))
+            scf.YieldOp([])
+    else:
+        _guarded(owner, lambda: _store_masked(lw, a, tile, owned))
+
+
+def _guarded(pred: ir.Value | None, emit) -> None:
+    if pred is None:
+        emit()
+        return
+    branch = scf.IfOp(pred, [], has_else=False)
+    with ir.InsertionPoint(branch.then_block):
+        emit()
+        scf.YieldOp([])
+
+
+def _store_fast(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, ...]) -> None:
+    mem = memory_type(a.array.dtype)
+    base = arith.addi(a.base, _thread_offset(lw, a))
+    owned_set = set(owned)
+    for first in _chunks(a):
+        if first not in owned_set:
+            continue
+        address = _gep(a.array.ptr, arith.addi(base, _register_offset(a, first)), mem)
+        values = [_to_memory(tile.regs[first + j], a.array.dtype) for j in range(a.vector)]
+        if a.vector == 1:
+            llvm.store(values[0], address)
+        else:
+            vec = vector.from_elements(ir.VectorType.get([a.vector], mem), values)
+            llvm.store(vec, address, alignment=a.vector * a.array.dtype.itemsize)
+
+
+def _store_masked(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, ...]) -> None:
+    mem = memory_type(a.array.dtype)
+    for r in owned:
+        ok, offset = _element(lw, a, r)
+        branch = scf.IfOp(ok, [], has_else=False)
+        with ir.InsertionPoint(branch.then_block):
+            llvm.store(_to_memory(tile.regs[r], a.array.dtype), _gep(a.array.ptr, offset, mem))
+            scf.YieldOp([])

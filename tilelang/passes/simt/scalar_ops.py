@@ -1,0 +1,258 @@
+"""Passes (simt): one element of each element-wise op, on registers (semantics as the
+interpreter's, see tilelang/interpreter/semantics.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import mlir.ir as ir
+from mlir.dialects import arith, llvm, math
+
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+from tilelang.passes.simt.context import const
+from tilelang.passes.simt.values import scalar_type
+
+F32 = dt.float32
+HALF = (dt.float16, dt.bfloat16)
+
+
+def widen(value: ir.Value, dtype: DType) -> ir.Value:
+    """Half-precision values are computed in float32 (rounded once at the end)."""
+    return arith.extf(ir.F32Type.get(), value) if dtype in HALF else value
+
+
+def narrow(value: ir.Value, dtype: DType) -> ir.Value:
+    return arith.truncf(scalar_type(dtype), value) if dtype in HALF else value
+
+
+def _float_binary(fn: Callable[[ir.Value, ir.Value], ir.Value]):
+    def emit(a: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
+        return narrow(fn(widen(a, dtype), widen(b, dtype)), dtype)
+
+    return emit
+
+
+def _is_neg(x: ir.Value, dtype: DType) -> ir.Value:
+    if dtype.is_float:
+        return arith.cmpf(arith.CmpFPredicate.OLT, x, const(x.type, 0.0))
+    return arith.cmpi(arith.CmpIPredicate.slt, x, const(x.type, 0))
+
+
+def _floor_fix(r: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
+    """Python's modulo from C's remainder: add b when r is non-zero with the other sign."""
+    zero = const(r.type, 0.0 if dtype.is_float else 0)
+    pred = arith.CmpFPredicate.UNE if dtype.is_float else arith.CmpIPredicate.ne
+    nonzero = arith.cmpf(pred, r, zero) if dtype.is_float else arith.cmpi(pred, r, zero)
+    differ = arith.xori(_is_neg(r, dtype), _is_neg(b, dtype))
+    fixed = arith.addf(r, b) if dtype.is_float else arith.addi(r, b)
+    return arith.select(arith.andi(nonzero, differ), fixed, r)
+
+
+def add(a, b, dtype):
+    return _float_binary(arith.addf)(a, b, dtype) if dtype.is_float else arith.addi(a, b)
+
+
+def sub(a, b, dtype):
+    return _float_binary(arith.subf)(a, b, dtype) if dtype.is_float else arith.subi(a, b)
+
+
+def mul(a, b, dtype):
+    return _float_binary(arith.mulf)(a, b, dtype) if dtype.is_float else arith.muli(a, b)
+
+
+def div(a, b, dtype):
+    return _float_binary(arith.divf)(a, b, dtype)
+
+
+def floordiv(a, b, dtype):
+    if dtype.is_float:
+        return _float_binary(lambda x, y: math.floor(arith.divf(x, y)))(a, b, dtype)
+    return arith.divui(a, b) if dtype.kind in "ub" else arith.floordivsi(a, b)
+
+
+def mod(a, b, dtype):
+    if dtype.is_float:
+        return _float_binary(lambda x, y: _floor_fix(arith.remf(x, y), y, F32))(a, b, dtype)
+    if dtype.kind in "ub":
+        return arith.remui(a, b)
+    return _floor_fix(arith.remsi(a, b), b, dtype)
+
+
+def power(a, b, dtype):
+    if dtype.is_float:
+        return _float_binary(math.powf)(a, b, dtype)
+    return _int_power(a, b, dtype)
+
+
+def _int_power(a: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
+    """Square-and-multiply over every exponent bit; negative exponents truncate 1/a**n."""
+    t = a.type
+    one, zero = const(t, 1), const(t, 0)
+    result, base = one, a
+    for bit in range(dtype.bitwidth - (dtype.kind == "i")):
+        bit_set = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(b, const(t, 1 << bit)), zero)
+        result = arith.select(bit_set, arith.muli(result, base), result)
+        base = arith.muli(base, base)
+    if dtype.kind == "u":
+        return result
+    negative = arith.cmpi(arith.CmpIPredicate.slt, b, zero)
+    is_one = arith.cmpi(arith.CmpIPredicate.eq, a, one)
+    is_minus_one = arith.cmpi(arith.CmpIPredicate.eq, a, const(t, -1))
+    even = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(b, one), zero)
+    minus_one_pow = arith.select(even, one, const(t, -1))
+    inverse = arith.select(is_one, one, arith.select(is_minus_one, minus_one_pow, zero))
+    return arith.select(negative, inverse, result)
+
+
+def minimum(a, b, dtype):
+    if dtype.is_float:
+        return _float_binary(arith.minnumf)(a, b, dtype)
+    return arith.minui(a, b) if dtype.kind in "ub" else arith.minsi(a, b)
+
+
+def maximum(a, b, dtype):
+    if dtype.is_float:
+        return _float_binary(arith.maxnumf)(a, b, dtype)
+    return arith.maxui(a, b) if dtype.kind in "ub" else arith.maxsi(a, b)
+
+
+def _shift(a: ir.Value, b: ir.Value, dtype: DType, left: bool) -> ir.Value:
+    """Shifts by a negative amount or by the width or more saturate, like PTX's."""
+    width = const(a.type, dtype.bitwidth)
+    in_range = arith.cmpi(arith.CmpIPredicate.ult, b, width)  # negative amounts are huge
+    safe = arith.select(in_range, b, const(a.type, 0))
+    if left:
+        return arith.select(in_range, arith.shli(a, safe), const(a.type, 0))
+    if dtype.kind == "u":
+        return arith.select(in_range, arith.shrui(a, safe), const(a.type, 0))
+    fill = arith.select(_is_neg(a, dtype), const(a.type, -1), const(a.type, 0))
+    return arith.select(in_range, arith.shrsi(a, safe), fill)
+
+
+BINARY: dict[str, Callable[[ir.Value, ir.Value, DType], ir.Value]] = {
+    "tile.add": add,
+    "tile.sub": sub,
+    "tile.mul": mul,
+    "tile.div": div,
+    "tile.floordiv": floordiv,
+    "tile.mod": mod,
+    "tile.pow": power,
+    "tile.minimum": minimum,
+    "tile.maximum": maximum,
+    "tile.and": lambda a, b, d: arith.andi(a, b),
+    "tile.or": lambda a, b, d: arith.ori(a, b),
+    "tile.xor": lambda a, b, d: arith.xori(a, b),
+    "tile.shl": lambda a, b, d: _shift(a, b, d, left=True),
+    "tile.shr": lambda a, b, d: _shift(a, b, d, left=False),
+    "tile.atan2": _float_binary(math.atan2),
+}
+
+
+def _float_unary(fn: Callable[[ir.Value], ir.Value]):
+    def emit(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
+        return narrow(fn(widen(x, dtype)), dtype)
+
+    return emit
+
+
+def _exp(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
+    flags = ir.Attribute.parse("#arith.fastmath<afn>") if approx else None
+    return narrow(math.exp(widen(x, dtype), fastmath=flags), dtype)
+
+
+def _tanh(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
+    if not approx:
+        return narrow(math.tanh(widen(x, dtype)), dtype)
+    f32 = ir.F32Type.get()
+    fast = llvm.inline_asm(f32, [widen(x, dtype)], "tanh.approx.f32 $0, $1;", "=f,f")
+    return narrow(fast, dtype)
+
+
+def _neg(x, dtype, approx=False):
+    return arith.negf(x) if dtype.is_float else arith.subi(const(x.type, 0), x)
+
+
+def _invert(x, dtype, approx=False):
+    return arith.xori(x, const(x.type, -1 if dtype.kind != "b" else 1))
+
+
+def _abs(x, dtype, approx=False):
+    return math.absf(x) if dtype.is_float else math.absi(x)
+
+
+UNARY: dict[str, Callable[..., ir.Value]] = {
+    "tile.neg": _neg,
+    "tile.invert": _invert,
+    "tile.abs": _abs,
+    "tile.exp": _exp,
+    "tile.exp2": _float_unary(math.exp2),
+    "tile.log": _float_unary(math.log),
+    "tile.log2": _float_unary(math.log2),
+    "tile.sqrt": _float_unary(math.sqrt),
+    "tile.rsqrt": _float_unary(math.rsqrt),
+    "tile.sin": _float_unary(math.sin),
+    "tile.cos": _float_unary(math.cos),
+    "tile.tan": _float_unary(math.tan),
+    "tile.sinh": _float_unary(math.sinh),
+    "tile.cosh": _float_unary(math.cosh),
+    "tile.tanh": _tanh,
+    "tile.floor": _float_unary(math.floor),
+    "tile.ceil": _float_unary(math.ceil),
+}
+
+FLOAT_PREDICATES = {
+    "eq": arith.CmpFPredicate.OEQ, "ne": arith.CmpFPredicate.UNE, "lt": arith.CmpFPredicate.OLT,
+    "le": arith.CmpFPredicate.OLE, "gt": arith.CmpFPredicate.OGT, "ge": arith.CmpFPredicate.OGE,
+}
+SIGNED_PREDICATES = {
+    "eq": arith.CmpIPredicate.eq, "ne": arith.CmpIPredicate.ne, "lt": arith.CmpIPredicate.slt,
+    "le": arith.CmpIPredicate.sle, "gt": arith.CmpIPredicate.sgt, "ge": arith.CmpIPredicate.sge,
+}
+UNSIGNED_PREDICATES = {
+    "eq": arith.CmpIPredicate.eq, "ne": arith.CmpIPredicate.ne, "lt": arith.CmpIPredicate.ult,
+    "le": arith.CmpIPredicate.ule, "gt": arith.CmpIPredicate.ugt, "ge": arith.CmpIPredicate.uge,
+}
+
+
+def compare(predicate: str, a: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
+    if dtype.is_float:
+        return arith.cmpf(FLOAT_PREDICATES[predicate], widen(a, dtype), widen(b, dtype))
+    table = UNSIGNED_PREDICATES if dtype.kind in "ub" else SIGNED_PREDICATES
+    return arith.cmpi(table[predicate], a, b)
+
+
+def isnan(x: ir.Value, dtype: DType) -> ir.Value:
+    wide = widen(x, dtype)
+    return arith.cmpf(arith.CmpFPredicate.UNO, wide, wide)
+
+
+def cast(x: ir.Value, src: DType, dst: DType) -> ir.Value:
+    """astype: float->int truncates and saturates (NaN -> 0); int->int wraps; ->bool is != 0."""
+    target = scalar_type(dst)
+    if src is dst or (src.kind in "iu" and dst.kind in "iu" and src.bitwidth == dst.bitwidth):
+        return x
+    if dst.kind == "b":
+        return compare("ne", x, const(x.type, 0.0 if src.is_float else 0), src)
+    if src.is_float and dst.is_float:
+        return _float_to_float(x, src, dst)
+    if src.is_float:
+        wide = widen(x, src)
+        sign = "s" if dst.kind == "i" else "u"
+        name = f"llvm.fpto{sign}i.sat.i{dst.bitwidth}.f{32 if src in HALF else src.bitwidth}"
+        return llvm.call_intrinsic(target, name, [wide], [], [])
+    if dst.is_float:
+        wide_t = ir.F32Type.get() if dst in HALF else target
+        conv = arith.uitofp if src.kind in "ub" else arith.sitofp
+        return narrow(conv(wide_t, x), dst)
+    if dst.bitwidth < src.bitwidth:
+        return arith.trunci(target, x)
+    return arith.extui(target, x) if src.kind in "ub" else arith.extsi(target, x)
+
+
+def _float_to_float(x: ir.Value, src: DType, dst: DType) -> ir.Value:
+    if src in HALF and dst in HALF:
+        return arith.truncf(scalar_type(dst), arith.extf(ir.F32Type.get(), x))
+    if dst.bitwidth > src.bitwidth:
+        return arith.extf(scalar_type(dst), x)
+    return arith.truncf(scalar_type(dst), x)

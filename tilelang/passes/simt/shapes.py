@@ -1,0 +1,169 @@
+"""Passes (simt): splat, arange, broadcast, reshape and layout conversions.
+
+With the layouts tile-assign-layouts chose, broadcasts and linear reshapes are free: register r
+of the result is register r of the operand. Conversions shuffle registers when the two layouts
+spread elements over lanes and warps alike, and go through shared memory otherwise.
+"""
+
+from __future__ import annotations
+
+import mlir.ir as ir
+from mlir.dialects import arith, gpu, llvm
+
+from tilelang.dialect import dtype_of
+from tilelang.dialect.types import shape_of
+from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.layout_rules import is_linear_reshape
+from tilelang.passes.simt.context import Lowering, const, disjoint_bits, lowers, register_coords
+from tilelang.passes.simt.memory import _gep, _layout
+from tilelang.passes.simt.values import Distributed, i64, memory_type, scalar_type
+
+SHARED_SYMBOL = "__tile_shared"
+
+
+@lowers("tile.splat")
+def lower_splat(lw: Lowering, op: ir.Operation) -> None:
+    result = op.results[0]
+    layout = _layout(result.type)
+    scalar = lw.get(op.operands[0])
+    regs = (scalar,) * layout.num_registers
+    lw.set(result, Distributed(regs, layout, dtype_of(result.type), shape_of(result.type)))
+
+
+@lowers("tile.arange")
+def lower_arange(lw: Lowering, op: ir.Operation) -> None:
+    result = op.results[0]
+    layout, dtype = _layout(result.type), dtype_of(result.type)
+    regs = []
+    for r in range(layout.num_registers):
+        index = coordinate(lw, layout, r, 0)
+        if dtype.is_float:
+            regs.append(arith.sitofp(scalar_type(dtype), index))
+        else:
+            regs.append(arith.trunci(scalar_type(dtype), index) if dtype.bitwidth < 64 else index)
+    lw.set(result, Distributed(tuple(regs), layout, dtype, shape_of(result.type)))
+
+
+def coordinate(lw: Lowering, layout: LinearLayout, register: int, dim: int) -> ir.Value:
+    """Coordinate along `dim` of register `register` in this thread, as i64."""
+    reg = const(i64(), register_coords(layout, register)[dim])
+    thread = lw.thread_coord(layout, dim)
+    return arith.addi(reg, thread) if disjoint_bits(layout, dim) else arith.xori(reg, thread)
+
+
+@lowers("tile.broadcast")
+def lower_broadcast(lw: Lowering, op: ir.Operation) -> None:
+    source, result = lw.tile(op.operands[0]), op.results[0]
+    layout = _layout(result.type)
+    assert source.layout == layout.broadcast_operand(source.layout.shape), "layouts disagree"
+    lw.set(result, Distributed(source.regs, layout, source.dtype, shape_of(result.type)))
+
+
+@lowers("tile.reshape")
+def lower_reshape(lw: Lowering, op: ir.Operation) -> None:
+    result = op.results[0]
+    source = lw.get(op.operands[0])
+    shape = shape_of(result.type)
+    if not isinstance(source, Distributed):  # a scalar becoming a 1-element tile
+        layout = _layout(result.type)
+        lw.set(result, Distributed((source,) * layout.num_registers, layout,
+                                   dtype_of(result.type), shape))
+        return
+    if not shape:  # a 1-element tile becoming a scalar: every thread holds that element
+        lw.set(result, source.regs[0])
+        return
+    layout = _layout(result.type)
+    if is_linear_reshape(source.shape, shape):
+        lw.set(result, Distributed(source.regs, layout, source.dtype, shape))
+    else:
+        regs = through_shared(lw, source, layout, shape, row_pad=0)
+        lw.set(result, Distributed(tuple(regs), layout, source.dtype, shape))
+
+
+@lowers("tile.convert_layout")
+def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
+    source, result = lw.tile(op.operands[0]), op.results[0]
+    layout = _layout(result.type)
+    mapping = source.layout.register_permutation_to(layout)
+    if mapping is not None:
+        regs = tuple(source.regs[m] for m in mapping)
+    else:
+        pad = max(1, 4 // source.dtype.itemsize) if len(source.shape) > 1 else 0
+        regs = tuple(through_shared(lw, source, layout, source.shape, row_pad=pad))
+    lw.set(result, Distributed(regs, layout, source.dtype, source.shape))
+
+
+# ----- shared memory ---------------------------------------------------------------------------
+
+
+def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
+                   shape: tuple[int, ...], row_pad: int) -> list[ir.Value]:
+    """Write `source` to shared memory in row-major order (rows padded by `row_pad` elements
+    against bank conflicts), then read it back in `layout` for a tile of `shape`."""
+    mem = memory_type(source.dtype)
+    itemsize = source.dtype.itemsize
+    src_strides = _row_major(source.shape, row_pad)
+    dst_strides = _row_major(shape, row_pad) if shape == source.shape else _row_major(shape, 0)
+    size = max(_extent(source.shape, src_strides), _extent(shape, dst_strides))
+    lw.shared_bytes = max(lw.shared_bytes, size * itemsize)
+    base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
+    gpu.barrier()  # an earlier conversion may still be reading the buffer
+    for r in owned_registers(source.layout):
+        offset, valid = _offset(lw, source.layout, source.shape, src_strides, r)
+        value = source.regs[r]
+        if source.dtype.kind == "b":
+            value = arith.extui(mem, value)
+        _when(valid, lambda v=value, o=offset: llvm.store(v, _gep(base, o, mem)))
+    gpu.barrier()
+    regs = []
+    for r in range(layout.num_registers):
+        offset, _ = _offset(lw, layout, shape, dst_strides, r)
+        value = llvm.load(mem, _gep(base, _clamp(offset, size), mem))
+        if source.dtype.kind == "b":
+            value = arith.cmpi(arith.CmpIPredicate.ne, value, const(mem, 0))
+        regs.append(value)
+    return regs
+
+
+def _row_major(shape: tuple[int, ...], pad: int) -> tuple[int, ...]:
+    strides, step = [], 1
+    for i, d in enumerate(reversed(shape)):
+        strides.insert(0, step)
+        step *= d + (pad if i == 0 else 0)
+    return tuple(strides)
+
+
+def _extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    return 1 + sum((d - 1) * s for d, s in zip(shape, strides, strict=True))
+
+
+def _offset(lw: Lowering, layout: LinearLayout, shape: tuple[int, ...],
+            strides: tuple[int, ...], register: int) -> tuple[ir.Value, ir.Value | None]:
+    """Element offset of a register in the buffer, and whether it is a real (not padding) one."""
+    offset = const(i64(), 0)
+    valid = None
+    padded = padded_shape(shape) != tuple(shape)
+    for d, stride in enumerate(strides):
+        c = coordinate(lw, layout, register, d)
+        offset = arith.addi(offset, arith.muli(c, const(i64(), stride)))
+        if padded and shape[d] != layout.shape[d]:
+            inside = arith.cmpi(arith.CmpIPredicate.slt, c, const(i64(), shape[d]))
+            valid = inside if valid is None else arith.andi(valid, inside)
+    return offset, valid
+
+
+def _clamp(offset: ir.Value, size: int) -> ir.Value:
+    """Padding elements read some in-bounds element (their value does not matter)."""
+    return arith.minsi(offset, const(i64(), size - 1))
+
+
+def _when(pred: ir.Value | None, emit) -> None:
+    from mlir.dialects import scf
+
+    if pred is None:
+        emit()
+        return
+    branch = scf.IfOp(pred, [], has_else=False)
+    with ir.InsertionPoint(branch.then_block):
+        emit()
+        scf.YieldOp([])

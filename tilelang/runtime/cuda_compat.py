@@ -1,0 +1,13 @@
+"""Runtime: cuda.core names across releases (1.2.x keeps them at the top level; older ones
+under cuda.core.experimental)."""
+
+from __future__ import annotations
+
+try:
+    from cuda.core import Device, ObjectCode, Program, ProgramOptions
+except ImportError:  # pragma: no cover - older cuda.core
+    from cuda.core.experimental import Device, ObjectCode, Program, ProgramOptions  # type: ignore
+
+from cuda.bindings import driver
+
+__all__ = ["Device", "ObjectCode", "Program", "ProgramOptions", "driver"]

@@ -1,0 +1,199 @@
+"""Runtime: launches on the GPU: a generated fast path per kernel, and the slow path that
+specializes, compiles (or reads the disk cache), loads and registers new specializations."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tilelang import settings
+from tilelang.errors import TileArgumentError
+from tilelang.frontend.signature import ArraySpec, ParamSpec
+from tilelang.runtime import binary, disk_cache
+from tilelang.runtime.host_arrays import array_facts
+from tilelang.runtime.kernel import Kernel
+from tilelang.runtime.launcher import Launcher
+from tilelang.runtime.streams import stream_handle
+
+MAX_FAST_ENTRIES = 4096
+
+
+def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
+    fast = kernel.cache.get("fast")
+    if fast is None:
+        fast = kernel.cache["fast"] = _generate_fast_path(kernel)
+    fast(stream, grid, args)
+
+
+# ----- the slow path ---------------------------------------------------------------------------
+
+
+def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
+    """Check everything, find or build the specialization, register it, launch."""
+    from tilelang.runtime.launch import normalize_grid
+
+    gx, gy, gz = normalize_grid(grid)
+    signature = kernel.specialize(args)
+    facts = _check_device_arrays(kernel, args)
+    launcher = specialization(kernel, signature)
+    values = _parameter_values(kernel, signature, args, facts)
+    launcher(stream_handle(stream, tuple(args)), gx, gy, gz, values)
+    fast_table = kernel.cache.setdefault("fast_table", {})
+    if len(fast_table) > MAX_FAST_ENTRIES:
+        fast_table.clear()
+    key = fast_key(kernel, args)
+    if key is not None:
+        fast_table[key] = launcher
+
+
+def _check_device_arrays(kernel: Kernel, args: Any) -> list[Any]:
+    facts = []
+    for param, arg in zip(kernel.params, args, strict=True):
+        f = None if param.constant else array_facts(arg, param.name)
+        if f is not None and f.device != "cuda":
+            raise TileArgumentError(
+                f"argument `{param.name}` is in {f.device} memory; a GPU launch needs device "
+                "arrays", hint="move it to the GPU (e.g. tensor.cuda()), or use the interpreter "
+                "(TILELANG_INTERPRET=1)",
+            )
+        facts.append(f)
+    return facts
+
+
+def _parameter_values(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
+                      facts: list[Any]) -> tuple[Any, ...]:
+    values: list[Any] = []
+    for param, spec, arg, f in zip(kernel.params, signature, args, facts, strict=True):
+        if param.constant:
+            continue
+        if isinstance(spec, ArraySpec):
+            values += [f.ptr, *f.shape, *f.strides]
+        elif spec.dtype.name == "bfloat16":
+            values.append(_bfloat16_bits(float(arg)))
+        else:
+            values.append(arg.item() if hasattr(arg, "item") else arg)
+    return tuple(values)
+
+
+def _bfloat16_bits(x: float) -> int:
+    import ml_dtypes
+    import numpy as np
+
+    return int(np.array(x, dtype=ml_dtypes.bfloat16).view(np.uint16))
+
+
+def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...]) -> Launcher:
+    """The launcher of a signature: from memory, from the disk cache, or compiled now."""
+    arch = settings.arch_override() or binary.device_arch()
+    key = ("gpu", signature, arch)
+    launcher = kernel.cache.get(key)
+    if launcher is None:
+        launcher = kernel.cache[key] = _build(kernel, signature, arch)
+    return launcher
+
+
+def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str) -> Launcher:
+    from tilelang.compiler import CompileOptions, compile_signature
+    from tilelang.frontend.source import parse_function
+
+    num_warps = kernel.options.num_warps or 4
+    digest = parse_function(kernel.fn).digest
+    key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps)
+    start = time.perf_counter()
+    cached = disk_cache.load(key)
+    if cached is not None:
+        _, ptx, cubin = cached
+        source = "disk"
+    else:
+        compiled = compile_signature(kernel.fn, signature, CompileOptions(num_warps, arch))
+        ptx = compiled.ptx or ""
+        cubin = binary.to_cubin(ptx, arch)
+        disk_cache.store(key, {"name": kernel.name, "arch": arch}, ptx, cubin)
+        source = "compiled"
+    loaded = binary.load(kernel.name, ptx, cubin)
+    kernel.cache.setdefault("timings", []).append((source, time.perf_counter() - start))
+    return Launcher(loaded, signature, 32 * num_warps)
+
+
+# ----- the fast path ---------------------------------------------------------------------------
+
+
+def fast_key(kernel: Kernel, args: Any) -> tuple | None:
+    """The key the generated fast path computes for these arguments (None: never fast)."""
+    parts: list[Any] = []
+    for param, arg in zip(kernel.params, args, strict=True):
+        if param.constant:
+            parts.append(arg)
+        elif _is_torch_tensor(arg):
+            parts.append((arg.dtype, arg.shape, arg.stride(), arg.data_ptr() & 15))
+        elif type(arg) is int:
+            parts.append(-2147483648 <= arg <= 2147483647)
+        elif type(arg) is float:
+            parts.append(0)
+        else:
+            return None
+    return tuple(parts)
+
+
+def _is_torch_tensor(arg: Any) -> bool:
+    return type(arg).__module__ == "torch" and type(arg).__name__ == "Tensor"
+
+
+def _generate_fast_path(kernel: Kernel) -> Any:
+    """Python source specialized to the kernel's parameter list: no loops, one dict lookup.
+
+    Any argument of another type, a CPU tensor or an unseen key falls to the slow path, which
+    checks everything, and registers the key for next time.
+    """
+    n = len(kernel.params)
+    lines = ["def fast(stream, grid, args):",
+             f"    if type(args) is not tuple or len(args) != {n}:",
+             "        return slow(kernel, stream, grid, args)"]
+    keys, values = [], []
+    for i, param in enumerate(kernel.params):
+        lines.append(f"    a{i} = args[{i}]")
+        if param.constant:
+            keys.append(f"a{i}")
+            continue
+        lines += [
+            f"    t{i} = type(a{i})",
+            f"    if t{i} is Tensor:",
+            f"        if not a{i}.is_cuda: return slow(kernel, stream, grid, args)",
+            f"        p{i} = a{i}.data_ptr(); n{i} = a{i}.shape; s{i} = a{i}.stride()",
+            f"        k{i} = (a{i}.dtype, n{i}, s{i}, p{i} & 15); v{i} = (p{i}, *n{i}, *s{i})",
+            f"    elif t{i} is int:",
+            f"        k{i} = -2147483648 <= a{i} <= 2147483647; v{i} = (a{i},)",
+            f"    elif t{i} is float:",
+            f"        k{i} = 0; v{i} = (a{i},)",
+            "    else:",
+            "        return slow(kernel, stream, grid, args)",
+        ]
+        keys.append(f"k{i}")
+        values.append(f"*v{i}")
+    lines += [
+        f"    launcher = table.get(({', '.join(keys)},))",
+        "    if launcher is None or type(grid) is not tuple:",
+        "        return slow(kernel, stream, grid, args)",
+        "    if type(stream) is TorchStream: h = stream.cuda_stream",
+        "    else: h = stream_handle(stream, args)",
+        "    g = len(grid)",
+        "    launcher(h, grid[0], grid[1] if g > 1 else 1, grid[2] if g > 2 else 1,"
+        f" ({', '.join(values)}{',' if len(values) == 1 else ''}))",
+    ]
+    namespace = _fast_namespace(kernel)
+    exec(compile("\n".join(lines), f"<tilelang fast launch of {kernel.name}>", "exec"), namespace)
+    return namespace["fast"]
+
+
+def _fast_namespace(kernel: Kernel) -> dict[str, Any]:
+    try:
+        import torch
+
+        tensor, torch_stream = torch.Tensor, torch.cuda.Stream
+    except ImportError:
+        tensor = torch_stream = type("NoTorch", (), {})
+    return {
+        "Tensor": tensor, "TorchStream": torch_stream, "kernel": kernel,
+        "table": kernel.cache.setdefault("fast_table", {}), "slow": slow_launch,
+        "stream_handle": stream_handle,
+    }

@@ -1,0 +1,36 @@
+"""Runtime: the raw CUstream handle of whatever stream object the user passed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.errors import TileArgumentError
+
+
+def stream_handle(stream: Any, args: tuple[Any, ...] = ()) -> int:
+    """A cuda.core / torch / CuPy stream, anything with `__cuda_stream__`, a raw int handle, or
+    None (the current torch stream when torch tensors are passed, else the default stream)."""
+    if stream is None:
+        return _default_stream(args)
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if protocol is not None:
+        return int(protocol()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):  # torch, CuPy, cuda.core
+        value = getattr(stream, attr, None)
+        if value is not None:
+            return int(value)
+    raise TileArgumentError(
+        f"cannot use {type(stream).__name__} as a CUDA stream",
+        hint="pass a torch.cuda.Stream, a cuda.core Stream, a CuPy stream or an object with "
+             "__cuda_stream__",
+    )
+
+
+def _default_stream(args: tuple[Any, ...]) -> int:
+    if any(type(a).__module__.startswith("torch") for a in args):
+        import torch
+
+        return int(torch.cuda.current_stream().cuda_stream)
+    return 0
