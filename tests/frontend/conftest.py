@@ -9,6 +9,7 @@ compilation stops after the `tile` stage, so this tier never needs a GPU.
 from __future__ import annotations
 
 import inspect
+import re
 import traceback
 from pathlib import Path
 from types import SimpleNamespace
@@ -42,6 +43,12 @@ def tile_ir(kernel: Any, *args: Any) -> str:
 Span = str | tuple[str, str]  # source text, or (a unique line's text, the text within it)
 
 
+def signatures(ir: str, op: str) -> list[str]:
+    """The type signatures (`(i32, i32) -> i32`) of every `op` ("tile.add") in generic-form IR;
+    a cheap check for table-driven tests, where one filecheck run per case would be slow."""
+    return re.findall(rf'"{re.escape(op)}"\(.*?\).*? : (\(.*\) -> .*)$', ir, re.M)
+
+
 def span(fn: Any, at: Span) -> tuple[int, int, str]:
     """(line, 0-based col, text) of `at` in `fn`'s source: a text found on exactly one line
     (or that is a whole line), or (context, text) for `text` within the unique `context`."""
@@ -56,11 +63,12 @@ def span(fn: Any, at: Span) -> tuple[int, int, str]:
 
 
 def check_loc(loc: Loc | None, fn: Any, at: Span) -> None:
-    """`loc` starts where `at` does in `fn`'s source (and ends with it on a one-line span)."""
-    assert loc is not None, "the error has no source location"
+    """`loc` starts where `at` does in `fn`'s source (and ends with it on a one-line span).
+    Errors' locations name their function; those read back from MLIR ops do not."""
+    assert loc is not None, "no source location"
     line, col, at = span(fn, at)
     assert (loc.file, loc.line, loc.col) == (inspect.getsourcefile(fn), line, col), loc
-    assert loc.function == fn.__name__, loc
+    assert loc.function in (None, fn.__name__), loc
     if loc.end_line == loc.line:
         assert loc.end_col == col + len(at), f"span ends at col {loc.end_col}: {loc}"
 
@@ -106,6 +114,7 @@ def expect_error(
     assert match in err.message, err.message
     fn = helper or kernel.fn
     check_loc(err.loc, fn, at)
+    assert err.loc.function == fn.__name__  # type: ignore[union-attr]
     if call_at is not None:
         check_loc(err.loc.call_site, caller or kernel.fn, call_at)  # type: ignore[union-attr]
     else:
@@ -130,7 +139,7 @@ def check_healthy() -> None:
 @pytest.fixture
 def fe() -> SimpleNamespace:
     return SimpleNamespace(
-        array=array, compile=compile_tile, tile_ir=tile_ir, span=span, check_loc=check_loc,
-        check_rendering=check_rendering, check_traceback=check_traceback,
+        array=array, compile=compile_tile, tile_ir=tile_ir, signatures=signatures, span=span,
+        check_loc=check_loc, check_rendering=check_rendering, check_traceback=check_traceback,
         expect_error=expect_error, check_healthy=check_healthy,
     )

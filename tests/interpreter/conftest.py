@@ -113,12 +113,19 @@ def assert_same(actual: Any, expected: Any, *, signed_zero: bool = True) -> None
         raise AssertionError(f"{(~same).sum()} of {same.size} elements differ: {detail}")
 
 
-def assert_close(actual: Any, expected: Any, *, ulps: float = 4.0, atol: float = 0.0) -> None:
-    """Equality within `ulps` units in the last place of the dtype (NaN and infinities exact)."""
+def assert_close(
+    actual: Any, expected: Any, *, ulps: float = 4.0, atol: float | None = None
+) -> None:
+    """Equality within `ulps` units in the last place of the dtype (NaN and infinities exact).
+
+    `atol` defaults to the dtype's smallest subnormal (one ulp of the tiniest results).
+    """
     actual, expected = np.asarray(actual), np.asarray(expected)
     assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}"
     assert actual.shape == expected.shape
-    eps = float(ml_dtypes.finfo(expected.dtype).eps)
+    finfo = ml_dtypes.finfo(expected.dtype)
+    eps = float(finfo.eps)
+    atol = float(finfo.smallest_subnormal) if atol is None else atol
     a, e = actual.astype(np.float64), expected.astype(np.float64)
     with np.errstate(invalid="ignore"):
         close = np.abs(a - e) <= ulps * eps * np.abs(e) + atol

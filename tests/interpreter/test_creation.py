@@ -30,7 +30,7 @@ CONSTANTS = {"bool_": True, "int8": -7, "int16": -300, "int32": 2**31 - 1, "int6
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("kind", ["full", "zeros", "ones"])
-@pytest.mark.parametrize("shape", [(1,), (8,), (4, 8), (2, 1, 4), (3, 5)])
+@pytest.mark.parametrize("shape", [(1,), (3, 5), (2, 1, 4)])
 def test_factories(it, dtype, kind, shape):
     value = CONSTANTS[dtype]
     y = it.poison(shape, dtype)
@@ -61,8 +61,9 @@ def test_full_from_runtime_scalar(it, dtype, value):
         v = 0 if np.isnan(src) else np.clip(np.trunc(np.float64(src)), info.min, info.max)
         want = np.full((2, 8), int(v), d)
     else:
-        want = np.full((2, 8), np.asarray(src).astype(np.float64 if it.is_float(d) else src.dtype)
-                       .astype(d))
+        with np.errstate(over="ignore"):
+            wide = np.asarray(src).astype(np.float64 if it.is_float(d) else src.dtype)
+            want = np.full((2, 8), wide.astype(d))
     it.assert_same(y, want)
 
 

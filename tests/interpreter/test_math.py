@@ -44,8 +44,8 @@ def test_unary_math(it, rng, name, dtype):
     if name in EXACT:
         it.assert_same(out, want)
     else:  # half types are computed in float32 and rounded once: at most 1 ulp off
-        it.assert_close(out, want, ulps=1 if x.dtype.itemsize == 2 else 4, atol=1e-300)
-    it.assert_same(out.flat[:6], want.flat[:6], signed_zero=False)  # special values exactly
+        it.assert_close(out, want, ulps=1 if x.dtype.itemsize == 2 else 4)
+    it.assert_same(out.flat[:5], want.flat[:5], signed_zero=False)  # special values exactly
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "bool_"])
@@ -122,7 +122,8 @@ def test_atan2(it, rng, dtype):
     it.launch(atan2_kernel, (1,), a, b, out)
     want = np.arctan2(a.astype(np.float64), b.astype(np.float64)).astype(rd)
     it.assert_close(out, want, ulps=1 if rd.itemsize == 2 else 4)
-    assert np.all(np.abs(out.astype(np.float64)) <= np.pi + 1e-6)
+    r = out.astype(np.float64)
+    assert np.all(np.abs(r[~np.isnan(r)]) <= np.pi + 1e-6)
 
 
 @ct.kernel
@@ -131,11 +132,11 @@ def minmax(a, b, out, NAN: ct.Constant[bool]):
     x = ct.load(a, (i,), (16,))
     y = ct.load(b, (i,), (16,))
     n = x.shape[0]
-    ct.store(out, (0, i), ct.minimum(x, y, propagate_nan=NAN))
-    ct.store(out, (1, i), ct.maximum(x, y, propagate_nan=NAN))
+    ct.store(out, (0, i), ct.minimum(x, y, propagate_nan=NAN)[None, :])
+    ct.store(out, (1, i), ct.maximum(x, y, propagate_nan=NAN)[None, :])
     if not NAN:
-        ct.store(out, (2, i), min(x, y))
-        ct.store(out, (3, i), max(x, y, ct.full((n,), 0, x.dtype)))
+        ct.store(out, (2, i), min(x, y)[None, :])
+        ct.store(out, (3, i), max(x, y, ct.full((n,), 0, x.dtype))[None, :])
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "uint32", *FLOATS])
@@ -190,7 +191,7 @@ def where_broadcast(a, out):
     col = x[:, None]  # (8, 1)
     row = x[None, :]  # (1, 8)
     ct.store(out, (0, 0), ct.where(col > row, col, row * 2))
-    ct.store(out, (1, 0), ct.where(x > 0, 1, -1)[None, :])
+    ct.store(out, (8, 0), ct.where(x > 0, 1, -1)[None, :])  # tile (8, 0) of shape (1, 8): row 8
 
 
 def test_where_broadcasts(it, rng):

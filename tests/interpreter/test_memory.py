@@ -365,3 +365,33 @@ def test_torch_tensors(it, rng, dtype):
     f = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
     want = (xt.to(f) * 0.5 + 1).to(dtype)
     assert torch.equal(y, want), (y, want)
+
+
+@ct.kernel
+def bare_int_index(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, i, ct.load(x, i, B) * 3)  # a bare int index and shape for 1-d arrays
+
+
+def test_bare_int_index_and_shape(it, rng):
+    x = it.rand(rng, 10, "int16")
+    y = it.poison(10, "int16")
+    it.launch(bare_int_index, (3,), x, y, 4)
+    it.assert_same(y, x * np.int16(3))
+
+
+@ct.kernel
+def read_after_write(a, out):
+    i = ct.bid(0)
+    for _ in range(2):
+        x = ct.load(a, (0,), (4,))
+        ct.store(a, (0,), x + 1)
+    ct.store(out, (i,), ct.load(a, (0,), (4,)))  # sees this block's (and earlier blocks') writes
+
+
+def test_loads_see_earlier_stores(it):
+    a = np.zeros(4, np.int32)
+    out = it.poison(12, np.int32)
+    it.launch(read_after_write, (3,), a, out)
+    it.assert_same(a, np.full(4, 6, np.int32))
+    it.assert_same(out, np.repeat(np.array([2, 4, 6], np.int32), 4))

@@ -50,7 +50,7 @@ def with_constant(a, out, C: ct.Constant, OP: ct.Constant[str], RT: ct.Constant)
     elif OP == "<":
         r = x < C
     elif OP == "r==":
-        r = C == x
+        r = C == x  # noqa: SIM300 - the reflected comparison is the point
     elif OP == "min":
         r = ct.minimum(x, C)
     else:

@@ -145,6 +145,7 @@ def emit_loop(
         with ir.InsertionPoint(block), _dynamic(em, loop=True):
             bind_extra(scope)
             em.block(body)
+            scope = em.frame.scope  # a nested `if` or loop replaces the scope dict
             new_types = [join(n, t, scope[n]) for n, t in zip(names, types, strict=True)]
             if new_types == types:
                 _check_static(static, before, scope)

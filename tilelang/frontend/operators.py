@@ -75,7 +75,8 @@ def coerce(values: list[Value], dtype: DType) -> list[TileValue]:
     return [build.broadcast_to(t, shape) for t in tiles]
 
 
-def binary(name: str, lhs: Value, rhs: Value) -> Value:
+def binary(name: str, lhs: Value, rhs: Value, **attrs: object) -> Value:
+    """`lhs <name> rhs`; `attrs` (e.g. rounding_mode) go on the emitted op."""
     fn, tile_op, kind = BINARY[name]
     if is_loose(lhs) and is_loose(rhs):
         return fold(fn, lhs, rhs)
@@ -83,7 +84,7 @@ def binary(name: str, lhs: Value, rhs: Value) -> Value:
     _check_operand(rhs, name)
     dtype = _binary_dtype(name, kind, lhs, rhs)
     a, b = coerce([lhs, rhs], dtype)
-    return build.elementwise(tile_op, [a, b])
+    return build.elementwise(tile_op, [a, b], **{k: v for k, v in attrs.items() if v})
 
 
 def _check_operand(value: Value, name: str) -> None:
@@ -206,14 +207,16 @@ def math_unary(name: str, x: Value, **attrs: object) -> Value:
 
 
 def where(cond: Value, x: Value, y: Value) -> Value:
-    if is_loose(cond):
+    if is_loose(cond) and is_loose(x) and is_loose(y):
         return x if cond else y
     if is_loose(x) and is_loose(y):
         dtype = semantics.promote(semantics.constant_dtype(x), semantics.constant_dtype(y))  # type: ignore[arg-type]
     else:
         dtype = common_dtype(x, y)
-    c = build.bool_of(_tile(cond, "where"))
     a, b = coerce([x, y], dtype)
+    if is_loose(cond):  # chosen at compile time, still with the promoted dtype and shape
+        return a if cond else b
+    c = build.bool_of(_tile(cond, "where"))
     shape = semantics.broadcast_shapes(c.shape, a.shape)
     c, a, b = (build.broadcast_to(v, shape) for v in (c, a, b))
     return build.op("select", [c, a, b], dtype, shape)

@@ -19,10 +19,9 @@ MAX_FAST_ENTRIES = 4096
 
 
 def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
-    fast = kernel.cache.get("fast")
-    if fast is None:
-        fast = kernel.cache["fast"] = _generate_fast_path(kernel)
-    fast(stream, grid, args)
+    if kernel.fast_launch is None:
+        kernel.fast_launch = _generate_fast_path(kernel)
+    kernel.fast_launch(stream, grid, args)
 
 
 # ----- the slow path ---------------------------------------------------------------------------
@@ -177,8 +176,9 @@ def _generate_fast_path(kernel: Kernel) -> Any:
         "    if type(stream) is TorchStream: h = stream.cuda_stream",
         "    else: h = stream_handle(stream, args)",
         "    g = len(grid)",
-        "    launcher(h, grid[0], grid[1] if g > 1 else 1, grid[2] if g > 2 else 1,"
-        f" ({', '.join(values)}{',' if len(values) == 1 else ''}))",
+        "    gx = grid[0]; gy = grid[1] if g > 1 else 1; gz = grid[2] if g > 2 else 1",
+        f"    err = launcher.call(h, gx, gy, gz, {', '.join(values)})",
+        "    if err is not None: launcher.fail(err, (gx, gy, gz))",
     ]
     namespace = _fast_namespace(kernel)
     exec(compile("\n".join(lines), f"<tilelang fast launch of {kernel.name}>", "exec"), namespace)

@@ -39,6 +39,7 @@ class Kernel:
         self.name = fn.__name__
         self._params: tuple[Parameter, ...] | None = None
         self.cache: dict[Any, Any] = {}  # (signature, target) -> CompiledKernel / launcher
+        self.fast_launch: Any = None  # generated on the first GPU launch (runtime/gpu_launch.py)
 
     @property
     def params(self) -> tuple[Parameter, ...]:

@@ -25,6 +25,18 @@ def use_interpreter(kernel: Kernel) -> bool:
     return settings.interpret()
 
 
+_gpu_launch: Any = None
+
+
+def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
+    global _gpu_launch
+    if _gpu_launch is None:  # imported on first use: CPU-only users never load cuda.core
+        from tilelang.runtime.gpu_launch import launch_on_gpu
+
+        _gpu_launch = launch_on_gpu
+    _gpu_launch(stream, grid, kernel, args)
+
+
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
     """Run `kernel` over `grid` blocks with `args`, on `stream` (asynchronously on the GPU).
 
@@ -32,13 +44,15 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
         >>> tilelang.launch(torch.cuda.current_stream(), (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
     """
     try:
+        fast = getattr(kernel, "fast_launch", None)
+        if fast is not None and not use_interpreter(kernel):
+            fast(stream, grid, args)  # the hot path: a cached kernel launched again
+            return
         k = as_kernel(kernel)
         if use_interpreter(k):
             _interpret(k, normalize_grid(grid), args)
         else:
-            from tilelang.runtime.gpu_launch import launch_on_gpu
-
-            launch_on_gpu(stream, grid, k, args)
+            _launch_on_gpu(stream, grid, k, args)
     except TileError as e:
         raise e.with_traceback(None) from None
 

@@ -8,6 +8,7 @@ the parameters before cuLaunchKernel returns). A lock keeps two threads from int
 from __future__ import annotations
 
 import ctypes
+import functools
 import struct
 import threading
 from typing import Any
@@ -40,13 +41,32 @@ def parameter_format(signature: tuple[ParamSpec, ...]) -> str:
     return "<" + "".join(parts)
 
 
+def native_formats(signature: tuple[ParamSpec, ...]) -> bytes:
+    """One struct code per kernel parameter, for the native launcher."""
+    codes = parameter_format(signature)[1:].replace("x", "")
+    return codes.encode()
+
+
 class Launcher:
-    """Launches one compiled specialization."""
+    """Launches one compiled specialization: `call(stream, gx, gy, gz, *values)` returns None,
+    or the CUresult of a failed launch."""
 
     def __init__(self, loaded: LoadedKernel, signature: tuple[ParamSpec, ...], threads: int):
+        from tilelang.runtime.native_launch import native_module
+
         self.loaded = loaded
         self.threads = threads
         self.format = parameter_format(signature)
+        native = native_module()
+        if native is not None:
+            handle = int(loaded.kernel.handle)
+            self.call = functools.partial(native.launch, handle, threads,
+                                          native_formats(signature))
+        else:
+            self._init_python_path()
+            self.call = self._python_call
+
+    def _init_python_path(self) -> None:
         count = struct.calcsize(self.format) // SLOT
         self.block = ctypes.create_string_buffer(max(count, 1) * SLOT)
         base = ctypes.addressof(self.block)
@@ -54,13 +74,24 @@ class Launcher:
         self.params = ctypes.addressof(self.pointers)
         self.lock = threading.Lock()
         self._launch = driver.cuLaunchKernel
-        self._handle = loaded.kernel.handle
+        self._handle = self.loaded.kernel.handle
         self._success = driver.CUresult.CUDA_SUCCESS
 
-    def __call__(self, stream: int, gx: int, gy: int, gz: int, values: tuple[Any, ...]) -> None:
-        with self.lock:
+    def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: Any) -> Any:
+        with self.lock:  # the driver call releases the GIL: keep the block ours until it returns
             struct.pack_into(self.format, self.block, 0, *values)
             (err,) = self._launch(self._handle, gx, gy, gz, self.threads, 1, 1, 0, stream,
                                   self.params, 0)
-        if err != self._success:
-            raise TileLaunchError(f"cuLaunchKernel failed: {err.name} (grid {(gx, gy, gz)})")
+        return None if err == self._success else int(err)
+
+    def __call__(self, stream: int, gx: int, gy: int, gz: int, values: tuple[Any, ...]) -> None:
+        err = self.call(stream, gx, gy, gz, *values)
+        if err is not None:
+            self.fail(err, (gx, gy, gz))
+
+    def fail(self, err: int, grid: tuple[int, int, int]) -> None:
+        name = driver.cuGetErrorName(driver.CUresult(err))[1]
+        raise TileLaunchError(
+            f"cuLaunchKernel failed with {name.decode() if isinstance(name, bytes) else name} "
+            f"for grid {grid} and {self.threads} threads per block"
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilelang.errors import TileTypeError
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype
@@ -35,6 +35,16 @@ def _check_ftz(name: str, flush_to_zero: Any, *operands: Any) -> None:
 
 
 _IEEE = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
+DIRECTED = (RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
+
+
+def _mode(mode: Any) -> str | None:
+    """The op attribute for a rounding mode; None for the default (round to nearest)."""
+    if mode in DIRECTED:
+        raise TileUnsupportedFeatureError(
+            f"rounding mode {mode.name} is not supported yet (RN, FULL and APPROX are)"
+        )
+    return "approx" if mode is RoundingMode.APPROX else None
 
 
 def _make_binary(name: str) -> None:
@@ -48,7 +58,7 @@ def _make_binary(name: str) -> None:
         _check_rounding(name, x, rounding, allowed)
         if options.get("propagate_nan"):
             return _propagating(name, x, y)
-        return operators.binary(name, x, y)
+        return operators.binary(name, x, y, rounding_mode=_mode(rounding))
 
 
 def _propagating(name: str, x: Any, y: Any) -> Any:
@@ -89,8 +99,7 @@ def _make_math(name: str) -> None:
         _check_ftz(name, options.get("flush_to_zero"), x)
         rounding = options.get("rounding_mode")
         _check_rounding(name, x, rounding, _UNARY_ROUNDING.get(name, ()))
-        approx = "approx" if rounding is RoundingMode.APPROX else None
-        return operators.math_unary(name, x, approx=approx)
+        return operators.math_unary(name, x, rounding_mode=_mode(rounding))
 
 
 for _name in operators.MATH_UNARY:

@@ -29,16 +29,22 @@ def _map(lw: Lowering, op: ir.Operation, fn) -> None:
     lw.set(result, Distributed(regs, first.layout, dtype_of(result.type), first.shape))
 
 
+def _approx(op: ir.Operation) -> bool:
+    return "rounding_mode" in op.attributes and ops.str_attr(op, "rounding_mode") == "approx"
+
+
 @lowers(*semantics.BINARY)
 def lower_binary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.BINARY[op.name], dtype_of(op.operands[0].type)
+    if op.name == "tile.div" and _approx(op):
+        fn = scalar_ops.approximate_div
     _map(lw, op, lambda a, b: fn(a, b, dtype))
 
 
 @lowers(*(n for n in semantics.UNARY if n != "tile.isnan"))
 def lower_unary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.UNARY[op.name], dtype_of(op.operands[0].type)
-    approx = "rounding_mode" in op.attributes or "approx" in op.attributes
+    approx = _approx(op)
     _map(lw, op, lambda x: fn(x, dtype, approx=approx))
 
 
