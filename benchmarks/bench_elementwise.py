@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 
 import torch
-
-import tilelang as ct
 from common import bar_plot, device_ms, save, table
 
+import tilelang as ct
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from silu_and_mul import silu_and_mul  # noqa: E402
-from vector_add import vector_add  # noqa: E402
+from silu_and_mul import silu_and_mul
+from vector_add import vector_add
 
 N = 1 << 28
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}

@@ -195,6 +195,16 @@ def test_rounding_mode_not_supported_by_op(fe):
                     "ct.mul(ct.load(a, (0,), (16,)), 2.0, rounding_mode=ct.RoundingMode.APPROX)")
 
 
+def test_directed_rounding_mode_not_supported_yet(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.add(ct.load(a, (0,), (16,)), 1.0, rounding_mode=ct.RoundingMode.RZ)
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
+                    "rounding mode RZ is not supported yet",
+                    "ct.add(ct.load(a, (0,), (16,)), 1.0, rounding_mode=ct.RoundingMode.RZ)")
+
+
 def test_rounding_mode_not_an_enum(fe):
     @ct.kernel
     def k(a):

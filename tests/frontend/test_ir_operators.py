@@ -447,11 +447,13 @@ def test_math_approx(fe):
         x = ct.load(a, (0,), (16,))
         ct.tanh(x, rounding_mode=ct.RoundingMode.APPROX)
         ct.exp(x, rounding_mode=ct.RoundingMode.FULL)
-        ct.sqrt(x, rounding_mode=ct.RoundingMode.RZ, flush_to_zero=True)
+        ct.sqrt(x, rounding_mode=ct.RoundingMode.RN, flush_to_zero=True)
+        ct.truediv(x, x, rounding_mode=ct.RoundingMode.APPROX)
 
-    # CHECK: "tile.tanh"({{%.+}}) {approx = "approx"}
+    # CHECK: "tile.tanh"({{%.+}}) {rounding_mode = "approx"}
     # CHECK: "tile.exp"({{%.+}}) :
     # CHECK: "tile.sqrt"({{%.+}}) :
+    # CHECK: "tile.div"({{%.+}}, {{%.+}}) {rounding_mode = "approx"}
     filecheck(fe.tile_ir(k, fe.array()))
 
 

@@ -203,3 +203,22 @@ def test_where_broadcasts(it, rng):
     want = it.poison((8, 8), np.int32)
     want[0] = np.where(x > 0, 1, -1)
     it.assert_same(out[8:], want)
+
+
+@ct.kernel
+def where_constant_condition(a, out, out2, FLAG: ct.Constant[bool]):
+    x = ct.load(a, (0,), (4,))
+    r = ct.where(FLAG, 0, x)  # decided at compile time, but still broadcast ...
+    r2 = ct.where(FLAG, x, 2.5)  # ... and promoted
+    assert r.shape == (4,) and r.dtype == ct.int32 and r2.dtype == ct.float32
+    ct.store(out, (0,), r)
+    ct.store(out2, (0,), r2)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_where_with_constant_condition(it, rng, flag):
+    x = it.rand(rng, 4, "int32", low=-100, high=100)
+    out, out2 = it.poison(4, np.int32), it.poison(4, np.float32)
+    it.launch(where_constant_condition, (1,), x, out, out2, flag)
+    it.assert_same(out, np.zeros(4, np.int32) if flag else x)
+    it.assert_same(out2, x.astype(np.float32) if flag else np.full(4, 2.5, np.float32))
