@@ -8,7 +8,7 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.errors import TileArgumentError
-from tilelang.frontend.signature import ArraySpec, ParamSpec
+from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
 from tilelang.runtime import binary, disk_cache
 from tilelang.runtime.host_arrays import array_facts
 from tilelang.runtime.kernel import Kernel
@@ -43,6 +43,51 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     key = fast_key(kernel, args)
     if key is not None:
         fast_table[key] = launcher
+    kernel.native_entry = native_entry(kernel, signature, args, launcher)
+
+
+_DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
+
+
+def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
+                 launcher: Launcher) -> tuple | None:
+    """What the native hot path checks and launches for this specialization, or None when
+    these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
+    from tilelang.runtime.launch import set_native_fast
+    from tilelang.runtime.native_launch import native_module
+
+    native = native_module()
+    if native is None or not hasattr(native, "fast"):
+        return None
+    plan, constants = bytearray(), []
+    for spec, arg in zip(signature, args, strict=True):
+        record = _plan_record(spec, arg)
+        if record is None:
+            return None
+        plan += record
+        if isinstance(spec, ConstSpec):
+            constants.append(arg)
+    set_native_fast(native.fast)
+    return (int(launcher.loaded.kernel.handle), launcher.threads, bytes(plan), tuple(constants))
+
+
+def _plan_record(spec: ParamSpec, arg: Any) -> bytes | None:
+    if isinstance(spec, ConstSpec):
+        return b"C" + bytes(7)
+    if isinstance(spec, ArraySpec):
+        if not (_is_torch_tensor(arg) and hasattr(type(arg), "__dlpack_c_exchange_api__")):
+            return None
+        code = 4 if spec.dtype.name == "bfloat16" else _DLPACK_CODES[spec.dtype.kind]
+        bits = 8 if spec.dtype.kind == "b" else spec.dtype.bitwidth
+        mask = sum(1 << d for d, unit in enumerate(spec.unit_stride) if unit)
+        if spec.ndim > 8:
+            return None
+        return bytes([ord("A"), code, bits, spec.ndim, mask, spec.align, 0, 0])
+    kinds = {"int32": b"I", "int64": b"L", "float32": b"F"}
+    kind = kinds.get(spec.dtype.name)
+    if kind is None or type(arg) not in (int, float):
+        return None
+    return kind + bytes(7)
 
 
 def _check_device_arrays(kernel: Kernel, args: Any) -> list[Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang import settings
-from tilelang.errors import TileArgumentError, TileError
+from tilelang.errors import TileArgumentError, TileError, TileLaunchError
 from tilelang.runtime.kernel import Kernel, as_kernel
 
 
@@ -26,6 +26,20 @@ def use_interpreter(kernel: Kernel) -> bool:
 
 
 _gpu_launch: Any = None
+_native_fast: Any = None  # set with native_entry: runtime/native_launch.py
+
+
+def set_native_fast(fn: Any) -> None:
+    global _native_fast
+    _native_fast = fn
+
+
+def launch_failed(err: int, grid: Any) -> None:
+    from tilelang.runtime.cuda_compat import driver
+
+    name = driver.cuGetErrorName(driver.CUresult(err))[1]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    raise TileLaunchError(f"cuLaunchKernel failed with {name} for grid {grid}")
 
 
 def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
@@ -44,9 +58,16 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
         >>> tilelang.launch(torch.cuda.current_stream(), (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
     """
     try:
-        fast = getattr(kernel, "fast_launch", None)
-        if fast is not None and not use_interpreter(kernel):
-            fast(stream, grid, args)  # the hot path: a cached kernel launched again
+        if type(kernel) is Kernel and kernel.fast_launch is not None and \
+                not use_interpreter(kernel):
+            entry = kernel.native_entry
+            if entry is not None:  # the hot path, all in C (runtime/native/launch.c)
+                result = _native_fast(entry, stream, grid, args)
+                if result is None:
+                    return
+                if result is not NotImplemented:
+                    launch_failed(result, grid)
+            kernel.fast_launch(stream, grid, args)  # the Python fast path, else the slow one
             return
         k = as_kernel(kernel)
         if use_interpreter(k):

@@ -1,10 +1,22 @@
-/* Runtime: the native launch fast path: pack kernel parameters on the stack, cuLaunchKernel.
+/* Runtime: the native launch path (built on first GPU use by runtime/native_launch.py).
  *
- * launch(function, threads, formats, stream, gx, gy, gz, *values) -> None or CUresult int
- *   function: CUfunction/CUkernel handle as an int; threads: block size (x); formats: bytes,
- *   one struct-module code per parameter (Q q i I h H b B f d e); stream: CUstream as an int.
- * Every parameter gets an 8-byte slot; the driver copies them before cuLaunchKernel returns.
- * libcuda is opened with dlopen, so no CUDA headers or link-time dependency are needed.
+ * launch(function, threads, formats, stream, gx, gy, gz, *values) -> None | CUresult int
+ *   Packs already-extracted parameter values (struct codes in `formats`, one 8-byte slot
+ *   each) and calls cuLaunchKernel.
+ *
+ * fast(entry, stream, grid, args) -> None | CUresult int | NotImplemented
+ *   The whole hot path in C for the specialization `entry` the Python side registered last:
+ *   reads each torch tensor through PyTorch's DLPack C exchange API (no Python calls), checks
+ *   that every argument matches what `entry` was compiled for, packs and launches. Anything
+ *   else (another specialization, another array type, a CPU tensor) returns NotImplemented
+ *   and Python takes over. entry = (function, threads, plan, constants), where plan holds 8
+ *   bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64, 'F' float32, 'C'
+ *   constant), then for arrays the DLPack dtype code and bits, ndim, unit-stride mask and
+ *   alignment in bytes.
+ *
+ * tensor_facts(tensor) -> (data, shape, strides, code, bits, device_type), for tests.
+ *
+ * libcuda is opened with dlopen on first use: no CUDA headers or link-time dependency.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -12,12 +24,69 @@
 #include <stdint.h>
 #include <string.h>
 
+#define MAX_PARAMS 256
+#define MAX_DIMS 16
+
+/* ---- DLPack (v1.x) structures we read ----------------------------------------------------- */
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+    void *data; DLDevice device; int32_t ndim; DLDataType dtype;
+    int64_t *shape; int64_t *strides; uint64_t byte_offset;
+} DLTensor;
+typedef int (*dltensor_from_py_fn)(void *py_object, DLTensor *out);
+typedef int (*current_stream_fn)(int32_t device_type, int32_t device_id, void **out);
+typedef struct {
+    uint32_t major, minor; void *prev_api;            /* DLPackExchangeAPIHeader */
+    void *allocator, *managed_from_py, *managed_to_py; /* unused here */
+    dltensor_from_py_fn dltensor_from_py;
+    current_stream_fn current_work_stream;
+} ExchangeAPI;
+
+static PyTypeObject *api_type = NULL; /* the tensor type whose API is cached */
+static const ExchangeAPI *api = NULL;
+
+static const ExchangeAPI *exchange_api(PyObject *obj) {
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type == api_type) return api;
+    PyObject *capsule = PyObject_GetAttrString((PyObject *)type, "__dlpack_c_exchange_api__");
+    if (capsule == NULL) { PyErr_Clear(); return NULL; }
+    const ExchangeAPI *found = PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+    Py_DECREF(capsule);
+    if (found == NULL || found->major != 1 || found->dltensor_from_py == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    api_type = type;
+    api = found;
+    return api;
+}
+
+/* ---- the driver --------------------------------------------------------------------------- */
 typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                          unsigned, void *, void **, void **);
 static launch_fn cu_launch = NULL;
 
-#define MAX_PARAMS 256
+static int load_driver(void) {
+    if (cu_launch != NULL) return 0;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (lib != NULL) cu_launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
+    if (cu_launch == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot find cuLaunchKernel in libcuda.so.1");
+        return -1;
+    }
+    return 0;
+}
 
+static PyObject *call_driver(void *function, unsigned threads, void *stream, unsigned gx,
+                             unsigned gy, unsigned gz, void **params) {
+    if (load_driver() < 0) return NULL;
+    int err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+    if (err != 0) return PyLong_FromLong(err);
+    Py_RETURN_NONE;
+}
+
+/* ---- launch(): values extracted by Python ------------------------------------------------- */
 static int pack(char code, PyObject *value, uint64_t *slot) {
     *slot = 0;
     switch (code) {
@@ -40,13 +109,12 @@ static int pack(char code, PyObject *value, uint64_t *slot) {
 }
 
 static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 7) {
-        PyErr_SetString(PyExc_TypeError, "launch() needs at least 7 arguments");
-        return NULL;
-    }
     char *formats;
     Py_ssize_t count;
-    if (PyBytes_AsStringAndSize(args[2], &formats, &count) < 0) return NULL;
+    if (nargs < 7 || PyBytes_AsStringAndSize(args[2], &formats, &count) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "launch() needs 7+ arguments");
+        return NULL;
+    }
     if (count != nargs - 7 || count > MAX_PARAMS) {
         PyErr_Format(PyExc_TypeError, "launch() got %zd values for %zd parameters",
                      nargs - 7, count);
@@ -65,31 +133,133 @@ static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     unsigned gy = (unsigned)PyLong_AsUnsignedLong(args[5]);
     unsigned gz = (unsigned)PyLong_AsUnsignedLong(args[6]);
     if (PyErr_Occurred()) return NULL;
-    int err;
-    Py_BEGIN_ALLOW_THREADS
-    err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
-    Py_END_ALLOW_THREADS
-    if (err != 0) return PyLong_FromLong(err);
-    Py_RETURN_NONE;
+    return call_driver(function, threads, stream, gx, gy, gz, params);
+}
+
+/* ---- fast(): the whole hot path ----------------------------------------------------------- */
+#define MISS Py_RETURN_NOTIMPLEMENTED
+
+static int alignment_of(const DLTensor *t, uint64_t data) {
+    int itemsize = t->dtype.bits >= 8 ? t->dtype.bits / 8 : 1;
+    for (int align = 16; align >= 2; align /= 2) {
+        if (data % align) continue;
+        int ok = 1;
+        for (int d = 0; d < t->ndim && ok; d++) {
+            if (t->shape[d] > 1 && t->strides[d] != 1 && (t->strides[d] * itemsize) % align)
+                ok = 0;
+        }
+        if (ok) return align;
+    }
+    return 1;
+}
+
+static int same_constant(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    if (Py_TYPE(a) != Py_TYPE(b)) return 0;
+    if (PyFloat_CheckExact(a)) {  /* 0.0 and -0.0 are different specializations */
+        double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+        return memcmp(&x, &y, sizeof x) == 0;
+    }
+    return PyObject_RichCompareBool(a, b, Py_EQ) == 1;
+}
+
+static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyTuple_CheckExact(argv[0]) || !PyTuple_CheckExact(argv[3])) MISS;
+    PyObject *entry = argv[0], *stream_obj = argv[1], *grid = argv[2], *args = argv[3];
+    const char *plan = PyBytes_AS_STRING(PyTuple_GET_ITEM(entry, 2));
+    Py_ssize_t count = PyBytes_GET_SIZE(PyTuple_GET_ITEM(entry, 2)) / 8;
+    PyObject *constants = PyTuple_GET_ITEM(entry, 3);
+    if (PyTuple_GET_SIZE(args) != count || !PyTuple_CheckExact(grid)) MISS;
+    uint64_t slots[MAX_PARAMS];
+    void *params[MAX_PARAMS];
+    int n = 0, next_constant = 0, device_id = -1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const unsigned char *p = (const unsigned char *)plan + 8 * i;
+        PyObject *arg = PyTuple_GET_ITEM(args, i);
+        if (p[0] == 'C') {
+            if (!same_constant(arg, PyTuple_GET_ITEM(constants, next_constant++))) MISS;
+        } else if (p[0] == 'A') {
+            const ExchangeAPI *x = exchange_api(arg);
+            DLTensor t;
+            if (x == NULL || x->dltensor_from_py(arg, &t) != 0) { PyErr_Clear(); MISS; }
+            if (t.device.device_type != 2 || t.dtype.code != p[1] || t.dtype.bits != p[2] ||
+                t.dtype.lanes != 1 || t.ndim != p[3] || t.ndim > MAX_DIMS ||
+                n + 1 + 2 * t.ndim > MAX_PARAMS || t.strides == NULL) MISS;
+            uint64_t data = (uint64_t)(uintptr_t)t.data + t.byte_offset;
+            unsigned mask = 0;
+            for (int d = 0; d < t.ndim; d++)
+                if (t.strides[d] == 1 || t.shape[d] == 1) mask |= 1u << d;
+            if (mask != p[4] || alignment_of(&t, data) != p[5]) MISS;
+            device_id = t.device.device_id;
+            slots[n] = data; params[n] = &slots[n]; n++;
+            for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.shape[d], 8); params[n] = &slots[n]; n++; }
+            for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.strides[d], 8); params[n] = &slots[n]; n++; }
+        } else if (p[0] == 'I' || p[0] == 'L') {
+            if (!PyLong_CheckExact(arg)) MISS;
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+            int fits32 = !overflow && v >= INT32_MIN && v <= INT32_MAX;
+            if (overflow || (p[0] == 'I') != fits32) MISS;
+            slots[n] = 0;
+            if (p[0] == 'I') { int32_t w = (int32_t)v; memcpy(&slots[n], &w, 4); }
+            else memcpy(&slots[n], &v, 8);
+            params[n] = &slots[n]; n++;
+        } else if (p[0] == 'F') {
+            if (!PyFloat_CheckExact(arg)) MISS;
+            float v = (float)PyFloat_AS_DOUBLE(arg);
+            slots[n] = 0; memcpy(&slots[n], &v, 4); params[n] = &slots[n]; n++;
+        } else {
+            MISS;
+        }
+    }
+    void *stream = NULL;
+    if (PyLong_CheckExact(stream_obj)) {
+        stream = PyLong_AsVoidPtr(stream_obj);
+    } else if (stream_obj == Py_None) {
+        if (api == NULL || api->current_work_stream == NULL || device_id < 0 ||
+            api->current_work_stream(2, device_id, &stream) != 0) { PyErr_Clear(); MISS; }
+    } else {
+        PyObject *handle = PyObject_GetAttrString(stream_obj, "cuda_stream");
+        if (handle == NULL || !PyLong_Check(handle)) { Py_XDECREF(handle); PyErr_Clear(); MISS; }
+        stream = PyLong_AsVoidPtr(handle);
+        Py_DECREF(handle);
+    }
+    Py_ssize_t g = PyTuple_GET_SIZE(grid);
+    if (g < 1 || g > 3) MISS;
+    unsigned dims[3] = {1, 1, 1};
+    for (Py_ssize_t i = 0; i < g; i++) {
+        PyObject *d = PyTuple_GET_ITEM(grid, i);
+        if (!PyLong_CheckExact(d)) MISS;
+        long v = PyLong_AsLong(d);
+        if (v <= 0 || v > 0x7fffffffL) { PyErr_Clear(); MISS; }
+        dims[i] = (unsigned)v;
+    }
+    void *function = PyLong_AsVoidPtr(PyTuple_GET_ITEM(entry, 0));
+    unsigned threads = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(entry, 1));
+    return call_driver(function, threads, stream, dims[0], dims[1], dims[2], params);
+}
+
+static PyObject *tensor_facts(PyObject *self, PyObject *obj) {
+    const ExchangeAPI *x = exchange_api(obj);
+    DLTensor t;
+    if (x == NULL) Py_RETURN_NONE;
+    if (x->dltensor_from_py(obj, &t) != 0) return NULL;
+    PyObject *shape = PyTuple_New(t.ndim), *strides = PyTuple_New(t.ndim);
+    for (int d = 0; d < t.ndim; d++) {
+        PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(t.shape[d]));
+        PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t.strides ? t.strides[d] : 0));
+    }
+    return Py_BuildValue("(KNNiii)", (unsigned long long)(uintptr_t)t.data + t.byte_offset,
+                         shape, strides, t.dtype.code, t.dtype.bits, t.device.device_type);
 }
 
 static PyMethodDef methods[] = {
-    {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Launch a kernel."},
+    {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Pack values, launch."},
+    {"fast", (PyCFunction)(void (*)(void))fast, METH_FASTCALL, "The whole hot path."},
+    {"tensor_facts", tensor_facts, METH_O, "What the exchange API reports of a tensor."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tilelang_launch", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__tilelang_launch(void) {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (lib == NULL) {
-        PyErr_SetString(PyExc_ImportError, "libcuda.so.1 not found");
-        return NULL;
-    }
-    cu_launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
-    if (cu_launch == NULL) {
-        PyErr_SetString(PyExc_ImportError, "cuLaunchKernel not found in libcuda");
-        return NULL;
-    }
-    return PyModule_Create(&module);
-}
+PyMODINIT_FUNC PyInit__tilelang_launch(void) { return PyModule_Create(&module); }
