@@ -1,4 +1,5 @@
-"""Shared fixtures of the interpreter tests: every launch runs on the CPU interpreter.
+"""Shared fixtures of the kernel tests: every test runs on the CPU interpreter and, marked
+`gpu` (run with `pytest -m gpu` on a GPU machine), on the GPU against the same NumPy references.
 
 Helpers are exposed through the `it` fixture (conftest modules cannot be imported by name, as
 several test folders have one). `rng` is seeded from the test's node id, so every test, and every
@@ -20,9 +21,13 @@ import tilelang as ct
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
-@pytest.fixture(autouse=True)
-def _interpret(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TILELANG_INTERPRET", "1")
+@pytest.fixture(params=["interpreter", pytest.param("gpu", marks=pytest.mark.gpu)])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "interpreter":
+        monkeypatch.setenv("TILELANG_INTERPRET", "1")
+    else:
+        monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+    return request.param
 
 
 @pytest.fixture
@@ -90,6 +95,18 @@ def launch(kernel: Any, grid: Any, *args: Any) -> None:
     ct.launch(None, grid, kernel, args)
 
 
+def launch_on_gpu(kernel: Any, grid: Any, *args: Any) -> None:
+    """Launch with every NumPy array mirrored on the GPU (same strides), then copied back."""
+    from device_arrays import DeviceMirror
+
+    mirrors = [DeviceMirror(a) if isinstance(a, np.ndarray) else None for a in args]
+    device_args = tuple(m.device if m is not None else a for m, a in zip(mirrors, args))
+    ct.launch(None, grid, kernel, device_args)
+    for mirror in mirrors:
+        if mirror is not None:
+            mirror.copy_back()
+
+
 def _same(actual: np.ndarray, expected: np.ndarray, signed_zero: bool) -> np.ndarray:
     if is_float(expected.dtype):
         a, e = actual.astype(np.float64), expected.astype(np.float64)
@@ -143,10 +160,10 @@ def expected_store(out: np.ndarray, region: Any, value: Any) -> np.ndarray:
     return expected
 
 
-@pytest.fixture(scope="session")
-def it() -> SimpleNamespace:
+@pytest.fixture
+def it(backend: str) -> SimpleNamespace:
     return SimpleNamespace(
         BF16=BF16, np_dtype=np_dtype, is_float=is_float, rand=rand, poison=poison,
-        launch=launch, assert_same=assert_same, assert_close=assert_close,
-        expected_store=expected_store,
+        launch=launch if backend == "interpreter" else launch_on_gpu, backend=backend,
+        assert_same=assert_same, assert_close=assert_close, expected_store=expected_store,
     )
