@@ -119,9 +119,10 @@ irdl.dialect @tile {
     irdl.results(result: %dst)
   }
 
+  // A one-element tile reshaped to () is a scalar.
   irdl.operation @reshape {
     %src = irdl.base "!builtin.tensor"
-    %dst = irdl.base "!builtin.tensor"
+    %dst = irdl.any
     irdl.operands(source: %src)
     irdl.results(result: %dst)
   }

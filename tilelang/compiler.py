@@ -106,6 +106,8 @@ def compile_signature(
     dumper = _Dumper(source.name)
     result.asm["source"] = source.text
     dumper.write("source", source.text, ".py")
+    if stop_after == "source":
+        return result
     ctx = make_context()
     result.context = ctx
     with ctx, ir.Location.unknown():
@@ -144,7 +146,11 @@ def _clone(module: ir.Module) -> ir.Module:
 
 
 def _record(result: CompiledKernel, dumper: _Dumper, stage: str, module: ir.Module) -> None:
-    check_stage(module, stage)
+    try:
+        check_stage(module, stage)
+    except ir.MLIRError as e:
+        before = module.operation.get_asm(enable_debug_info=True)
+        raise _pipeline_error(e, before, "", stage) from None
     result.asm[stage] = module.operation.get_asm(enable_debug_info=False)
     result.module = module
     dumper.write(stage, module.operation.get_asm(enable_debug_info=True), ".mlir")
@@ -160,6 +166,8 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str) 
         raise
     except ir.MLIRError as e:
         raise _pipeline_error(e, before, full, stage) from None
+    except ValueError as e:  # a malformed pipeline (e.g. an unknown option in extra_passes)
+        raise TileValueError(f"bad pipeline for stage {stage}: {e}") from None
 
 
 def _print_hook(module: ir.Module) -> Any:

@@ -327,14 +327,14 @@ def test_expand_dims_axis_out_of_range(fe):
                     "ct.expand_dims(ct.zeros((4,), ct.int32), 2)")
 
 
-def test_tile_to_scalar(fe):
+def test_item_of_a_larger_tile(fe):
     @ct.kernel
     def k(a):
-        x = ct.full((1,), 3, ct.int32).item()
+        x = ct.full((2,), 3, ct.int32).item()
 
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
-                    "converting a tile of shape (1,) to a scalar is not supported",
-                    "ct.full((1,), 3, ct.int32).item()")
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "cannot reshape a tile of shape (2,) into ()",
+                    "ct.full((2,), 3, ct.int32).item()")
 
 
 def test_index_tile_with_integer(fe):

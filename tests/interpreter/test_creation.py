@@ -69,8 +69,6 @@ def fill_from_tile(x, y):
     ct.store(y, (0,), ct.full((4,), s, ct.float32))
 
 
-@pytest.mark.xfail(raises=ct.TileUnsupportedFeatureError, strict=True,
-                   reason="a (1,) tile cannot become a scalar yet (Tile.item / reshape(()))")
 def test_full_from_scalar_tile(it):
     x = np.array([-5], np.int16)
     y = it.poison(4, np.float32)

@@ -357,6 +357,7 @@ def torch_axpy(x, y, a, B: ct.Constant[int]):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64])
+@pytest.mark.interpreter_only  # CPU torch tensors
 def test_torch_tensors(it, rng, dtype):
     x = torch.from_numpy(rng.standard_normal((9, 14)).astype(np.float32)).to(dtype)
     xt = x.T  # a transposed (non-contiguous) input view
@@ -389,9 +390,29 @@ def read_after_write(a, out):
     ct.store(out, (i,), ct.load(a, (0,), (4,)))  # sees this block's (and earlier blocks') writes
 
 
+@pytest.mark.interpreter_only  # blocks run one after another only on the interpreter
 def test_loads_see_earlier_stores(it):
     a = np.zeros(4, np.int32)
     out = it.poison(12, np.int32)
     it.launch(read_after_write, (3,), a, out)
     it.assert_same(a, np.full(4, 6, np.int32))
     it.assert_same(out, np.repeat(np.array([2, 4, 6], np.int32), 4))
+
+
+@ct.kernel
+def read_after_write_transposed(a, out):
+    for _ in range(3):
+        x = ct.load(a, (0, 0), (16, 32))
+        ct.store(a, (0, 0), x + 1)
+    t = ct.load(a, (0, 0), (32, 16), order=(1, 0))  # other threads read what others wrote
+    ct.store(out, (0, 0), t)
+
+
+def test_block_sees_its_own_stores(it, rng):
+    """Within one block, accesses to one array happen in program order (barriers on GPU)."""
+    a = it.rand(rng, (16, 32), "int32", low=-1000, high=1000)
+    want = a + 3
+    out = it.poison((32, 16), "int32")
+    it.launch(read_after_write_transposed, (1,), a, out)
+    it.assert_same(a, want)
+    it.assert_same(out, want.T)

@@ -175,8 +175,6 @@ def tile_item(a, out):
     ct.store(out, (1,), x.item() * 2)
 
 
-@pytest.mark.xfail(raises=ct.TileUnsupportedFeatureError, strict=True,
-                   reason="a (1,) tile cannot become a scalar yet (Tile.item / reshape(()))")
 def test_tile_item(it):
     out = it.poison(2, np.int32)
     it.launch(tile_item, (1,), np.array([21], np.int32), out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mlir.ir as ir
 
 from tilelang.dialect import ops, tensor_type
-from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
+from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import semantics
 from tilelang.frontend.semantics import Scalar, describe
 from tilelang.frontend.values import TileValue, is_loose
@@ -52,10 +52,6 @@ def reshape(value: TileValue, shape: tuple[int, ...]) -> TileValue:
         return value
     if _size(value.shape) != _size(shape):
         raise TileValueError(f"cannot reshape a tile of shape {value.shape} into {shape}")
-    if not shape:  # the dialect has no op from a tile to a scalar
-        raise TileUnsupportedFeatureError(
-            f"converting a tile of shape {value.shape} to a scalar is not supported yet"
-        )
     if not value.shape:
         return splat(value, shape)
     return op("reshape", [value], value.dtype, shape)

@@ -81,3 +81,51 @@ def _closure(fn: Any) -> dict[str, Any]:
         except ValueError:  # an empty cell: the name is assigned later in the enclosing scope
             pass
     return out
+
+
+def fingerprint(fn: Any) -> str:
+    """A hash of what compiling `fn` depends on besides its arguments: its source and, followed
+    through helper functions, the values of the globals and closure variables it names.
+
+    Keys the on-disk cache, so two kernels from one source with different captured constants
+    (closures, module-level BLOCK sizes) never share a binary.
+    """
+    h = hashlib.sha256()
+    _feed_function(fn, h, set())
+    return h.hexdigest()[:32]
+
+
+def _feed_function(fn: Any, h: Any, seen: set[int]) -> None:
+    if id(fn) in seen:
+        return
+    seen.add(id(fn))
+    h.update(parse_function(fn).text.encode())
+    names = _code_names(fn.__code__)
+    for name in sorted(names):
+        if name in fn.__globals__:
+            _feed_value(name, fn.__globals__[name], h, seen)
+    for name, value in sorted(_closure(fn).items()):
+        _feed_value(name, value, h, seen)
+
+
+def _code_names(code: Any) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _code_names(const)
+    return names
+
+
+def _feed_value(name: str, value: Any, h: Any, seen: set[int]) -> None:
+    import enum
+    import types
+
+    inner = getattr(value, "fn", None) if getattr(value, "__tilelang_kernel__", False) else None
+    if isinstance(value, types.FunctionType) or inner is not None:
+        _feed_function(inner or value, h, seen)
+    elif isinstance(value, bool | int | float | str | bytes | tuple | type(None) | enum.Enum):
+        h.update(f"{name}={type(value).__name__}:{value!r}".encode())
+    elif isinstance(value, types.ModuleType):
+        h.update(f"{name}=module:{value.__name__}".encode())
+    else:
+        h.update(f"{name}={type(value).__module__}.{type(value).__qualname__}:{value!r}".encode())

@@ -1,8 +1,9 @@
 """Interpreter: NumPy semantics of the `tile` element-wise ops (also used by constant folding).
 
 These define what every op means; the GPU lowering must agree with them:
-- integer arithmetic wraps; `//` and `%` round toward negative infinity (Python); division of
-  integers by zero is an error here (undefined on the GPU);
+- integer arithmetic wraps; `//` and `%` round toward negative infinity (Python); integer
+  division by zero is undefined on the GPU and gives 0 here (a padded lane of a partial tile
+  may divide by zero harmlessly, so it must not stop the run);
 - float `//` is floor(x / y) and float `%` takes the sign of the divisor;
 - shifts by a negative amount or by the bit width or more give 0 (`>>` of a negative signed
   value gives -1), as PTX's clamped shifts do;
@@ -18,7 +19,6 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from tilelang.errors import TileInterpreterError
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
@@ -54,16 +54,11 @@ def _arith(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return apply
 
 
-def _check_divisor(y: np.ndarray) -> None:
-    if np.any(y == 0):
-        raise TileInterpreterError("integer division by zero")
-
-
 def floordiv(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if _is_float(x):
         return np.floor(_wide(x) / _wide(y)).astype(x.dtype)
-    _check_divisor(y)
-    return np.floor_divide(x, y).astype(x.dtype)
+    safe = np.where(y == 0, 1, y)
+    return np.where(y == 0, 0, np.floor_divide(x, safe)).astype(x.dtype)
 
 
 def mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -72,8 +67,8 @@ def mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         r = np.fmod(a, b)
         fix = (r != 0) & ((r < 0) != (b < 0))
         return np.where(fix, r + b, r).astype(x.dtype)
-    _check_divisor(y)
-    return np.remainder(x, y).astype(x.dtype)
+    safe = np.where(y == 0, 1, y)
+    return np.where(y == 0, 0, np.remainder(x, safe)).astype(x.dtype)
 
 
 def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:

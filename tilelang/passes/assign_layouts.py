@@ -189,6 +189,9 @@ class _Assigner:
         if n == "scf.while":
             args = op.regions[0].blocks[0].arguments
             return {i: self.layouts[a] for i, a in enumerate(args) if is_tile_type(a.type)}
+        if n == "tile.reshape" and not is_tile_type(op.results[0].type):
+            src = op.operands[0]  # a one-element tile read as a scalar: any concrete layout
+            return {0: self.layouts.get(src) or self.default(src)}
         if not op.results or not is_tile_type(op.results[0].type):
             return {}
         layout = self.layouts.get(op.results[0])

@@ -18,7 +18,7 @@ from tilelang.language import dtypes as dt
 from tilelang.passes.ir_utils import name
 from tilelang.passes.simt import control_flow, elementwise, grid, memory, shapes  # noqa: F401
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
-from tilelang.passes.simt.context import Lowering
+from tilelang.passes.simt.context import Lowering, ordered_accesses
 from tilelang.passes.simt.shapes import SHARED_SYMBOL
 
 NAME = "tile-distribute-to-threads"
@@ -67,6 +67,7 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> int:
         func.attributes["tile.num_warps"] = kernel.attributes["tile.num_warps"]
         entry = func.regions[0].blocks.append(*params)
     lw = Lowering(num_warps)
+    lw.barrier_before = ordered_accesses(kernel)
     with ir.InsertionPoint(entry), kernel.location:
         lw.init_thread()
         _bind_parameters(lw, list(old.arguments), list(entry.arguments))

@@ -9,7 +9,6 @@ import numpy as np
 
 from tilelang.dialect import dtype_of, ops
 from tilelang.dialect.types import is_tile_type
-from tilelang.errors import TileInterpreterError
 from tilelang.interpreter import semantics
 from tilelang.interpreter.semantics import np_dtype
 from tilelang.passes.ir_utils import name, replace, uniform_constant, walk_ops
@@ -33,11 +32,15 @@ def run(module: ir.Operation, options: Options) -> None:
         constants = [uniform_constant(v) for v in op.operands]
         if any(c is None for c in constants):
             continue
-        try:
-            value = _evaluate(op, [np.asarray(v, np_dtype(d)) for v, d in constants])
-        except TileInterpreterError:
-            continue  # e.g. division by zero: leave it to run time
+        if _divides_by_zero(op, constants):
+            continue  # undefined on the GPU: left as it is rather than given a value
+        value = _evaluate(op, [np.asarray(v, np_dtype(d)) for v, d in constants])
         _replace_with_constant(op, value)
+
+
+def _divides_by_zero(op: ir.Operation, constants: list) -> bool:
+    divisor, dtype = constants[-1]
+    return name(op) in ("tile.floordiv", "tile.mod") and not dtype.is_float and divisor == 0
 
 
 def _foldable(op: ir.Operation) -> bool:

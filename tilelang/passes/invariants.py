@@ -10,6 +10,7 @@ from tilelang.errors import TileCompilerExecutionError
 from tilelang.passes.ir_utils import name, walk_ops
 
 TILE_DIALECTS = ("tile.", "scf.", "func.")
+LLVM_DIALECTS = ("llvm.", "nvvm.", "gpu.module", "builtin.")
 
 
 def check_stage(module: ir.Module, stage: str) -> None:
@@ -24,6 +25,10 @@ def check_stage(module: ir.Module, stage: str) -> None:
         leftovers = sorted({name(op) for op in ops if name(op).startswith("tile.")})
         if leftovers:
             _fail(stage, f"tile ops remain: {', '.join(leftovers)}")
+    if stage == "llvm":
+        unlowered = sorted({name(op) for op in ops if not name(op).startswith(LLVM_DIALECTS)})
+        if unlowered:
+            _fail(stage, f"ops were not lowered to LLVM: {', '.join(unlowered)}")
 
 
 def _only_dialects(ops: list[ir.Operation], prefixes: tuple[str, ...], stage: str) -> None:

@@ -138,10 +138,10 @@ def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...]) -> Launcher
 
 def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str) -> Launcher:
     from tilelang.compiler import CompileOptions, compile_signature
-    from tilelang.frontend.source import parse_function
+    from tilelang.frontend.source import fingerprint
 
     num_warps = kernel.options.num_warps or 4
-    digest = parse_function(kernel.fn).digest
+    digest = fingerprint(kernel.fn)
     key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps)
     start = time.perf_counter()
     cached = disk_cache.load(key)
@@ -167,7 +167,7 @@ def fast_key(kernel: Kernel, args: Any) -> tuple | None:
     parts: list[Any] = []
     for param, arg in zip(kernel.params, args, strict=True):
         if param.constant:
-            parts.append(arg)
+            parts.append(_constant_key(arg))
         elif _is_torch_tensor(arg):
             parts.append((arg.dtype, arg.shape, arg.stride(), arg.data_ptr() & 15))
         elif type(arg) is int:
@@ -177,6 +177,11 @@ def fast_key(kernel: Kernel, args: Any) -> tuple | None:
         else:
             return None
     return tuple(parts)
+
+
+def _constant_key(value: Any) -> Any:
+    """1, 1.0 and True (and 0.0 and -0.0) are equal but select different specializations."""
+    return (type(value), value.hex() if type(value) is float else value)
 
 
 def _is_torch_tensor(arg: Any) -> bool:
@@ -197,7 +202,7 @@ def _generate_fast_path(kernel: Kernel) -> Any:
     for i, param in enumerate(kernel.params):
         lines.append(f"    a{i} = args[{i}]")
         if param.constant:
-            keys.append(f"a{i}")
+            keys.append(f"constant_key(a{i})")
             continue
         lines += [
             f"    t{i} = type(a{i})",
@@ -240,5 +245,5 @@ def _fast_namespace(kernel: Kernel) -> dict[str, Any]:
     return {
         "Tensor": tensor, "TorchStream": torch_stream, "kernel": kernel,
         "table": kernel.cache.setdefault("fast_table", {}), "slow": slow_launch,
-        "stream_handle": stream_handle,
+        "stream_handle": stream_handle, "constant_key": _constant_key,
     }

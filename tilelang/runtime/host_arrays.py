@@ -25,6 +25,8 @@ class ArrayFacts:
 def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     """Facts of an array-like argument, or None if `obj` is not an array."""
     module = type(obj).__module__.split(".")[0]
+    if module == "numpy" and not hasattr(obj, "__array_interface__") or _is_numpy_scalar(obj):
+        return None  # NumPy scalars (np.float32(2.0), ...) are scalar arguments
     if module == "torch" and hasattr(obj, "data_ptr"):
         return _torch_facts(obj, name)
     if module == "numpy" and hasattr(obj, "__array_interface__"):
@@ -36,6 +38,13 @@ def array_facts(obj: Any, name: str) -> ArrayFacts | None:
 
         return dlpack_facts(obj, name)
     return None
+
+
+def _is_numpy_scalar(obj: Any) -> bool:
+    import sys
+
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(obj, np.generic)
 
 
 def _dtype(found: DType | None, raw: Any, name: str) -> DType:
@@ -93,6 +102,11 @@ def unit_strides(facts: ArrayFacts) -> tuple[bool, ...]:
 
 
 def scalar_spec(value: Any, name: str) -> ScalarSpec:
+    if _is_numpy_scalar(value):  # first: np.float64 is also a Python float
+        found = dt.from_numpy(value.dtype)
+        if found is None:
+            raise TileArgumentError(f"argument `{name}` has unsupported dtype {value.dtype}")
+        return ScalarSpec(found)
     if isinstance(value, bool):
         return ScalarSpec(dt.bool_)
     if isinstance(value, int):
@@ -104,7 +118,7 @@ def scalar_spec(value: Any, name: str) -> ScalarSpec:
     if isinstance(value, float):
         return ScalarSpec(dt.float32)
     dtype = getattr(value, "dtype", None)
-    found = dt.from_numpy(dtype) if dtype is not None and getattr(value, "ndim", 1) == 0 else None
+    found = dt.from_numpy(dtype) if _is_numpy_scalar(value) else None
     if found is None:
         raise TileArgumentError(
             f"argument `{name}` is a {type(value).__name__}; expected an array, a number "

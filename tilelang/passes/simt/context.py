@@ -32,6 +32,7 @@ class Lowering:
         self.num_warps = num_warps
         self.values: dict[ir.Value, Any] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
+        self.barrier_before: set[ir.Operation] = set()  # memory accesses to order (see below)
         self._thread: dict[str, ir.Value] = {}
         self._coords: dict[tuple[LinearLayout, int], ir.Value] = {}
 
@@ -70,6 +71,12 @@ class Lowering:
             with op.location:
                 rule(self, op)
         return terminators
+
+    def order_access(self, op: ir.Operation) -> None:
+        """A block barrier before `op` when an earlier access to its array by other threads
+        may conflict with it (see ordered_accesses)."""
+        if op in self.barrier_before:
+            gpu.barrier()
 
     # ----- thread indices and layout coordinates ----------------------------------------------
 
@@ -147,3 +154,42 @@ def disjoint_bits(layout: LinearLayout, dim: int) -> bool:
         for basis in layout.bases[in_dim]:
             thread |= basis[dim]
     return reg & thread == 0
+
+
+def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
+    """Loads and stores that need a barrier before them.
+
+    A block's accesses to one array happen in program order (as cuTile orders them), but a
+    store and a later access of the same element are usually made by different threads. So for
+    every array that is stored to and accessed more than once, each access gets a barrier
+    except the first one in program order, when that one is not inside a loop.
+    """
+    accesses: dict[ir.Value, list[ir.Operation]] = {}
+    stored: set[ir.Value] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in ("tile.load", "tile.store"):
+            accesses.setdefault(op.operands[0], []).append(op)
+            if op.name == "tile.store":
+                stored.add(op.operands[0])
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    needed: set[ir.Operation] = set()
+    for array, ops in accesses.items():
+        if array not in stored or len(ops) < 2:
+            continue
+        first = ops[0]
+        needed.update(ops[1:])
+        if _inside_loop(first):
+            needed.add(first)
+    return needed
+
+
+def _inside_loop(op: ir.Operation) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name in ("scf.for", "scf.while"):
+            return True
+        parent = parent.parent
+    return False

@@ -179,6 +179,7 @@ def _to_memory(value: ir.Value, dtype) -> ir.Value:
 @lowers("tile.load")
 def lower_load(lw: Lowering, op: ir.Operation) -> None:
     array = lw.array(op.operands[0])
+    lw.order_access(op)
     result = op.results[0]
     layout = _layout(result.type)
     shape = shape_of(result.type)
@@ -255,6 +256,7 @@ def lower_store(lw: Lowering, op: ir.Operation) -> None:
     operands = list(op.operands)
     array = lw.array(operands[0])
     tile = lw.tile(operands[-1])
+    lw.order_access(op)
     if not tile.shape:
         llvm.store(_to_memory(tile.regs[0], array.dtype), array.ptr)
         return

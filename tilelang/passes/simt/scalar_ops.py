@@ -185,7 +185,9 @@ def _invert(x, dtype, approx=False):
 
 
 def _abs(x, dtype, approx=False):
-    return math.absf(x) if dtype.is_float else math.absi(x)
+    if dtype.is_float:
+        return math.absf(x)
+    return arith.select(_is_neg(x, dtype), arith.subi(const(x.type, 0), x), x)
 
 
 UNARY: dict[str, Callable[..., ir.Value]] = {
@@ -196,7 +198,7 @@ UNARY: dict[str, Callable[..., ir.Value]] = {
     "tile.exp2": _float_unary(math.exp2),
     "tile.log": _float_unary(math.log),
     "tile.log2": _float_unary(math.log2),
-    "tile.sqrt": _float_unary(math.sqrt),
+    "tile.sqrt": _float_unary(llvm.intr_sqrt),
     "tile.rsqrt": _float_unary(math.rsqrt),
     "tile.sin": _float_unary(math.sin),
     "tile.cos": _float_unary(math.cos),
@@ -248,10 +250,9 @@ def cast(x: ir.Value, src: DType, dst: DType) -> ir.Value:
         sign = "s" if dst.kind == "i" else "u"
         name = f"llvm.fpto{sign}i.sat.i{dst.bitwidth}.f{32 if src in HALF else src.bitwidth}"
         return llvm.call_intrinsic(target, name, [wide], [], [])
-    if dst.is_float:
-        wide_t = ir.F32Type.get() if dst in HALF else target
+    if dst.is_float:  # directly, even to half types: rounding through f32 would round twice
         conv = arith.uitofp if src.kind in "ub" else arith.sitofp
-        return narrow(conv(wide_t, x), dst)
+        return conv(target, x)
     if dst.bitwidth < src.bitwidth:
         return arith.trunci(target, x)
     return arith.extui(target, x) if src.kind in "ub" else arith.extsi(target, x)
