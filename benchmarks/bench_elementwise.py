@@ -22,6 +22,9 @@ from silu_and_mul import silu_and_mul
 from vector_add import vector_add
 
 N = 1 << 28
+# Tile configurations swept for both tilelang and Triton (the best of each is reported).
+SILU_CONFIGS = ((1, 1024, 4), (1, 2048, 4), (1, 2048, 8), (2, 1024, 4), (4, 512, 4),
+                (4, 1024, 8), (8, 1024, 8), (16, 256, 4), (2, 2048, 8))
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
@@ -103,7 +106,7 @@ def triton_silu_and_mul():
         tl.store(out + r * d + c, y.to(out.dtype.element_ty), mask=mask)
 
     def configs(x, out, rows, d):
-        for bm, bn, w in ((1, 1024, 4), (4, 512, 4), (8, 1024, 8), (16, 256, 4)):
+        for bm, bn, w in SILU_CONFIGS:
             yield f"BM={bm},BN={bn},warps={w}", lambda bm=bm, bn=bn, w=w: kernel[
                 (triton.cdiv(rows, bm), triton.cdiv(d, bn))](x, out, rows, d, BM=bm, BN=bn,
                                                                num_warps=w)
@@ -113,7 +116,7 @@ def triton_silu_and_mul():
 
 def tilelang_silu_and_mul(x, out, rows, d):
     stream = torch.cuda.current_stream()
-    for bm, bn, w in ((1, 1024, 4), (4, 512, 4), (8, 1024, 8), (16, 256, 4), (2, 2048, 8)):
+    for bm, bn, w in SILU_CONFIGS:
         k = silu_and_mul.replace_hints(num_warps=w)
         grid = (ct.cdiv(rows, bm), ct.cdiv(d, bn))
         yield f"BM={bm},BN={bn},warps={w}", lambda k=k, g=grid, bm=bm, bn=bn: ct.launch(

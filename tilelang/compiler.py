@@ -15,7 +15,12 @@ from tilelang.backend.ptx import extract_ptx
 from tilelang.backend.targets import check_arch
 from tilelang.dialect import make_context
 from tilelang.dialect.locations import to_loc
-from tilelang.errors import TileCompilerExecutionError, TileError, TileValueError
+from tilelang.errors import (
+    TileCompilerExecutionError,
+    TileError,
+    TileInternalError,
+    TileValueError,
+)
 from tilelang.frontend.kernel import build_module
 from tilelang.frontend.signature import ParamSpec
 from tilelang.frontend.source import parse_function
@@ -168,6 +173,16 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str) 
         raise _pipeline_error(e, before, full, stage) from None
     except ValueError as e:  # a malformed pipeline (e.g. an unknown option in extra_passes)
         raise TileValueError(f"bad pipeline for stage {stage}: {e}") from None
+    except Exception as e:  # a bug in one of our passes: say so, and leave a reproducer
+        if settings.frontend_debug():
+            raise
+        repro = Path(tempfile.mkdtemp(prefix="tilelang-repro-")) / f"{stage}.mlir"
+        repro.write_text(before)
+        raise TileInternalError(
+            f"internal compiler error in stage {stage}: {type(e).__name__}: {e}",
+            hint=f"reproduce with: tilelang-opt -p '{full}' {repro} "
+                 "(TILELANG_FRONTEND_DEBUG=1 shows the Python traceback)",
+        ) from e
 
 
 def _print_hook(module: ir.Module) -> Any:

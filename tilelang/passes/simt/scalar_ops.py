@@ -176,6 +176,13 @@ def _tanh(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
     return narrow(fast, dtype)
 
 
+def _ieee_sqrt(x: ir.Value) -> ir.Value:
+    """Correctly rounded sqrt (sqrt.rn): libdevice's sqrtf is sqrt.approx under the default
+    reflection flags, and convert-gpu-to-nvvm routes llvm.intr.sqrt to libdevice."""
+    suffix = "d" if isinstance(x.type, ir.F64Type) else "f"
+    return llvm.call_intrinsic(x.type, f"llvm.nvvm.sqrt.rn.{suffix}", [x], [], [])
+
+
 def _neg(x, dtype, approx=False):
     return arith.negf(x) if dtype.is_float else arith.subi(const(x.type, 0), x)
 
@@ -198,7 +205,7 @@ UNARY: dict[str, Callable[..., ir.Value]] = {
     "tile.exp2": _float_unary(math.exp2),
     "tile.log": _float_unary(math.log),
     "tile.log2": _float_unary(math.log2),
-    "tile.sqrt": _float_unary(llvm.intr_sqrt),
+    "tile.sqrt": _float_unary(lambda x: _ieee_sqrt(x)),
     "tile.rsqrt": _float_unary(math.rsqrt),
     "tile.sin": _float_unary(math.sin),
     "tile.cos": _float_unary(math.cos),
