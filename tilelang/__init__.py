@@ -1,5 +1,6 @@
 """tilelang: a cuTile-style tile programming compiler for NVIDIA GPUs, written in Python."""
 
+from tilelang.compiler import CompiledKernel, compile
 from tilelang.errors import (
     TileArgumentError,
     TileCompilerExecutionError,
@@ -18,7 +19,6 @@ from tilelang.language import *  # noqa: F403
 from tilelang.language import __all__ as _language_names
 from tilelang.runtime.kernel import Kernel, kernel
 from tilelang.runtime.launch import launch
-from tilelang.compiler import CompiledKernel, compile  # noqa: A004
 
 __version__ = "0.1.0"
 

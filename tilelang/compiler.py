@@ -72,7 +72,7 @@ class CompiledKernel:
     tile_module: ir.Module | None = None
 
 
-def compile(  # noqa: A001 - the public name
+def compile(
     kernel: Any, args: tuple[Any, ...], *, stop_after: str | None = None,
     arch: str | None = None, num_warps: int | None = None,
     extra_passes: dict[str, str] | None = None,

@@ -51,11 +51,7 @@ def _with_nvjitlink(ptx: str, arch: str) -> tuple[bytes, str]:
         code = program.compile("cubin")
     except Exception as e:
         raise TileCompilerExecutionError(f"internal compiler error: assembling PTX: {e}") from e
-    log = ""
-    try:
-        log = program.backend_log or ""  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
+    log = getattr(program, "backend_log", None) or ""
     return bytes(code.code), log
 
 

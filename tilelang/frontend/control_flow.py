@@ -178,10 +178,12 @@ def range_bounds(args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
         raise TileTypeError(f"range() takes 1 to 3 arguments, got {len(args)}")
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
     for v in (start, stop, step):
-        ok = isinstance(v, int) and not isinstance(v, bool) or isinstance(v, TileValue) and \
-            not v.shape and v.dtype.is_integer and v.dtype.is_signed
+        ok = (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, TileValue) and \
+            not v.shape and v.dtype.is_integer and v.dtype.is_signed)
         if not ok:
-            raise TileTypeError(f"range() arguments must be signed integer scalars, got {describe(v)}")
+            raise TileTypeError(
+                f"range() arguments must be signed integer scalars, got {describe(v)}"
+            )
     if step == 0:
         raise TileValueError("range() step must not be zero")
     return start, stop, step

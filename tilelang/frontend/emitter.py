@@ -149,7 +149,9 @@ class Emitter:
         if any(isinstance(t, ast.Starred) for t in target.elts):
             raise TileSyntaxError("starred assignment is not supported in a kernel")
         if not isinstance(value, tuple):
-            raise TileSyntaxError(f"cannot unpack {type(value).__name__} into {len(target.elts)} names")
+            raise TileSyntaxError(
+                f"cannot unpack {type(value).__name__} into {len(target.elts)} names"
+            )
         if len(value) != len(target.elts):
             raise TileSyntaxError(
                 f"cannot unpack {len(value)} values into {len(target.elts)} names"

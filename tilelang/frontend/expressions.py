@@ -6,7 +6,7 @@ import ast
 import operator
 from typing import Any
 
-from tilelang.errors import TileSyntaxError, TileTypeError, TileUnsupportedFeatureError
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import attributes, build, operators
 from tilelang.frontend.calls import emit_call
 from tilelang.frontend.emitter import Emitter, expression

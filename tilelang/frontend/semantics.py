@@ -39,7 +39,7 @@ def constant_dtype(value: Scalar) -> DType:
 
 def check_fits(value: Scalar, dtype: DType) -> None:
     """Raise if a loose constant cannot be represented in `dtype` (ints must be in range)."""
-    if dtype.is_float or isinstance(value, float) and dtype.kind == "b":
+    if dtype.is_float or (isinstance(value, float) and dtype.kind == "b"):
         return
     if isinstance(value, float):
         raise TileTypeError(f"float constant {value} cannot become an integer of {dtype.name}")

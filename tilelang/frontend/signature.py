@@ -78,7 +78,9 @@ def kernel_parameters(fn: Any) -> tuple[Parameter, ...]:
     params = []
     for p in inspect.signature(fn).parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise TileTypeError(f"kernel parameter `{p.name}`: *args and **kwargs are not supported")
+            raise TileTypeError(
+                f"kernel parameter `{p.name}`: *args and **kwargs are not supported"
+            )
         params.append(Parameter(p.name, is_constant_annotation(hints.get(p.name))))
     return tuple(params)
 

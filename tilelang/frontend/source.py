@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import inspect
 import linecache
@@ -50,7 +51,7 @@ def parse_function(fn: Any) -> FunctionSource:
     except (OSError, TypeError) as e:
         raise TileSyntaxError(
             f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}",
-            hint="kernels and helpers must be defined in a file, not typed at an interactive prompt",
+            hint="kernels and helpers must be defined in a file, not at a prompt",
         ) from None
     text = "".join(lines)
     fdef = _parse_def(text, filename, start)
@@ -76,10 +77,8 @@ def _closure(fn: Any) -> dict[str, Any]:
     cells = fn.__closure__ or ()
     out = {}
     for name, cell in zip(fn.__code__.co_freevars, cells, strict=True):
-        try:
+        with contextlib.suppress(ValueError):  # empty: the name is assigned later outside
             out[name] = cell.cell_contents
-        except ValueError:  # an empty cell: the name is assigned later in the enclosing scope
-            pass
     return out
 
 

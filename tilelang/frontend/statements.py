@@ -66,7 +66,9 @@ def _return(em: Emitter, node: ast.Return) -> None:
         )
     value = None if node.value is None else em.expr(node.value)
     if len(em.frames) == 1 and value is not None:
-        raise TileTypeError("a kernel cannot return a value", hint="store results with tilelang.store")
+        raise TileTypeError(
+            "a kernel cannot return a value", hint="store results with tilelang.store"
+        )
     frame.result, frame.returned = value, True
 
 

@@ -42,7 +42,7 @@ def mod(x: Any, y: Any, /) -> Any:
 
 
 @stub
-def pow(x: Any, y: Any, /) -> Any:  # noqa: A001 - the documented name
+def pow(x: Any, y: Any, /) -> Any:
     """`x ** y`."""
 
 

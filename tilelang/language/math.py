@@ -8,7 +8,7 @@ from tilelang.language.stub import stub
 
 
 @stub
-def abs(x: Any, /) -> Any:  # noqa: A001 - the documented name
+def abs(x: Any, /) -> Any:
     """Absolute value, keeping the dtype."""
 
 

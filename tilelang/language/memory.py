@@ -27,7 +27,8 @@ def load(
     `order=(1, 0)` loads a transposed tile. `latency` and `allow_tma` are accepted hints.
 
     Example:
-        >>> t = tilelang.load(x, index=(i, j), shape=(64, 64), padding_mode=tilelang.PaddingMode.ZERO)
+        >>> zero = tilelang.PaddingMode.ZERO
+        >>> t = tilelang.load(x, index=(i, j), shape=(64, 64), padding_mode=zero)
     """
 
 

@@ -133,7 +133,7 @@ class _Assigner:
         for _ in range(2):  # the after-block's arguments are what `before` forwards
             self.analyze_block(before)
             forwarded = list(list(before.operations)[-1].operands)[1:]
-            for arg, value, barg in zip(after.arguments, forwarded, before.arguments, strict=True):
+            for arg, _value, barg in zip(after.arguments, forwarded, before.arguments, strict=True):
                 if is_tile_type(arg.type):
                     self.layouts[arg] = self.layouts[barg]
             self.analyze_block(after)

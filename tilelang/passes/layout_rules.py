@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tilelang.layout import LinearLayout, default_blocked, padded_shape
 from tilelang.language.dtypes import DType
+from tilelang.layout import LinearLayout, default_blocked, padded_shape
 
 VECTOR_BYTES = 16  # one ld/st.global.v4.b32: the widest access per thread
 
@@ -33,7 +33,7 @@ def default_layout(shape: tuple[int, ...], dtype: DType, num_warps: int) -> Line
 
 
 def fastest_tile_axis(unit_stride: tuple[bool, ...], order: tuple[int, ...]) -> int | None:
-    """The last tile axis whose array axis has unit stride (tile axis k reads array axis order[k])."""
+    """The last tile axis whose array axis has unit stride (tile axis k is array axis order[k])."""
     candidates = [k for k, a in enumerate(order) if unit_stride[a]]
     return candidates[-1] if candidates else None
 

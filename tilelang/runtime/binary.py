@@ -11,7 +11,7 @@ from tilelang.runtime.cuda_compat import Device, ObjectCode, Program, ProgramOpt
 
 @dataclass
 class LoadedKernel:
-    handle: int  # CUfunction / CUkernel, as an int for cuLaunchKernel
+    handle: int  # the CUfunction in the current context, as an int for cuLaunchKernel
     kernel: Any  # the cuda.core Kernel (kept alive with its module)
     code: Any
 
@@ -50,4 +50,15 @@ def load(name: str, ptx: str, cubin: bytes | None) -> LoadedKernel:
         kernel = code.get_kernel(name)
     except Exception as e:
         raise TileCompilerExecutionError(f"loading kernel {name} on the device failed: {e}") from e
-    return LoadedKernel(int(kernel.handle), kernel, code)
+    return LoadedKernel(_function_handle(kernel.handle), kernel, code)
+
+
+def _function_handle(kernel_handle: Any) -> int:
+    """The CUfunction of a CUkernel in the current context: launching a CUkernel makes the
+    driver look that up on every launch, so resolve it once."""
+    from tilelang.runtime.cuda_compat import driver
+
+    err, function = driver.cuKernelGetFunction(kernel_handle)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        return int(kernel_handle)
+    return int(function)

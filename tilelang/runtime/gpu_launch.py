@@ -68,7 +68,7 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
         if isinstance(spec, ConstSpec):
             constants.append(arg)
     set_native_fast(native.fast)
-    return (int(launcher.loaded.kernel.handle), launcher.threads, bytes(plan), tuple(constants))
+    return (launcher.loaded.handle, launcher.threads, bytes(plan), tuple(constants))
 
 
 def _plan_record(spec: ParamSpec, arg: Any) -> bytes | None:

@@ -25,7 +25,7 @@ class ArrayFacts:
 def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     """Facts of an array-like argument, or None if `obj` is not an array."""
     module = type(obj).__module__.split(".")[0]
-    if module == "numpy" and not hasattr(obj, "__array_interface__") or _is_numpy_scalar(obj):
+    if (module == "numpy" and not hasattr(obj, "__array_interface__")) or _is_numpy_scalar(obj):
         return None  # NumPy scalars (np.float32(2.0), ...) are scalar arguments
     if module == "torch" and hasattr(obj, "data_ptr"):
         return _torch_facts(obj, name)
@@ -49,7 +49,7 @@ def _is_numpy_scalar(obj: Any) -> bool:
 
 def _dtype(found: DType | None, raw: Any, name: str) -> DType:
     if found is None:
-        raise TileArgumentError(f"argument `{name}` has dtype {raw}, which tilelang does not support")
+        raise TileArgumentError(f"argument `{name}` has dtype {raw}, which tilelang cannot use")
     return found
 
 

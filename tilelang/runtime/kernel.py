@@ -41,6 +41,7 @@ class Kernel:
         self.cache: dict[Any, Any] = {}  # (signature, target) -> CompiledKernel / launcher
         self.fast_launch: Any = None  # generated on the first GPU launch (runtime/gpu_launch.py)
         self.native_entry: Any = None  # the last specialization, for the native hot path
+        self.interpret = options.interpret
 
     @property
     def params(self) -> tuple[Parameter, ...]:

@@ -7,6 +7,7 @@ from typing import Any
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileError, TileLaunchError
 from tilelang.runtime.kernel import Kernel, as_kernel
+from tilelang.settings import interpret
 
 
 def normalize_grid(grid: Any) -> tuple[int, int, int]:
@@ -55,11 +56,12 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
     """Run `kernel` over `grid` blocks with `args`, on `stream` (asynchronously on the GPU).
 
     Example:
-        >>> tilelang.launch(torch.cuda.current_stream(), (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
+        >>> stream = torch.cuda.current_stream()
+        >>> tilelang.launch(stream, (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
     """
     try:
         if type(kernel) is Kernel and kernel.fast_launch is not None and \
-                not use_interpreter(kernel):
+                kernel.interpret is not True and not (kernel.interpret is None and interpret()):
             entry = kernel.native_entry
             if entry is not None:  # the hot path, all in C (runtime/native/launch.c)
                 result = _native_fast(entry, stream, grid, args)

@@ -59,8 +59,7 @@ class Launcher:
         self.format = parameter_format(signature)
         native = native_module()
         if native is not None:
-            handle = int(loaded.kernel.handle)
-            self.call = functools.partial(native.launch, handle, threads,
+            self.call = functools.partial(native.launch, loaded.handle, threads,
                                           native_formats(signature))
         else:
             self._init_python_path()
@@ -74,7 +73,7 @@ class Launcher:
         self.params = ctypes.addressof(self.pointers)
         self.lock = threading.Lock()
         self._launch = driver.cuLaunchKernel
-        self._handle = self.loaded.kernel.handle
+        self._handle = driver.CUfunction(self.loaded.handle)
         self._success = driver.CUresult.CUDA_SUCCESS
 
     def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: Any) -> Any:

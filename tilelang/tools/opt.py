@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import mlir.ir as ir
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         for info in passes.passes().values():
             print(f"{info.name:42s} {info.summary.splitlines()[0] if info.summary else ''}")
         return 0
-    text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+    text = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
     chunks = text.split(f"\n{SPLIT_MARKER}\n") if args.split_input_file else [text]
     outputs, failed = [], False
     for chunk in chunks:

@@ -89,7 +89,7 @@ for _name in operators.COMPARE:
 _UNARY_ROUNDING = {
     "exp": (RoundingMode.FULL, RoundingMode.APPROX),
     "tanh": (RoundingMode.FULL, RoundingMode.APPROX),
-    "sqrt": _IEEE + (RoundingMode.APPROX,),
+    "sqrt": (*_IEEE, RoundingMode.APPROX),
 }
 
 

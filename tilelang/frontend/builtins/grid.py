@@ -58,7 +58,7 @@ def cdiv(x: Any, y: Any) -> Any:
     if is_loose(x) and is_loose(y):
         return operators.fold(lang.cdiv, x, y)
     for v in (x, y):
-        if isinstance(v, float) or isinstance(v, TileValue) and not v.dtype.is_integer:
+        if isinstance(v, float) or (isinstance(v, TileValue) and not v.dtype.is_integer):
             raise TileTypeError("cdiv() requires integer operands")
     # (x + y - 1) // y is exact for the non-negative sizes cdiv is meant for, and cheapest.
     total = operators.binary("sub", operators.binary("add", x, y), 1)

@@ -37,7 +37,7 @@ def emit_reshape(em: Any, x: Any, shape: Any) -> TileValue:
 def emit_expand_dims(em: Any, x: Any, axis: Any) -> TileValue:
     tile = as_tile(x, "expand_dims")
     axis = normalize_axis(axis, tile.ndim + 1)
-    return build.reshape(tile, tile.shape[:axis] + (1,) + tile.shape[axis:])
+    return build.reshape(tile, (*tile.shape[:axis], 1, *tile.shape[axis:]))
 
 
 @lowers(lang.broadcast_to)

@@ -219,7 +219,9 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
         if (api == NULL || api->current_work_stream == NULL || device_id < 0 ||
             api->current_work_stream(2, device_id, &stream) != 0) { PyErr_Clear(); MISS; }
     } else {
-        PyObject *handle = PyObject_GetAttrString(stream_obj, "cuda_stream");
+        static PyObject *cuda_stream_name = NULL; /* torch.cuda.Stream's handle attribute */
+        if (cuda_stream_name == NULL) cuda_stream_name = PyUnicode_InternFromString("cuda_stream");
+        PyObject *handle = PyObject_GetAttr(stream_obj, cuda_stream_name);
         if (handle == NULL || !PyLong_Check(handle)) { Py_XDECREF(handle); PyErr_Clear(); MISS; }
         stream = PyLong_AsVoidPtr(handle);
         Py_DECREF(handle);
