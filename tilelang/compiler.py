@@ -11,6 +11,7 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang import settings
+from tilelang.backend.assemble import Resources, assemble, resources
 from tilelang.backend.ptx import extract_ptx
 from tilelang.backend.targets import check_arch
 from tilelang.dialect import make_context
@@ -59,6 +60,24 @@ class CompiledKernel:
     @property
     def stages(self) -> tuple[str, ...]:
         return tuple(s for s in STAGES if s in self.asm)
+
+    def resources(self) -> Resources:
+        """Registers, spills, stack and shared memory of the kernel, as the PTX assembler
+        reports them (ptxas -v when it is installed, else nvJitLink); assembled once."""
+        if "resources" not in self.metadata:
+            if self.ptx is None:
+                raise TileValueError("resources need the ptx stage (compile without stop_after)")
+            cubin, log = assemble(self.ptx, self.options.arch)
+            self.metadata["cubin"] = cubin
+            self.metadata["resources"] = resources(log)[self.name]
+        return self.metadata["resources"]
+
+    def report(self) -> str:
+        r = self.resources()
+        threads = 32 * self.options.num_warps
+        return (f"{self.name} [{self.options.arch}, {threads} threads]: {r.registers} registers, "
+                f"{r.spill_stores} B spill stores, {r.spill_loads} B spill loads, "
+                f"{r.stack_bytes} B stack, {r.shared_bytes} B shared memory")
 
     def interpreter_program(self) -> Any:
         """The interpreter's compiled form of the `tile-opt` function (built once)."""

@@ -13,6 +13,7 @@ import mlir.ir as ir
 from mlir.dialects import arith, gpu
 
 from tilelang.dialect import dtype_of
+from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
 from tilelang.passes.ir_utils import name
@@ -46,16 +47,19 @@ def run(module: ir.Operation, options: Options) -> None:
         gpu_module = gpu.GPUModuleOp(MODULE_NAME, targets=ir.ArrayAttr.get([target]))
         gpu_module.regions[0].blocks.append()
     container = gpu_module.regions[0].blocks[0]
-    shared = 0
+    shared, location = 0, None
     for kernel in kernels:
-        shared = max(shared, _lower_kernel(kernel, container))
+        size, where = _lower_kernel(kernel, container)
+        if size > shared:
+            shared, location = size, where
         kernel.erase()
     if shared:
-        _declare_shared(container, shared)
+        _declare_shared(container, shared, location)
 
 
-def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> int:
-    """Lower one kernel into `container`; return the shared memory it needs (bytes)."""
+def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> tuple[int, ir.Location | None]:
+    """Lower one kernel into `container`; return the shared memory it needs (bytes), and the
+    location of the op that needs the most."""
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
     old = kernel.regions[0].blocks[0]
     params = [t for a in old.arguments for t in parameter_types(a.type)]
@@ -73,7 +77,7 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> int:
         _bind_parameters(lw, list(old.arguments), list(entry.arguments))
         lw.lower_block(old)
         gpu.ReturnOp([])
-    return lw.shared_bytes
+    return lw.shared_bytes, lw.shared_location
 
 
 def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value]) -> None:
@@ -88,12 +92,13 @@ def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value])
             lw.set(arg, values[0])
 
 
-def _declare_shared(container: ir.Block, size: int) -> None:
+def _declare_shared(container: ir.Block, size: int, location: ir.Location | None) -> None:
     if size > MAX_STATIC_SHARED:
         raise TileUnsupportedFeatureError(
             f"a layout conversion needs {size} bytes of shared memory; at most "
             f"{MAX_STATIC_SHARED} are supported",
-            hint="use smaller tiles for the conversion (e.g. for a transposed load)",
+            to_loc(location) if location is not None else None,
+            hint="use smaller tiles where the layout changes (e.g. a transposed load or store)",
         )
     with ir.Location.unknown():
         op = ir.Operation.parse(

@@ -228,7 +228,7 @@ def _generate_fast_path(kernel: Kernel) -> Any:
         "    g = len(grid)",
         "    gx = grid[0]; gy = grid[1] if g > 1 else 1; gz = grid[2] if g > 2 else 1",
         f"    err = launcher.call(h, gx, gy, gz, {', '.join(values)})",
-        "    if err is not None: launcher.fail(err, (gx, gy, gz))",
+        "    if err is not None: return slow(kernel, stream, grid, args)  # validate, or raise",
     ]
     namespace = _fast_namespace(kernel)
     exec(compile("\n".join(lines), f"<tilelang fast launch of {kernel.name}>", "exec"), namespace)

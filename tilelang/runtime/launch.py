@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang import settings
-from tilelang.errors import TileArgumentError, TileError, TileLaunchError
+from tilelang.errors import TileArgumentError, TileError
 from tilelang.runtime.kernel import Kernel, as_kernel
 from tilelang.settings import interpret
 
@@ -35,14 +35,6 @@ def set_native_fast(fn: Any) -> None:
     _native_fast = fn
 
 
-def launch_failed(err: int, grid: Any) -> None:
-    from tilelang.runtime.cuda_compat import driver
-
-    name = driver.cuGetErrorName(driver.CUresult(err))[1]
-    name = name.decode() if isinstance(name, bytes) else str(name)
-    raise TileLaunchError(f"cuLaunchKernel failed with {name} for grid {grid}")
-
-
 def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
     global _gpu_launch
     if _gpu_launch is None:  # imported on first use: CPU-only users never load cuda.core
@@ -67,9 +59,7 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
                 result = _native_fast(entry, stream, grid, args)
                 if result is None:
                     return
-                if result is not NotImplemented:
-                    launch_failed(result, grid)
-            kernel.fast_launch(stream, grid, args)  # the Python fast path, else the slow one
+            kernel.fast_launch(stream, grid, args)  # the Python path: it validates, and raises
             return
         k = as_kernel(kernel)
         if use_interpreter(k):

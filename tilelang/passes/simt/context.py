@@ -32,6 +32,7 @@ class Lowering:
         self.num_warps = num_warps
         self.values: dict[ir.Value, Any] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
+        self.shared_location: ir.Location | None = None  # ... and the op that needs it
         self.barrier_before: set[ir.Operation] = set()  # memory accesses to order (see below)
         self._thread: dict[str, ir.Value] = {}
         self._coords: dict[tuple[LinearLayout, int], ir.Value] = {}
@@ -71,6 +72,12 @@ class Lowering:
             with op.location:
                 rule(self, op)
         return terminators
+
+    def need_shared(self, size: int) -> None:
+        """Record a conversion's buffer size (the buffer is shared by all conversions)."""
+        if size > self.shared_bytes:
+            self.shared_bytes = size
+            self.shared_location = ir.Location.current
 
     def order_access(self, op: ir.Operation) -> None:
         """A block barrier before `op` when an earlier access to its array by other threads

@@ -105,7 +105,7 @@ def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
     src_strides = _row_major(source.shape, row_pad)
     dst_strides = _row_major(shape, row_pad) if shape == source.shape else _row_major(shape, 0)
     size = max(_extent(source.shape, src_strides), _extent(shape, dst_strides))
-    lw.shared_bytes = max(lw.shared_bytes, size * itemsize)
+    lw.need_shared(size * itemsize)
     base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
     gpu.barrier()  # an earlier conversion may still be reading the buffer
     for r in owned_registers(source.layout):

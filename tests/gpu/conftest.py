@@ -1,0 +1,15 @@
+"""GPU runtime tests: run with `pytest -m gpu` on a machine with an NVIDIA GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _on_the_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:  # everything in this folder needs the GPU
+        item.add_marker(pytest.mark.gpu)
