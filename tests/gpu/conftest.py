@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -10,6 +12,10 @@ def _on_the_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
 
 
+HERE = Path(__file__).parent
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:  # everything in this folder needs the GPU
-        item.add_marker(pytest.mark.gpu)
+    for item in items:  # everything in this folder (and only here) needs the GPU
+        if HERE in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.gpu)

@@ -20,7 +20,7 @@ def scale_add(x, y, out, alpha, BLOCK: ct.Constant[int]):
     i = ct.bid(0)
     a = ct.load(x, (i,), (BLOCK,))
     b = ct.load(y, (i,), (BLOCK,))
-    ct.store(out, (i,), a * alpha + b)
+    ct.store(out, (i,), (a * alpha + b).astype(out.dtype))
 
 
 def fresh(n: int = 1000, dtype=torch.float32):
