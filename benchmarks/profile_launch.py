@@ -16,22 +16,30 @@ def per_call(fn, number: int = 20000) -> float:
 
 
 def main() -> None:
+    from cuda.bindings import driver
+
+    from tilelang.runtime import launch as launch_module
+    from tilelang.runtime.native_launch import native_module
+
     x = torch.randn(N, device="cuda")
     y = torch.empty_like(x)
     stream = torch.cuda.current_stream()
     args = (x, y, 128)
     ct.launch(stream, (1,), add_one, args)
-    fast = add_one.fast_launch
-    launcher = next(v for v in add_one.cache["fast_table"].values())
+    native = native_module()
+    entry = add_one.native_entry
+    miss = (entry[0], entry[1], b"A\x00" + entry[2][2:], entry[3])  # fails after the exchange
+    handle = driver.CUfunction(entry[0])
     h = stream.cuda_stream
-    values = (x.data_ptr(), N, 1, y.data_ptr(), N, 1)
+    _, params = bare_params(x, y)
     rows = {
-        "ct.launch": lambda: ct.launch(stream, (1,), add_one, args),
-        "fast_launch (generated)": lambda: fast(stream, (1,), args),
-        "launcher.call (native)": lambda: launcher.call(h, 1, 1, 1, *values),
-        "stream.cuda_stream": lambda: stream.cuda_stream,
-        "2x tensor facts": lambda: (x.is_cuda, x.data_ptr(), x.shape, x.stride(), x.dtype,
-                                    y.is_cuda, y.data_ptr(), y.shape, y.stride(), y.dtype),
+        "bare cuLaunchKernel": lambda: driver.cuLaunchKernel(handle, 1, 1, 1, 128, 1, 1, 0, h,
+                                                             params, 0),
+        "ct.launch (C entry)": lambda: ct.launch(stream, (1,), add_one, args),
+        "Python launch()": lambda: launch_module.launch(stream, (1,), add_one, args),
+        "native.fast direct": lambda: native.fast(entry, stream, (1,), args),
+        "native.fast, int stream": lambda: native.fast(entry, h, (1,), args),
+        "exchange + checks only": lambda: native.fast(miss, stream, (1,), args),
         "empty lambda": lambda: None,
     }
     results: dict[str, list[float]] = {name: [] for name in rows}
@@ -43,8 +51,16 @@ def main() -> None:
         print(f"{name:28s} {min(values):7.3f} us  (rounds: {rounds})")
 
 
-if __name__ == "__main__" and not __import__("sys").argv[1:]:
-    main()
+def bare_params(x, y):
+    import ctypes
+    import struct
+
+    block = ctypes.create_string_buffer(struct.pack("<" + "Qqq" * 2, x.data_ptr(), N, 1,
+                                                    y.data_ptr(), N, 1))
+    base = ctypes.addressof(block)
+    pointers = (ctypes.c_void_p * 6)(*[base + 8 * i for i in range(6)])
+    bare_params.keep = (block, pointers)
+    return block, ctypes.addressof(pointers)
 
 
 def profile() -> None:

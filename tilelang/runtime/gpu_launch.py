@@ -68,7 +68,19 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
         if isinstance(spec, ConstSpec):
             constants.append(arg)
     set_native_fast(native.fast)
+    _install_native_entry(native)
     return (launcher.loaded.handle, launcher.threads, bytes(plan), tuple(constants))
+
+
+def _install_native_entry(native: Any) -> None:
+    """Make `tilelang.launch` the C entry point (runtime/native/launch.c); it falls back to the
+    Python launch for everything it does not handle itself."""
+    import tilelang
+    from tilelang.runtime import launch as launch_module
+
+    if tilelang.launch is launch_module.launch:
+        native.set_fallback(launch_module.launch)
+        tilelang.launch = native.entry
 
 
 def _plan_record(spec: ParamSpec, arg: Any) -> bytes | None:

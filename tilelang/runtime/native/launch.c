@@ -14,6 +14,11 @@
  *   constant), then for arrays the DLPack dtype code and bits, ndim, unit-stride mask and
  *   alignment in bytes.
  *
+ * entry(stream, grid, kernel, args) -> None
+ *   tilelang.launch itself once the native module is built: fast() on kernel.native_entry
+ *   when TILELANG_INTERPRET is unset and kernel.interpret is None; the Python launch
+ *   (set_fallback) otherwise, and whenever fast() does not launch.
+ *
  * tensor_facts(tensor) -> (data, shape, strides, code, bits, device_type), for tests.
  *
  * libcuda is opened with dlopen on first use: no CUDA headers or link-time dependency.
@@ -241,6 +246,42 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
     return call_driver(function, threads, stream, dims[0], dims[1], dims[2], params);
 }
 
+static PyObject *fallback = NULL; /* the Python tilelang.launch */
+
+static PyObject *set_fallback(PyObject *self, PyObject *fn) {
+    Py_XINCREF(fn);
+    Py_XSETREF(fallback, fn);
+    Py_RETURN_NONE;
+}
+
+static PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    static PyObject *entry_name = NULL, *interpret_name = NULL;
+    if (fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the native launcher has no fallback");
+        return NULL;
+    }
+    const char *env = getenv("TILELANG_INTERPRET");
+    if (nargs == 4 && (env == NULL || env[0] == '\0')) {
+        if (entry_name == NULL) {
+            entry_name = PyUnicode_InternFromString("native_entry");
+            interpret_name = PyUnicode_InternFromString("interpret");
+        }
+        PyObject *spec = PyObject_GetAttr(args[2], entry_name);
+        PyObject *interpret = spec ? PyObject_GetAttr(args[2], interpret_name) : NULL;
+        PyObject *result = NULL;
+        if (spec != NULL && interpret == Py_None && PyTuple_CheckExact(spec)) {
+            PyObject *fast_args[4] = {spec, args[0], args[1], args[3]};
+            result = fast(self, fast_args, 4);
+        }
+        Py_XDECREF(spec);
+        Py_XDECREF(interpret);
+        if (result == Py_None) return result;
+        Py_XDECREF(result); /* NotImplemented, or a failed launch: Python decides */
+        PyErr_Clear();
+    }
+    return PyObject_Vectorcall(fallback, args, nargs, NULL);
+}
+
 static PyObject *tensor_facts(PyObject *self, PyObject *obj) {
     const ExchangeAPI *x = exchange_api(obj);
     DLTensor t;
@@ -258,6 +299,9 @@ static PyObject *tensor_facts(PyObject *self, PyObject *obj) {
 static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Pack values, launch."},
     {"fast", (PyCFunction)(void (*)(void))fast, METH_FASTCALL, "The whole hot path."},
+    {"entry", (PyCFunction)(void (*)(void))entry, METH_FASTCALL,
+     "launch(stream, grid, kernel, args, /): run kernel over grid with args on stream."},
+    {"set_fallback", set_fallback, METH_O, "Set the Python launch used when C cannot."},
     {"tensor_facts", tensor_facts, METH_O, "What the exchange API reports of a tensor."},
     {NULL, NULL, 0, NULL},
 };
