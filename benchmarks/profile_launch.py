@@ -87,3 +87,7 @@ def profile() -> None:
 
 if __name__ == "__main__" and __import__("sys").argv[1:] == ["--profile"]:
     profile()
+
+
+if __name__ == "__main__" and not __import__("sys").argv[1:]:
+    main()
