@@ -104,6 +104,22 @@ def triton_launcher(x, y):
     return run
 
 
+def diagnostic_rows(stream, args) -> dict:
+    """Layers of tilelang's own path, to see where time goes when the ratio moves."""
+    from tilelang.runtime import launch as launch_module
+    from tilelang.runtime.native_launch import native_module
+
+    native = native_module()
+    if native is None or add_one.native_entry is None:
+        return {}
+    entry = add_one.native_entry
+    return {
+        "  (native.fast, called directly)": lambda: native.fast(entry, stream, (1,), args),
+        "  (Python launch(), no C entry)": lambda: launch_module.launch(stream, (1,), add_one,
+                                                                        args),
+    }
+
+
 def main() -> None:
     x = torch.randn(N, device="cuda")
     y = torch.full_like(x, float("nan"))
@@ -121,6 +137,7 @@ def main() -> None:
     triton_run = triton_launcher(x, y)
     if triton_run is not None:
         runs["triton launch"] = triton_run
+    runs.update(diagnostic_rows(stream, args))
     samples: dict[str, list[float]] = {label: [] for label in runs}
     for _ in range(ROUNDS):  # interleaved: no launch method profits from its place in the order
         for label, fn in runs.items():
