@@ -72,10 +72,22 @@ typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigne
                          unsigned, void *, void **, void **);
 static launch_fn cu_launch = NULL;
 
+typedef int (*get_proc_fn)(const char *, void **, int, uint64_t, int *);
+
 static int load_driver(void) {
     if (cu_launch != NULL) return 0;
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (lib != NULL) cu_launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
+    if (lib == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot open libcuda.so.1");
+        return -1;
+    }
+    /* Ask the driver for its current entry point, as cuda.bindings does: plain dlsym may give
+       an older ABI version of the symbol. */
+    get_proc_fn get_proc = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");
+    int status = 0;
+    if (get_proc == NULL || get_proc("cuLaunchKernel", (void **)&cu_launch, 12000, 0, &status))
+        cu_launch = NULL;
+    if (cu_launch == NULL) cu_launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
     if (cu_launch == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "cannot find cuLaunchKernel in libcuda.so.1");
         return -1;
