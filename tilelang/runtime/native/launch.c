@@ -84,8 +84,10 @@ static int load_driver(void) {
     /* Ask the driver for its current entry point, as cuda.bindings does: plain dlsym may give
        an older ABI version of the symbol. */
     get_proc_fn get_proc = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");
-    int status = 0;
-    if (get_proc == NULL || get_proc("cuLaunchKernel", (void **)&cu_launch, 12000, 0, &status))
+    int (*driver_version)(int *) = (int (*)(int *))dlsym(lib, "cuDriverGetVersion");
+    int version = 12000, status = 0;
+    if (driver_version != NULL) driver_version(&version); /* the driver's own ABI version */
+    if (get_proc == NULL || get_proc("cuLaunchKernel", (void **)&cu_launch, version, 0, &status))
         cu_launch = NULL;
     if (cu_launch == NULL) cu_launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
     if (cu_launch == NULL) {
