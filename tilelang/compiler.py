@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -127,7 +128,7 @@ def compile_signature(
 
     names = tuple(p.name for p in kernel_parameters(fn))
     result = CompiledKernel(source.name, signature, options, param_names=names)
-    dumper = _Dumper(source.name)
+    dumper = _Dumper(source.name, _specialization_tag(signature, options))
     result.asm["source"] = source.text
     dumper.write("source", source.text, ".py")
     if stop_after == "source":
@@ -238,12 +239,18 @@ def _kernel_func(module: ir.Module) -> ir.Operation:
     raise TileCompilerExecutionError("no kernel function in the module")
 
 
-class _Dumper:
-    """Writes stages to TILELANG_DUMP_DIR/<kernel>/<nn>-<stage>.<ext> when that is set."""
+def _specialization_tag(signature: tuple[ParamSpec, ...], options: CompileOptions) -> str:
+    """A short, stable name for one specialization (its dump folder)."""
+    digest = hashlib.sha256(repr((signature, options.arch, options.num_warps)).encode())
+    return digest.hexdigest()[:10]
 
-    def __init__(self, kernel_name: str):
+
+class _Dumper:
+    """Writes stages to TILELANG_DUMP_DIR/<kernel>/<specialization>/<nn>-<stage>.<ext>."""
+
+    def __init__(self, kernel_name: str, tag: str):
         root = settings.dump_dir()
-        self.dir = root / kernel_name if root else None
+        self.dir = root / kernel_name / tag if root else None
         if self.dir is not None:
             self.dir.mkdir(parents=True, exist_ok=True)
 

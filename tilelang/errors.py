@@ -19,13 +19,21 @@ class Loc:
     function: str | None = None
     call_site: Loc | None = None
 
-    def render(self) -> str:
-        frames = []
+    def render(self, max_frames: int = 8) -> str:
+        """This frame, then one per call site; a long chain keeps its first and last frames."""
+        chain: list[Loc] = []
         loc: Loc | None = self
         while loc is not None:
-            frames.append(loc._render_frame())
+            chain.append(loc)
             loc = loc.call_site
-        return "\n".join(frames)
+        if len(chain) > max_frames:
+            half = max_frames // 2
+            hidden = len(chain) - 2 * half
+            frames = [f._render_frame() for f in chain[:half]]
+            frames.append(f"  ... {hidden} more call sites ...")
+            frames += [f._render_frame() for f in chain[-half:]]
+            return "\n".join(frames)
+        return "\n".join(f._render_frame() for f in chain)
 
     def _render_frame(self) -> str:
         where = f'  File "{self.file}", line {self.line}, col {self.col + 1}'

@@ -58,3 +58,8 @@ def disk_cache_enabled() -> bool:
 def arch_override() -> str | None:
     """TILELANG_ARCH=sm_90: compile for this architecture instead of the device's."""
     return os.environ.get("TILELANG_ARCH") or None
+
+
+def native_launch_enabled() -> bool:
+    """TILELANG_NO_NATIVE_LAUNCH=1 keeps launches on the pure-Python path (no C launcher)."""
+    return not _flag("TILELANG_NO_NATIVE_LAUNCH")

@@ -51,9 +51,12 @@ def test_dump_dir_has_every_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("TILELANG_DUMP_DIR", str(tmp_path))
     kernel, args = SAMPLES["vector_add"]
     ct.compile(kernel, args)
-    files = sorted(p.name for p in (tmp_path / "vector_add").iterdir())
+    (folder,) = (tmp_path / "vector_add").iterdir()  # one folder per specialization
+    files = sorted(p.name for p in folder.iterdir())
     assert files == ["00-source.py", "01-tile.mlir", "02-tile-opt.mlir", "03-layout.mlir",
                      "04-simt.mlir", "05-llvm.mlir", "06-ptx.ptx"]
+    ct.compile(kernel, (args[0].astype(np.float64),) * 3 + (1024,))  # another specialization
+    assert len(list((tmp_path / "vector_add").iterdir())) == 2
 
 
 def test_stop_after_each_stage() -> None:

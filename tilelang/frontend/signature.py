@@ -85,10 +85,15 @@ def kernel_parameters(fn: Any) -> tuple[Parameter, ...]:
     return tuple(params)
 
 
+def _count(n: int) -> str:
+    return f"{n} argument" if n == 1 else f"{n} arguments"
+
+
 def check_arity(name: str, params: tuple[Parameter, ...], count: int) -> None:
     if count != len(params):
         listed = ", ".join(p.name for p in params)
         raise TileArgumentError(
-            f"kernel {name}({listed}) takes {len(params)} arguments but {count} were given",
+            f"kernel {name}({listed}) takes {_count(len(params))} but {count} "
+            f"{'was' if count == 1 else 'were'} given",
             hint="pass the kernel's arguments as one tuple: launch(stream, grid, kernel, (a, b))",
         )

@@ -54,7 +54,13 @@ def parse_function(fn: Any) -> FunctionSource:
             hint="kernels and helpers must be defined in a file, not at a prompt",
         ) from None
     text = "".join(lines)
-    fdef = _parse_def(text, filename, start)
+    try:
+        fdef = _parse_def(text, filename, start)
+    except SyntaxError:  # e.g. a lambda: its lines are not a statement of their own
+        raise TileSyntaxError(
+            f"cannot parse the source of {getattr(fn, '__qualname__', fn)!r}",
+            hint="kernels and helpers must be functions defined with `def` (not lambdas)",
+        ) from None
     if not isinstance(fdef, ast.FunctionDef):
         raise TileSyntaxError(f"{fn!r} is not defined with a plain `def`")
     linecache.checkcache(filename)

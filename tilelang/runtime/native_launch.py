@@ -32,7 +32,7 @@ def native_module() -> Any:
 
 
 def _build_and_load() -> Any:
-    if os.environ.get("TILELANG_NO_NATIVE_LAUNCH") == "1":
+    if not settings.native_launch_enabled():
         return None
     source = SOURCE.read_bytes()
     tag = hashlib.sha256(source + sys.version.encode()).hexdigest()[:16]
