@@ -204,7 +204,7 @@ CASES = [
     (k_range_arity, (), TileTypeError, "range() takes 1 to 3 arguments, got 4",
      "range(0, 8, 1, 2)"),
     (k_star_unpack_scalar, (), TileTypeError, "cannot unpack int32 scalar with *",
-     "(*ct.bid(0),)"),
+     "*ct.bid(0)"),
     (k_unpack_count, (), TileSyntaxError, "cannot unpack 3 values into 2 names",
      "x, y = 1, 2, 3"),
     (k_item_arguments, (), TileTypeError, "Tile.item() takes no arguments",

@@ -20,15 +20,7 @@ from tilelang.language.dtypes import DType
 
 def emit_call(em: Emitter, node: ast.Call) -> Any:
     callee = em.expr(node.func)
-    args: list[Any] = []
-    for arg in node.args:
-        if isinstance(arg, ast.Starred):
-            value = em.expr(arg.value)
-            if not isinstance(value, tuple):
-                raise TileTypeError(f"cannot unpack {describe(value)} with *")
-            args.extend(value)
-        else:
-            args.append(em.expr(arg))
+    args = em.exprs(node.args)
     kwargs = {}
     for kw in node.keywords:
         if kw.arg is None:

@@ -12,7 +12,14 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.errors import Loc, TileError, TileInternalError, TileNameError, TileSyntaxError
+from tilelang.errors import (
+    Loc,
+    TileError,
+    TileInternalError,
+    TileNameError,
+    TileSyntaxError,
+    TileTypeError,
+)
 from tilelang.frontend.source import FunctionSource
 from tilelang.frontend.values import Undefined
 
@@ -110,6 +117,22 @@ class Emitter:
             if handler is None:
                 raise TileSyntaxError(f"{_describe_node(node)} is not supported in a kernel")
             handler(self, node)
+
+    def exprs(self, nodes: list[ast.expr]) -> list[Any]:
+        """Evaluate `nodes` in order, expanding `*tuple` items (for calls and tuple displays)."""
+        out: list[Any] = []
+        for node in nodes:
+            if not isinstance(node, ast.Starred):
+                out.append(self.expr(node))
+                continue
+            with self.at(node):
+                value = self.expr(node.value)
+                if not isinstance(value, tuple):
+                    from tilelang.frontend.semantics import describe
+
+                    raise TileTypeError(f"cannot unpack {describe(value)} with *")
+                out.extend(value)
+        return out
 
     def block(self, body: list[ast.stmt]) -> None:
         for node in body:

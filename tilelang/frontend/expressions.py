@@ -45,16 +45,7 @@ def _name(em: Emitter, node: ast.Name) -> Any:
 
 @expression(ast.Tuple, ast.List)
 def _tuple(em: Emitter, node: ast.Tuple | ast.List) -> tuple:
-    out: list[Any] = []
-    for elt in node.elts:
-        if isinstance(elt, ast.Starred):
-            value = em.expr(elt.value)
-            if not isinstance(value, tuple):
-                raise TileTypeError(f"cannot unpack {describe(value)} with *")
-            out.extend(value)
-        else:
-            out.append(em.expr(elt))
-    return tuple(out)
+    return tuple(em.exprs(node.elts))
 
 
 @expression(ast.Attribute)

@@ -134,6 +134,19 @@ class Lowering:
         return pred
 
 
+def when(pred: ir.Value | None, emit: Callable[[], object]) -> None:
+    """Run `emit` under `scf.if pred` (or unconditionally when pred is None)."""
+    from mlir.dialects import scf
+
+    if pred is None:
+        emit()
+        return
+    branch = scf.IfOp(pred, [], has_else=False)
+    with ir.InsertionPoint(branch.then_block):
+        emit()
+        scf.YieldOp([])
+
+
 def const(t: ir.Type, value: int | float) -> ir.Value:
     """A scalar arith.constant of integer or float type `t`."""
     if isinstance(t, ir.IntegerType):

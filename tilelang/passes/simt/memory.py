@@ -24,6 +24,7 @@ from tilelang.passes.simt.context import (
     disjoint_bits,
     lowers,
     register_coords,
+    when,
 )
 from tilelang.passes.simt.values import ArrayArgs, Distributed, i64, memory_type, scalar_type
 
@@ -268,23 +269,13 @@ def lower_store(lw: Lowering, op: ir.Operation) -> None:
         full = _full_tile(a)
         branch = scf.IfOp(full, [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            _guarded(owner, lambda: _store_fast(lw, a, tile, owned))
+            when(owner, lambda: _store_fast(lw, a, tile, owned))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
-            _guarded(owner, lambda: _store_masked(lw, a, tile, owned))
+            when(owner, lambda: _store_masked(lw, a, tile, owned))
             scf.YieldOp([])
     else:
-        _guarded(owner, lambda: _store_masked(lw, a, tile, owned))
-
-
-def _guarded(pred: ir.Value | None, emit) -> None:
-    if pred is None:
-        emit()
-        return
-    branch = scf.IfOp(pred, [], has_else=False)
-    with ir.InsertionPoint(branch.then_block):
-        emit()
-        scf.YieldOp([])
+        when(owner, lambda: _store_masked(lw, a, tile, owned))
 
 
 def _store_fast(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, ...]) -> None:

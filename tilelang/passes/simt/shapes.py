@@ -14,7 +14,14 @@ from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
 from tilelang.passes.layout_rules import is_linear_reshape
-from tilelang.passes.simt.context import Lowering, const, disjoint_bits, lowers, register_coords
+from tilelang.passes.simt.context import (
+    Lowering,
+    const,
+    disjoint_bits,
+    lowers,
+    register_coords,
+    when,
+)
 from tilelang.passes.simt.memory import _gep, _layout
 from tilelang.passes.simt.values import Distributed, i64, memory_type, scalar_type
 
@@ -113,7 +120,7 @@ def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
         value = source.regs[r]
         if source.dtype.kind == "b":
             value = arith.extui(mem, value)
-        _when(valid, lambda v=value, o=offset: llvm.store(v, _gep(base, o, mem)))
+        when(valid, lambda v=value, o=offset: llvm.store(v, _gep(base, o, mem)))
     gpu.barrier()
     regs = []
     for r in range(layout.num_registers):
@@ -155,15 +162,3 @@ def _offset(lw: Lowering, layout: LinearLayout, shape: tuple[int, ...],
 def _clamp(offset: ir.Value, size: int) -> ir.Value:
     """Padding elements read some in-bounds element (their value does not matter)."""
     return arith.minsi(offset, const(i64(), size - 1))
-
-
-def _when(pred: ir.Value | None, emit) -> None:
-    from mlir.dialects import scf
-
-    if pred is None:
-        emit()
-        return
-    branch = scf.IfOp(pred, [], has_else=False)
-    with ir.InsertionPoint(branch.then_block):
-        emit()
-        scf.YieldOp([])
