@@ -104,6 +104,15 @@ def triton_launcher(x, y):
     return run
 
 
+def released(call, h, values):
+    from tilelang.runtime.native_launch import native_module
+
+    native = native_module()
+    native.set_release_gil(True)
+    call(h, 1, 1, 1, *values)
+    native.set_release_gil(False)
+
+
 def diagnostic_rows(stream, args) -> dict:
     """Layers of tilelang's own path, to see where time goes when the ratio moves."""
     from tilelang.runtime import launch as launch_module
@@ -119,6 +128,7 @@ def diagnostic_rows(stream, args) -> dict:
     return {
         "  (native.fast, called directly)": lambda: native.fast(entry, stream, (1,), args),
         "  (native launch of ready values)": lambda: launcher.call(h, 1, 1, 1, *values),
+        "  (same, GIL released)": lambda: released(launcher.call, h, values),
         "  (Python launch(), no C entry)": lambda: launch_module.launch(stream, (1,), add_one,
                                                                         args),
     }

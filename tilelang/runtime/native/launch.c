@@ -97,10 +97,24 @@ static int load_driver(void) {
     return 0;
 }
 
+static int release_gil = 0; /* set_release_gil(): drop the GIL around the driver call */
+
+static PyObject *set_release_gil(PyObject *self, PyObject *flag) {
+    release_gil = PyObject_IsTrue(flag);
+    Py_RETURN_NONE;
+}
+
 static PyObject *call_driver(void *function, unsigned threads, void *stream, unsigned gx,
                              unsigned gy, unsigned gz, void **params) {
     if (load_driver() < 0) return NULL;
-    int err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+    int err;
+    if (release_gil) {
+        Py_BEGIN_ALLOW_THREADS
+        err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+    }
     if (err != 0) return PyLong_FromLong(err);
     Py_RETURN_NONE;
 }
@@ -316,6 +330,7 @@ static PyMethodDef methods[] = {
     {"entry", (PyCFunction)(void (*)(void))entry, METH_FASTCALL,
      "launch(stream, grid, kernel, args, /): run kernel over grid with args on stream."},
     {"set_fallback", set_fallback, METH_O, "Set the Python launch used when C cannot."},
+    {"set_release_gil", set_release_gil, METH_O, "Release the GIL around cuLaunchKernel."},
     {"tensor_facts", tensor_facts, METH_O, "What the exchange API reports of a tensor."},
     {NULL, NULL, 0, NULL},
 };
