@@ -68,10 +68,11 @@ irdl.dialect @tile {
     irdl.results(result: %i32)
   }
 
+  // A 0-d array loads (and stores) a scalar.
   irdl.operation @load {
     %array = irdl.base @tile::@array
     %index = irdl.any
-    %tile = irdl.base "!builtin.tensor"
+    %tile = irdl.any
     %order = irdl.base "#builtin.dense_array"
     %padding = irdl.base "#builtin.string"
     irdl.operands(array: %array, index: variadic %index)
@@ -82,7 +83,7 @@ irdl.dialect @tile {
   irdl.operation @store {
     %array = irdl.base @tile::@array
     %index = irdl.any
-    %tile = irdl.base "!builtin.tensor"
+    %tile = irdl.any
     %order = irdl.base "#builtin.dense_array"
     irdl.operands(array: %array, index: variadic %index, tile: %tile)
     irdl.attributes { "order" = %order }

@@ -69,8 +69,13 @@ class CompiledKernel:
             if self.ptx is None:
                 raise TileValueError("resources need the ptx stage (compile without stop_after)")
             cubin, log = assemble(self.ptx, self.options.arch)
+            found = resources(log).get(self.name)
+            if found is None:
+                raise TileCompilerExecutionError(
+                    f"the assembler reported no resources for {self.name}:\n{log[-2000:]}"
+                )
             self.metadata["cubin"] = cubin
-            self.metadata["resources"] = resources(log)[self.name]
+            self.metadata["resources"] = found
         return self.metadata["resources"]
 
     def report(self) -> str:
@@ -241,7 +246,8 @@ def _kernel_func(module: ir.Module) -> ir.Operation:
 
 def _specialization_tag(signature: tuple[ParamSpec, ...], options: CompileOptions) -> str:
     """A short, stable name for one specialization (its dump folder)."""
-    digest = hashlib.sha256(repr((signature, options.arch, options.num_warps)).encode())
+    digest = hashlib.sha256(repr((signature, options.arch, options.num_warps,
+                                  sorted(options.extra_passes.items()))).encode())
     return digest.hexdigest()[:10]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tilelang as ct
 from tilelang.testing import filecheck
@@ -93,10 +94,20 @@ def test_astype(fe):
 def test_astype_with_rounding_mode(fe):
     @ct.kernel
     def k(a):
-        ct.load(a, (0,), (16,)).astype(ct.float16, rounding_mode=ct.RoundingMode.RZ)
+        ct.load(a, (0,), (16,)).astype(ct.float16, rounding_mode=ct.RoundingMode.RN)
 
     # CHECK: "tile.cast"({{%.+}}) : (tensor<16xf32>) -> tensor<16xf16>
     filecheck(fe.tile_ir(k, fe.array()))
+
+
+def test_astype_directed_rounding_is_unsupported(fe):
+    @ct.kernel
+    def k(a):
+        ct.load(a, (0,), (16,)).astype(ct.float16, rounding_mode=ct.RoundingMode.RZ)
+
+    with pytest.raises(ct.TileUnsupportedFeatureError, match="rounding mode RZ") as info:
+        fe.tile_ir(k, fe.array())
+    assert "rounding_mode=ct.RoundingMode.RZ" in str(info.value)
 
 
 def test_strict_constants(fe):

@@ -178,3 +178,22 @@ def test_disk_cache_survives_the_process(tmp_path: Path):
     assert second.returncode == 0, second.stderr
     assert first.stdout.split()[0] == "compiled"
     assert second.stdout.split()[0] == "disk"
+
+
+@pytest.mark.parametrize("grid", [(1, 2, 3, 4), (True,), (-1,), (1.5,), (), (0, 1)])
+def test_bad_grids_of_a_cached_kernel_are_rejected(grid):
+    x, y, out = fresh()
+    run(None, x, y, out)  # cached: the fast paths are in place
+    with pytest.raises(ct.TileArgumentError, match="grid"):
+        ct.launch(None, grid, scale_add, (x, y, out, 1.5, 128))
+    check(x, y, out)
+
+
+def test_cupy_launch_keeps_the_torch_fast_path():
+    cp = pytest.importorskip("cupy")
+    x, y, out = fresh()
+    run(None, x, y, out)
+    entry = scale_add.native_entry
+    a = cp.ones(1000, dtype=cp.float32)
+    ct.launch(None, (8,), scale_add, (a, a, cp.empty_like(a), 1.5, 128))
+    assert scale_add.native_entry is entry

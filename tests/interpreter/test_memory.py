@@ -416,3 +416,15 @@ def test_block_sees_its_own_stores(it, rng):
     it.launch(read_after_write_transposed, (1,), a, out)
     it.assert_same(a, want)
     it.assert_same(out, want.T)
+
+
+@ct.kernel
+def zero_d(x, y):
+    ct.store(y, (), ct.load(x, (), ()) * 2 + 1)
+
+
+def test_zero_d_arrays(it, rng):
+    x = it.rand(rng, (), "float32")
+    y = it.poison((), "float32")
+    it.launch(zero_d, (3,), x, y)
+    it.assert_same(y, x * np.float32(2) + np.float32(1))

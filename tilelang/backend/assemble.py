@@ -1,4 +1,5 @@
-"""Backend: PTX to cubin (nvJitLink through cuda.core, else ptxas) and per-kernel resources."""
+"""Backend: PTX to cubin (ptxas when installed, else nvJitLink through cuda.core) and per-kernel
+resources."""
 
 from __future__ import annotations
 

@@ -180,6 +180,8 @@ class _Assigner:
         n = name(op)
         operands = list(op.operands)
         if n == "tile.store":
+            if not is_tile_type(operands[-1].type):
+                return {}  # a scalar into a 0-d array
             return {len(operands) - 1: self._store_layout(op)}
         if n in ("scf.yield", "scf.condition"):
             return self._yield_layouts(op)

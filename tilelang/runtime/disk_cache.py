@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from importlib import metadata
 from pathlib import Path
@@ -70,6 +71,7 @@ def store(key: str, meta: dict[str, Any], ptx: str, cubin: bytes | None) -> None
     if not settings.disk_cache_enabled():
         return
     root = settings.cache_dir()
+    tmp = None
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=root, prefix=".tmp-"))
@@ -78,5 +80,6 @@ def store(key: str, meta: dict[str, Any], ptx: str, cubin: bytes | None) -> None
         if cubin:
             (tmp / "kernel.cubin").write_bytes(cubin)
         os.replace(tmp, root / key)
-    except OSError:
-        pass  # a cache that cannot be written is only slower
+    except OSError:  # a cache that cannot be written is only slower (or another process won)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -43,7 +43,9 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     key = fast_key(kernel, args)
     if key is not None:
         fast_table[key] = launcher
-    kernel.native_entry = native_entry(kernel, signature, args, launcher)
+    entry = native_entry(kernel, signature, args, launcher)
+    if entry is not None:  # arguments the C path cannot read keep the previous entry
+        kernel.native_entry = entry
 
 
 _DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
@@ -238,7 +240,13 @@ def _generate_fast_path(kernel: Kernel) -> Any:
         "    if type(stream) is TorchStream: h = stream.cuda_stream",
         "    else: h = stream_handle(stream, args)",
         "    g = len(grid)",
-        "    gx = grid[0]; gy = grid[1] if g > 1 else 1; gz = grid[2] if g > 2 else 1",
+        "    if g == 1: gx = grid[0]; gy = gz = 1",
+        "    elif g == 2: (gx, gy), gz = grid, 1",
+        "    elif g == 3: gx, gy, gz = grid",
+        "    else: return slow(kernel, stream, grid, args)",
+        "    if type(gx) is not int or type(gy) is not int or type(gz) is not int or \\",
+        "            gx <= 0 or gy <= 0 or gz <= 0:",
+        "        return slow(kernel, stream, grid, args)  # it raises the right error",
         f"    err = launcher.call(h, gx, gy, gz, {', '.join(values)})",
         "    if err is not None: return slow(kernel, stream, grid, args)  # validate, or raise",
     ]

@@ -131,4 +131,5 @@ def emit_astype(em: Any, x: Any, dtype: Any, rounding_mode: Any) -> Any:
     dtype = as_dtype(dtype)
     if rounding_mode is not None and not (dtype.is_float and getattr(x, "dtype", dtype).is_float):
         raise TileTypeError("astype's rounding_mode is only supported from float to float")
+    _mode(rounding_mode)  # directed rounding is not supported (yet) anywhere
     return operators.astype(x, dtype)

@@ -26,7 +26,14 @@ from tilelang.passes.simt.context import (
     register_coords,
     when,
 )
-from tilelang.passes.simt.values import ArrayArgs, Distributed, i64, memory_type, scalar_type
+from tilelang.passes.simt.values import (
+    ArrayArgs,
+    Distributed,
+    i32,
+    i64,
+    memory_type,
+    scalar_type,
+)
 
 GEP_DYNAMIC = -2147483648  # rawConstantIndices marker for "the next dynamic index"
 
@@ -182,11 +189,11 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
     array = lw.array(op.operands[0])
     lw.order_access(op)
     result = op.results[0]
-    layout = _layout(result.type)
     shape = shape_of(result.type)
     if not shape:
         lw.set(result, _load_scalar(lw, op, array))
         return
+    layout = _layout(result.type)
     a = prepare(lw, array, [lw.get(v) for v in list(op.operands)[1:]], layout, shape,
                 ops.array_attr(op, "order"))
     padding = ops.str_attr(op, "padding_mode")
@@ -256,11 +263,15 @@ def _load_scalar(lw: Lowering, op: ir.Operation, array: ArrayArgs) -> ir.Value:
 def lower_store(lw: Lowering, op: ir.Operation) -> None:
     operands = list(op.operands)
     array = lw.array(operands[0])
-    tile = lw.tile(operands[-1])
     lw.order_access(op)
-    if not tile.shape:
-        llvm.store(_to_memory(tile.regs[0], array.dtype), array.ptr)
+    value = lw.get(operands[-1])
+    if not isinstance(value, Distributed):  # a scalar into a 0-d array: one thread writes it
+        is_first = arith.cmpi(arith.CmpIPredicate.eq, lw.thread_index("lane"), const(i32(), 0))
+        first = arith.andi(is_first, arith.cmpi(arith.CmpIPredicate.eq,
+                                                lw.thread_index("warp"), const(i32(), 0)))
+        when(first, lambda: llvm.store(_to_memory(value, array.dtype), array.ptr))
         return
+    tile = value
     a = prepare(lw, array, [lw.get(v) for v in operands[1:-1]], tile.layout, tile.shape,
                 ops.array_attr(op, "order"))
     owner = lw.owner_predicate(tile.layout)

@@ -227,6 +227,8 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
             slots[n] = data; params[n] = &slots[n]; n++;
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.shape[d], 8); params[n] = &slots[n]; n++; }
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.strides[d], 8); params[n] = &slots[n]; n++; }
+        } else if (n >= MAX_PARAMS) {
+            MISS;
         } else if (p[0] == 'I' || p[0] == 'L') {
             if (!PyLong_CheckExact(arg)) MISS;
             int overflow = 0;
