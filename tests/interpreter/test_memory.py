@@ -424,7 +424,7 @@ def zero_d(x, y):
 
 
 def test_zero_d_arrays(it, rng):
-    x = it.rand(rng, (), "float32")
-    y = it.poison((), "float32")
+    x = np.array(it.rand(rng, (), "float32"))  # a 0-d array, not a NumPy scalar
+    y = np.array(it.poison((), "float32"))
     it.launch(zero_d, (3,), x, y)
     it.assert_same(y, x * np.float32(2) + np.float32(1))
