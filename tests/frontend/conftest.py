@@ -143,3 +143,13 @@ def fe() -> SimpleNamespace:
         check_loc=check_loc, check_rendering=check_rendering, check_traceback=check_traceback,
         expect_error=expect_error, check_healthy=check_healthy,
     )
+
+
+@pytest.fixture(autouse=True)
+def _still_healthy(request: pytest.FixtureRequest):
+    """After each error test, a correct kernel still compiles: errors leave the process sound."""
+    is_error_test = request.module.__name__.split(".")[-1].startswith("test_errors_")
+    fe = request.getfixturevalue("fe") if is_error_test else None
+    yield
+    if fe is not None:
+        fe.check_healthy()

@@ -19,13 +19,6 @@ from tilelang import (
     TileValueError,
 )
 
-
-@pytest.fixture(autouse=True)
-def _still_healthy(fe):
-    yield
-    fe.check_healthy()
-
-
 # ----- unsupported Python syntax ---------------------------------------------------------------
 
 

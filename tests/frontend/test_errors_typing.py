@@ -13,13 +13,6 @@ import pytest
 import tilelang as ct
 from tilelang import TileTypeError, TileUnsupportedFeatureError, TileValueError
 
-
-@pytest.fixture(autouse=True)
-def _still_healthy(fe):
-    yield
-    fe.check_healthy()
-
-
 # ----- promotion and constants -----------------------------------------------------------------
 
 
