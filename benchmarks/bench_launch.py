@@ -2,8 +2,16 @@
 
 Compared in the same run: tilelang.launch with torch tensors; the same cubin through a bare
 cuda.bindings cuLaunchKernel with pre-packed parameters (the floor); cuda.core's launch with
-ready arguments and with arguments converted per call; Triton's launch of an equivalent kernel.
+ready arguments and with arguments converted per call; Triton's launch of an equivalent kernel;
+and cuLaunchKernel in a C loop (the driver's own cost, no Python at all).
 Also the first-call compile time and the cache-hit times (in-memory, on-disk).
+
+Two ways to time, both reported:
+- drained: 10000 launches back to back, then a synchronize (the GPU runs each tiny kernel as it
+  comes, so the rate mixes host cost and how fast the GPU takes launches off the queue);
+- queued: 256 launches issued while the stream is held by a sleep kernel, timed on the host
+  before any synchronize (host cost only: what a launch costs the Python thread when the GPU is
+  busy, as in a real model).
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ from common import bar_plot, save, table, wall_us_per_call
 import tilelang as ct
 
 CALLS, REPEATS, ROUNDS, N = 10000, 3, 9, 1000
+QUEUED_CALLS, QUEUED_REPEATS = 256, 15  # 256 launches fit in the queue; 1024 do not
+C_BATCH = 100  # launches per call of the C loop
 
 
 @ct.kernel
@@ -60,10 +70,53 @@ def bare_launcher(x, y):
     handle = driver.CUfunction(launcher.loaded.handle)
     stream = torch.cuda.current_stream().cuda_stream
 
-    def run():
-        driver.cuLaunchKernel(handle, 1, 1, 1, 128, 1, 1, 0, stream, params, 0)
+    success = driver.CUresult.CUDA_SUCCESS
 
-    return run, launcher
+    def run():
+        (err,) = driver.cuLaunchKernel(handle, 1, 1, 1, 128, 1, 1, 0, stream, params, 0)
+        if err is not success:
+            raise RuntimeError(f"the bare launch failed: {err}")
+
+    run.keep = (block, pointers)  # the parameter block must outlive every launch
+    return run, launcher, params
+
+
+def driver_loop(launcher, params):
+    """cuLaunchKernel in a C loop (driver_loop.c), C_BATCH launches per call; None without gcc."""
+    import shutil
+    import subprocess
+
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        return None
+    library = os.path.join(tempfile.mkdtemp(prefix="tilelang-bench-"), "driver_loop.so")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver_loop.c")
+    subprocess.run([compiler, "-O2", "-shared", "-fPIC", source, "-o", library, "-ldl"],
+                   check=True)
+    loop = ctypes.CDLL(library).launch_loop
+    loop.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p,
+                     ctypes.c_int]
+    stream = torch.cuda.current_stream().cuda_stream
+    function, threads = launcher.loaded.handle, launcher.threads
+
+    def run():
+        if loop(function, threads, stream, params, C_BATCH):
+            raise RuntimeError("cuLaunchKernel failed in the C loop")
+
+    return run
+
+
+def queued_us_per_call(fn, calls: int, repeats: int) -> float:
+    """Median host µs per call while a sleep kernel holds the stream (no queue drain timed)."""
+    samples = []
+    for _ in range(repeats):
+        torch.cuda._sleep(20_000_000)  # ~10 ms of GPU time: longer than the calls take
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(samples)
 
 
 def cuda_core_launchers(launcher, x, y):
@@ -143,7 +196,7 @@ def main() -> None:
     sync = torch.cuda.synchronize
     args = (x, y, 128)
     runs = {"tilelang.launch (torch tensors)": lambda: ct.launch(stream, (1,), add_one, args)}
-    bare, launcher = bare_launcher(x, y)
+    bare, launcher, params = bare_launcher(x, y)
     runs["bare cuLaunchKernel (pre-packed)"] = bare
     ready, converting = cuda_core_launchers(launcher, x, y)
     runs["cuda.core launch (ready args)"] = ready
@@ -152,25 +205,39 @@ def main() -> None:
     if triton_run is not None:
         runs["triton launch"] = triton_run
     runs.update(diagnostic_rows(stream, args))
-    samples: dict[str, list[float]] = {label: [] for label in runs}
+    batch = {label: 1 for label in runs}
+    c_loop = driver_loop(launcher, params)
+    if c_loop is not None:
+        runs["  (C loop of cuLaunchKernel, no Python)"] = c_loop
+        batch["  (C loop of cuLaunchKernel, no Python)"] = C_BATCH
+    methods = {
+        "drained": lambda fn, n: wall_us_per_call(fn, CALLS // n, REPEATS, sync)[0] / n,
+        "queued": lambda fn, n: queued_us_per_call(fn, max(QUEUED_CALLS // n, 1),
+                                                   QUEUED_REPEATS) / n,
+    }
+    samples = {(m, label): [] for m in methods for label in runs}
     for _ in range(ROUNDS):  # interleaved: no launch method profits from its place in the order
-        for label, fn in runs.items():
-            samples[label].append(wall_us_per_call(fn, CALLS, REPEATS, sync)[0])
-    # The floor drifts between runs (2-4 µs seen): compare within each round, report the median.
-    floor = samples["bare cuLaunchKernel (pre-packed)"]
+        for method, timer in methods.items():
+            for label, fn in runs.items():
+                samples[method, label].append(timer(fn, batch[label]))
     rows = []
-    for label, values in samples.items():
-        ratios = [v / f for v, f in zip(values, floor)]
-        rows.append({"launch": label, "us_median": statistics.median(values),
-                     "us_min": min(values), "us_max": max(values),
-                     "x_floor": statistics.median(ratios), "x_floor_min": min(ratios),
-                     "x_floor_max": max(ratios)})
-    print(table(rows, ["launch", "us_median", "us_min", "us_max", "x_floor", "x_floor_min",
-                       "x_floor_max"]))
+    for method in methods:
+        # The floor drifts between runs (2-5 µs seen): compare within each round, report the median.
+        floor = samples[method, "bare cuLaunchKernel (pre-packed)"]
+        for label in runs:
+            values = samples[method, label]
+            ratios = [v / f for v, f in zip(values, floor)]
+            rows.append({"method": method, "launch": label, "us_median": statistics.median(values),
+                         "us_min": min(values), "us_max": max(values),
+                         "x_floor": statistics.median(ratios), "x_floor_min": min(ratios),
+                         "x_floor_max": max(ratios)})
+    print(table(rows, ["method", "launch", "us_median", "us_min", "us_max", "x_floor",
+                       "x_floor_min", "x_floor_max"]))
     print(table([{"what": k, "ms": v} for k, v in compile_times.items()], ["what", "ms"]))
     save("launch_overhead", {"device": torch.cuda.get_device_name(), "calls": CALLS,
                              "repeats": REPEATS, "rows": rows, "first_call_ms": compile_times})
-    bar_plot("launch_overhead", [r["launch"] for r in rows], [r["us_median"] for r in rows],
+    bar_plot("launch_overhead", [f"{r['launch'].strip()} [{r['method']}]" for r in rows],
+             [r["us_median"] for r in rows],
              "µs per launch (median)", "Launch overhead of a cached tiny kernel")
 
 
