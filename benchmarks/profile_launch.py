@@ -28,7 +28,7 @@ def main() -> None:
     ct.launch(stream, (1,), add_one, args)
     native = native_module()
     entry = add_one.native_entry
-    miss = (entry[0], entry[1], b"A\x00" + entry[2][2:], entry[3])  # fails after the exchange
+    miss = (*entry[:2], b"A\x00" + entry[2][2:], *entry[3:])  # fails after the exchange
     handle = driver.CUfunction(entry[0])
     h = stream.cuda_stream
     _, params = bare_params(x, y)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,26 +12,74 @@ from tilelang.runtime.cuda_compat import Device, ObjectCode, Program, ProgramOpt
 
 @dataclass
 class LoadedKernel:
-    handle: int  # the CUfunction in the current context, as an int for cuLaunchKernel
+    handle: int  # the CUfunction in `context`, as an int for cuLaunchKernel
+    context: int  # the primary context of `device`
+    device: int  # the CUDA device ordinal
     kernel: Any  # the cuda.core Kernel (kept alive with its module)
     code: Any
 
 
-_current_device: Any = None
+_initialized = False
+_contexts: dict[int, int] = {}
 
 
-def current_device() -> Any:
-    """The cuda.core Device of the current context, made current once per process."""
-    global _current_device
-    if _current_device is None:
-        device = Device()
-        device.set_current()
-        _current_device = device
-    return _current_device
+def _init() -> None:
+    """Make a context current once per process (torch usually has already)."""
+    global _initialized
+    if not _initialized:
+        Device().set_current()
+        _initialized = True
 
 
-def device_arch() -> str:
-    major, minor = current_device().compute_capability
+def current_ordinal() -> int:
+    """The device of the thread's current context."""
+    from tilelang.runtime.cuda_compat import driver
+
+    _init()
+    err, ordinal = driver.cuCtxGetDevice()
+    _check(err, "cuCtxGetDevice")
+    return int(ordinal)
+
+
+def primary_context(ordinal: int) -> int:
+    """The primary context of a device (the one torch, CuPy and cuda.core use), retained once."""
+    from tilelang.runtime.cuda_compat import driver
+
+    context = _contexts.get(ordinal)
+    if context is None:
+        _init()
+        err, device = driver.cuDeviceGet(ordinal)
+        _check(err, f"cuDeviceGet({ordinal})")
+        err, handle = driver.cuDevicePrimaryCtxRetain(device)
+        _check(err, f"cuDevicePrimaryCtxRetain({ordinal})")
+        context = _contexts[ordinal] = int(handle)
+    return context
+
+
+def pointer_device(ptr: int) -> int | None:
+    """The device ordinal of a device pointer (None when the driver does not know it).
+
+    Asked of libcuda through ctypes: cuda.bindings 13.3 answers 0 for memory of device 1."""
+    import ctypes
+
+    from tilelang.runtime.cuda_compat import driver
+
+    _init()
+    ordinal = ctypes.c_int(-1)
+    attribute = int(driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+    err = _libcuda().cuPointerGetAttribute(ctypes.byref(ordinal), attribute, ctypes.c_uint64(ptr))
+    return ordinal.value if err == 0 and ordinal.value >= 0 else None
+
+
+@functools.cache
+def _libcuda() -> Any:
+    import ctypes
+
+    return ctypes.CDLL("libcuda.so.1")
+
+
+def device_arch(ordinal: int) -> str:
+    major, minor = Device(ordinal).compute_capability
     return f"sm_{major}{minor}"
 
 
@@ -43,22 +92,34 @@ def to_cubin(ptx: str, arch: str) -> bytes | None:
         return None
 
 
-def load(name: str, ptx: str, cubin: bytes | None) -> LoadedKernel:
-    current_device()
+def load(name: str, ptx: str, cubin: bytes | None, ordinal: int) -> LoadedKernel:
+    """Load the code (a context-independent library) and resolve its function on `ordinal`."""
+    _init()
     try:
         code = ObjectCode.from_cubin(cubin) if cubin else ObjectCode.from_ptx(ptx)
         kernel = code.get_kernel(name)
     except Exception as e:
         raise TileCompilerExecutionError(f"loading kernel {name} on the device failed: {e}") from e
-    return LoadedKernel(_function_handle(kernel.handle), kernel, code)
+    context = primary_context(ordinal)
+    return LoadedKernel(_function_handle(kernel.handle, context), context, ordinal, kernel, code)
 
 
-def _function_handle(kernel_handle: Any) -> int:
-    """The CUfunction of a CUkernel in the current context: launching a CUkernel makes the
-    driver look that up on every launch, so resolve it once."""
+def _function_handle(kernel_handle: Any, context: int) -> int:
+    """The CUfunction of a CUkernel in `context`: launching a CUkernel makes the driver look
+    that up on every launch (and in whatever context is current), so resolve it once."""
     from tilelang.runtime.cuda_compat import driver
 
-    err, function = driver.cuKernelGetFunction(kernel_handle)
-    if err != driver.CUresult.CUDA_SUCCESS:
-        return int(kernel_handle)
+    _check(driver.cuCtxPushCurrent(driver.CUcontext(context))[0], "cuCtxPushCurrent")
+    try:
+        err, function = driver.cuKernelGetFunction(kernel_handle)
+    finally:
+        driver.cuCtxPopCurrent()
+    _check(err, "cuKernelGetFunction")
     return int(function)
+
+
+def _check(err: Any, what: str) -> None:
+    from tilelang.runtime.cuda_compat import driver
+
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise TileCompilerExecutionError(f"{what} failed with {err!r}")

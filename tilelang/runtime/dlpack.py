@@ -49,5 +49,6 @@ def dlpack_facts(obj: Any, name: str) -> Any:
         for d in reversed(shape):
             strides, step = (step, *strides), step * d
     ptr = (tensor.data or 0) + tensor.byte_offset
-    facts = ArrayFacts(ptr, shape, strides, dtype, _DEVICE.get(tensor.device.device_type, "other"))
-    return facts
+    device = _DEVICE.get(tensor.device.device_type, "other")
+    ordinal = tensor.device.device_id if device == "cuda" else None
+    return ArrayFacts(ptr, shape, strides, dtype, device, ordinal)

@@ -13,7 +13,7 @@ from tilelang.runtime import binary, disk_cache
 from tilelang.runtime.host_arrays import array_facts
 from tilelang.runtime.kernel import Kernel
 from tilelang.runtime.launcher import Launcher
-from tilelang.runtime.streams import stream_handle
+from tilelang.runtime.streams import stream_device, stream_handle
 
 MAX_FAST_ENTRIES = 4096
 
@@ -34,9 +34,10 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     gx, gy, gz = normalize_grid(grid)
     signature = kernel.specialize(args)
     facts = _check_device_arrays(kernel, args)
-    launcher = specialization(kernel, signature)
+    device = _launch_device(kernel, facts, stream)
+    launcher = specialization(kernel, signature, device)
     values = _parameter_values(kernel, signature, args, facts)
-    launcher(stream_handle(stream, tuple(args)), gx, gy, gz, values)
+    launcher(stream_handle(stream, tuple(args), device), gx, gy, gz, values)
     fast_table = kernel.cache.setdefault("fast_table", {})
     if len(fast_table) > MAX_FAST_ENTRIES:
         fast_table.clear()
@@ -71,7 +72,9 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
             constants.append(arg)
     set_native_fast(native.fast)
     _install_native_entry(native)
-    return (launcher.loaded.handle, launcher.threads, bytes(plan), tuple(constants))
+    loaded = launcher.loaded
+    return (loaded.handle, launcher.threads, bytes(plan), tuple(constants), loaded.device,
+            loaded.context)
 
 
 def _install_native_entry(native: Any) -> None:
@@ -118,6 +121,28 @@ def _check_device_arrays(kernel: Kernel, args: Any) -> list[Any]:
     return facts
 
 
+def _launch_device(kernel: Kernel, facts: list[Any], stream: Any) -> int:
+    """The device the arrays are on (all on one), checked against the stream's when it says."""
+    found: dict[int, str] = {}
+    for param, f in zip(kernel.params, facts, strict=True):
+        if f is not None:
+            ordinal = f.device_id if f.device_id is not None else binary.pointer_device(f.ptr)
+            found.setdefault(ordinal if ordinal is not None else binary.current_ordinal(),
+                             param.name)
+    if len(found) > 1:
+        where = ", ".join(f"`{name}` on cuda:{ordinal}" for ordinal, name in found.items())
+        raise TileArgumentError(f"the kernel's arrays are on different devices: {where}",
+                                hint="move them to one device")
+    device = next(iter(found)) if found else binary.current_ordinal()
+    on = stream_device(stream)
+    if on is not None and on != device:
+        raise TileArgumentError(
+            f"the stream is on cuda:{on} but the kernel's arrays are on cuda:{device}",
+            hint=f"pass a stream of cuda:{device}, e.g. torch.cuda.current_stream({device})",
+        )
+    return device
+
+
 def _parameter_values(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
                       facts: list[Any]) -> tuple[Any, ...]:
     values: list[Any] = []
@@ -140,17 +165,18 @@ def _bfloat16_bits(x: float) -> int:
     return int(np.array(x, dtype=ml_dtypes.bfloat16).view(np.uint16))
 
 
-def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...]) -> Launcher:
-    """The launcher of a signature: from memory, from the disk cache, or compiled now."""
-    arch = settings.arch_override() or binary.device_arch()
-    key = ("gpu", signature, arch)
+def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> Launcher:
+    """The launcher of a signature on a device: from memory, from the disk cache, or compiled
+    now."""
+    arch = settings.arch_override() or binary.device_arch(device)
+    key = ("gpu", signature, arch, device)
     launcher = kernel.cache.get(key)
     if launcher is None:
-        launcher = kernel.cache[key] = _build(kernel, signature, arch)
+        launcher = kernel.cache[key] = _build(kernel, signature, arch, device)
     return launcher
 
 
-def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str) -> Launcher:
+def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: int) -> Launcher:
     from tilelang.compiler import CompileOptions, compile_signature
     from tilelang.frontend.source import fingerprint
 
@@ -168,7 +194,7 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str) -> Launc
         cubin = binary.to_cubin(ptx, arch)
         disk_cache.store(key, {"name": kernel.name, "arch": arch}, ptx, cubin)
         source = "compiled"
-    loaded = binary.load(kernel.name, ptx, cubin)
+    loaded = binary.load(kernel.name, ptx, cubin, device)
     kernel.cache.setdefault("timings", []).append((source, time.perf_counter() - start))
     return Launcher(loaded, signature, 32 * num_warps)
 
@@ -183,7 +209,8 @@ def fast_key(kernel: Kernel, args: Any) -> tuple | None:
         if param.constant:
             parts.append(_constant_key(arg))
         elif _is_torch_tensor(arg):
-            parts.append((arg.dtype, arg.shape, arg.stride(), arg.data_ptr() & 15))
+            parts.append((arg.dtype, arg.shape, arg.stride(), arg.data_ptr() & 15,
+                          arg.get_device()))
         elif type(arg) is int:
             parts.append(-2147483648 <= arg <= 2147483647)
         elif type(arg) is float:
@@ -220,10 +247,10 @@ def _generate_fast_path(kernel: Kernel) -> Any:
             continue
         lines += [
             f"    t{i} = type(a{i})",
-            f"    if t{i} is Tensor:",
-            f"        if not a{i}.is_cuda: return slow(kernel, stream, grid, args)",
+            f"    if t{i} is Tensor:",  # a CPU tensor's device (-1) is never in the table
             f"        p{i} = a{i}.data_ptr(); n{i} = a{i}.shape; s{i} = a{i}.stride()",
-            f"        k{i} = (a{i}.dtype, n{i}, s{i}, p{i} & 15); v{i} = (p{i}, *n{i}, *s{i})",
+            f"        k{i} = (a{i}.dtype, n{i}, s{i}, p{i} & 15, a{i}.get_device())",
+            f"        v{i} = (p{i}, *n{i}, *s{i})",
             f"    elif t{i} is int:",
             f"        k{i} = -2147483648 <= a{i} <= 2147483647; v{i} = (a{i},)",
             f"    elif t{i} is float:",
@@ -238,7 +265,7 @@ def _generate_fast_path(kernel: Kernel) -> Any:
         "    if launcher is None or type(grid) is not tuple:",
         "        return slow(kernel, stream, grid, args)",
         "    if type(stream) is TorchStream: h = stream.cuda_stream",
-        "    else: h = stream_handle(stream, args)",
+        "    else: h = stream_handle(stream, args, launcher.loaded.device)",
         "    g = len(grid)",
         "    if g == 1: gx = grid[0]; gy = gz = 1",
         "    elif g == 2: (gx, gy), gz = grid, 1",

@@ -20,6 +20,7 @@ class ArrayFacts:
     strides: tuple[int, ...]
     dtype: DType
     device: str  # "cpu" or "cuda"
+    device_id: int | None = None  # the CUDA device ordinal; None: ask the driver at launch
 
 
 def array_facts(obj: Any, name: str) -> ArrayFacts | None:
@@ -56,7 +57,8 @@ def _dtype(found: DType | None, raw: Any, name: str) -> DType:
 def _torch_facts(t: Any, name: str) -> ArrayFacts:
     dtype = _dtype(dt.from_torch(t.dtype), t.dtype, name)
     device = "cuda" if t.is_cuda else str(t.device.type)
-    return ArrayFacts(t.data_ptr(), tuple(t.shape), tuple(t.stride()), dtype, device)
+    ordinal = t.get_device() if t.is_cuda else None
+    return ArrayFacts(t.data_ptr(), tuple(t.shape), tuple(t.stride()), dtype, device, ordinal)
 
 
 def _numpy_facts(a: Any, name: str) -> ArrayFacts:

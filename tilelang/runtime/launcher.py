@@ -3,6 +3,8 @@
 The parameter block lives as long as the launcher: each launch packs the values into it with
 one struct.pack_into and hands the driver a fixed array of pointers into it (the driver copies
 the parameters before cuLaunchKernel returns). A lock keeps two threads from interleaving.
+A launch the driver rejects because another device's context is current (the default streams
+0, 1 and 2 mean "of the current context") is retried once in the kernel's own context.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class Launcher:
         self.format = parameter_format(signature)
         native = native_module()
         if native is not None:
-            self.call = functools.partial(native.launch, loaded.handle, threads,
+            self.call = functools.partial(native.launch, loaded.handle, loaded.context, threads,
                                           native_formats(signature))
         else:
             self._init_python_path()
@@ -74,13 +76,20 @@ class Launcher:
         self.lock = threading.Lock()
         self._launch = driver.cuLaunchKernel
         self._handle = driver.CUfunction(self.loaded.handle)
+        self._context = driver.CUcontext(self.loaded.context)
         self._success = driver.CUresult.CUDA_SUCCESS
 
     def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: Any) -> Any:
         with self.lock:  # the driver call releases the GIL: keep the block ours until it returns
             struct.pack_into(self.format, self.block, 0, *values)
-            (err,) = self._launch(self._handle, gx, gy, gz, self.threads, 1, 1, 0, stream,
-                                  self.params, 0)
+            args = (self._handle, gx, gy, gz, self.threads, 1, 1, 0, stream, self.params, 0)
+            (err,) = self._launch(*args)
+            if err == driver.CUresult.CUDA_ERROR_INVALID_HANDLE:
+                driver.cuCtxPushCurrent(self._context)
+                try:
+                    (err,) = self._launch(*args)
+                finally:
+                    driver.cuCtxPopCurrent()
         return None if err == self._success else int(err)
 
     def __call__(self, stream: int, gx: int, gy: int, gz: int, values: tuple[Any, ...]) -> None:
@@ -90,6 +99,13 @@ class Launcher:
 
     def fail(self, err: int, grid: tuple[int, int, int]) -> None:
         name = driver.cuGetErrorName(driver.CUresult(err))[1]
+        if int(err) == int(driver.CUresult.CUDA_ERROR_INVALID_HANDLE):
+            raise TileLaunchError(
+                f"the stream does not belong to cuda:{self.loaded.device}, the device of the "
+                "kernel's arrays (cuLaunchKernel: CUDA_ERROR_INVALID_HANDLE)",
+                hint=f"pass a stream of cuda:{self.loaded.device}, e.g. "
+                     f"torch.cuda.current_stream({self.loaded.device})",
+            )
         raise TileLaunchError(
             f"cuLaunchKernel failed with {name.decode() if isinstance(name, bytes) else name} "
             f"for grid {grid} and {self.threads} threads per block"

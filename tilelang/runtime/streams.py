@@ -7,11 +7,12 @@ from typing import Any
 from tilelang.errors import TileArgumentError
 
 
-def stream_handle(stream: Any, args: tuple[Any, ...] = ()) -> int:
+def stream_handle(stream: Any, args: tuple[Any, ...] = (), device: int | None = None) -> int:
     """A cuda.core / torch / CuPy stream, anything with `__cuda_stream__`, a raw int handle, or
-    None (the current torch stream when torch tensors are passed, else the default stream)."""
+    None (the current torch stream of `device` when torch tensors are passed, else the default
+    stream)."""
     if stream is None:
-        return _default_stream(args)
+        return _default_stream(args, device)
     if isinstance(stream, int) and not isinstance(stream, bool):
         return stream
     protocol = getattr(stream, "__cuda_stream__", None)
@@ -28,9 +29,19 @@ def stream_handle(stream: Any, args: tuple[Any, ...] = ()) -> int:
     )
 
 
-def _default_stream(args: tuple[Any, ...]) -> int:
+def stream_device(stream: Any) -> int | None:
+    """The device ordinal of a torch or cuda.core stream object; None when it cannot tell."""
+    device = getattr(stream, "device", None)
+    for attr in ("index", "device_id"):  # torch.device, cuda.core Device
+        ordinal = getattr(device, attr, None)
+        if isinstance(ordinal, int):
+            return ordinal
+    return None
+
+
+def _default_stream(args: tuple[Any, ...], device: int | None) -> int:
     if any(type(a).__module__.startswith("torch") for a in args):
         import torch
 
-        return int(torch.cuda.current_stream().cuda_stream)
+        return int(torch.cuda.current_stream(device).cuda_stream)
     return 0

@@ -1,18 +1,22 @@
 /* Runtime: the native launch path (built on first GPU use by runtime/native_launch.py).
  *
- * launch(function, threads, formats, stream, gx, gy, gz, *values) -> None | CUresult int
+ * launch(function, context, threads, formats, stream, gx, gy, gz, *values)
+ *       -> None | CUresult int
  *   Packs already-extracted parameter values (struct codes in `formats`, one 8-byte slot
- *   each) and calls cuLaunchKernel.
+ *   each) and calls cuLaunchKernel. `function` belongs to `context` (the primary context of
+ *   its device): when the driver rejects the launch because another context is current (the
+ *   default streams 0, 1 and 2 mean "of the current context"), it is retried once with
+ *   `context` pushed.
  *
  * fast(entry, stream, grid, args) -> None | CUresult int | NotImplemented
  *   The whole hot path in C for the specialization `entry` the Python side registered last:
  *   reads each torch tensor through PyTorch's DLPack C exchange API (no Python calls), checks
  *   that every argument matches what `entry` was compiled for, packs and launches. Anything
  *   else (another specialization, another array type, a CPU tensor) returns NotImplemented
- *   and Python takes over. entry = (function, threads, plan, constants), where plan holds 8
- *   bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64, 'F' float32, 'C'
- *   constant), then for arrays the DLPack dtype code and bits, ndim, unit-stride mask and
- *   alignment in bytes.
+ *   and Python takes over. entry = (function, threads, plan, constants, device, context), where
+ *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64, 'F'
+ *   float32, 'C' constant), then for arrays the DLPack dtype code and bits, ndim, unit-stride
+ *   mask and alignment in bytes; every array must be on CUDA device `device`.
  *
  * entry(stream, grid, kernel, args) -> None
  *   tilelang.launch itself once the native module is built: fast() on kernel.native_entry
@@ -70,7 +74,11 @@ static const ExchangeAPI *exchange_api(PyObject *obj) {
 /* ---- the driver --------------------------------------------------------------------------- */
 typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                          unsigned, void *, void **, void **);
+typedef int (*context_fn)(void *);
 static launch_fn cu_launch = NULL;
+static context_fn cu_push = NULL, cu_pop = NULL; /* cuCtxPopCurrent takes a CUcontext* */
+
+#define CUDA_ERROR_INVALID_HANDLE 400
 
 typedef int (*get_proc_fn)(const char *, void **, int, uint64_t, int *);
 
@@ -90,7 +98,13 @@ static int load_driver(void) {
     if (get_proc == NULL || get_proc("cuLaunchKernel", (void **)&cu_launch, version, 0, &status))
         cu_launch = NULL;
     if (cu_launch == NULL) cu_launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
-    if (cu_launch == NULL) {
+    if (get_proc == NULL || get_proc("cuCtxPushCurrent", (void **)&cu_push, version, 0, &status) ||
+        get_proc("cuCtxPopCurrent", (void **)&cu_pop, version, 0, &status)) {
+        cu_push = (context_fn)dlsym(lib, "cuCtxPushCurrent_v2");
+        cu_pop = (context_fn)dlsym(lib, "cuCtxPopCurrent_v2");
+    }
+    if (cu_launch == NULL || cu_push == NULL || cu_pop == NULL) {
+        cu_launch = NULL;
         PyErr_SetString(PyExc_RuntimeError, "cannot find cuLaunchKernel in libcuda.so.1");
         return -1;
     }
@@ -104,9 +118,8 @@ static PyObject *set_release_gil(PyObject *self, PyObject *flag) {
     Py_RETURN_NONE;
 }
 
-static PyObject *call_driver(void *function, unsigned threads, void *stream, unsigned gx,
-                             unsigned gy, unsigned gz, void **params) {
-    if (load_driver() < 0) return NULL;
+static int launch_once(void *function, unsigned threads, void *stream, unsigned gx,
+                       unsigned gy, unsigned gz, void **params) {
     int err;
     if (release_gil) {
         Py_BEGIN_ALLOW_THREADS
@@ -114,6 +127,19 @@ static PyObject *call_driver(void *function, unsigned threads, void *stream, uns
         Py_END_ALLOW_THREADS
     } else {
         err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+    }
+    return err;
+}
+
+static PyObject *call_driver(void *function, void *context, unsigned threads, void *stream,
+                             unsigned gx, unsigned gy, unsigned gz, void **params) {
+    if (load_driver() < 0) return NULL;
+    int err = launch_once(function, threads, stream, gx, gy, gz, params);
+    if (err == CUDA_ERROR_INVALID_HANDLE && context != NULL && cu_push(context) == 0) {
+        /* Another device's context is current: launch in the function's own context. */
+        err = launch_once(function, threads, stream, gx, gy, gz, params);
+        void *popped;
+        cu_pop(&popped);
     }
     if (err != 0) return PyLong_FromLong(err);
     Py_RETURN_NONE;
@@ -144,29 +170,30 @@ static int pack(char code, PyObject *value, uint64_t *slot) {
 static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     char *formats;
     Py_ssize_t count;
-    if (nargs < 7 || PyBytes_AsStringAndSize(args[2], &formats, &count) < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "launch() needs 7+ arguments");
+    if (nargs < 8 || PyBytes_AsStringAndSize(args[3], &formats, &count) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "launch() needs 8+ arguments");
         return NULL;
     }
-    if (count != nargs - 7 || count > MAX_PARAMS) {
+    if (count != nargs - 8 || count > MAX_PARAMS) {
         PyErr_Format(PyExc_TypeError, "launch() got %zd values for %zd parameters",
-                     nargs - 7, count);
+                     nargs - 8, count);
         return NULL;
     }
     uint64_t slots[MAX_PARAMS];
     void *params[MAX_PARAMS];
     for (Py_ssize_t i = 0; i < count; i++) {
-        if (pack(formats[i], args[7 + i], &slots[i]) < 0) return NULL;
+        if (pack(formats[i], args[8 + i], &slots[i]) < 0) return NULL;
         params[i] = &slots[i];
     }
     void *function = PyLong_AsVoidPtr(args[0]);
-    unsigned threads = (unsigned)PyLong_AsUnsignedLong(args[1]);
-    void *stream = PyLong_AsVoidPtr(args[3]);
-    unsigned gx = (unsigned)PyLong_AsUnsignedLong(args[4]);
-    unsigned gy = (unsigned)PyLong_AsUnsignedLong(args[5]);
-    unsigned gz = (unsigned)PyLong_AsUnsignedLong(args[6]);
+    void *context = PyLong_AsVoidPtr(args[1]);
+    unsigned threads = (unsigned)PyLong_AsUnsignedLong(args[2]);
+    void *stream = PyLong_AsVoidPtr(args[4]);
+    unsigned gx = (unsigned)PyLong_AsUnsignedLong(args[5]);
+    unsigned gy = (unsigned)PyLong_AsUnsignedLong(args[6]);
+    unsigned gz = (unsigned)PyLong_AsUnsignedLong(args[7]);
     if (PyErr_Occurred()) return NULL;
-    return call_driver(function, threads, stream, gx, gy, gz, params);
+    return call_driver(function, context, threads, stream, gx, gy, gz, params);
 }
 
 /* ---- fast(): the whole hot path ----------------------------------------------------------- */
@@ -197,15 +224,17 @@ static int same_constant(PyObject *a, PyObject *b) {
 }
 
 static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyTuple_CheckExact(argv[0]) || !PyTuple_CheckExact(argv[3])) MISS;
+    if (nargs != 4 || !PyTuple_CheckExact(argv[0]) || PyTuple_GET_SIZE(argv[0]) != 6 ||
+        !PyTuple_CheckExact(argv[3])) MISS;
     PyObject *entry = argv[0], *stream_obj = argv[1], *grid = argv[2], *args = argv[3];
+    long device = PyLong_AsLong(PyTuple_GET_ITEM(entry, 4));
     const char *plan = PyBytes_AS_STRING(PyTuple_GET_ITEM(entry, 2));
     Py_ssize_t count = PyBytes_GET_SIZE(PyTuple_GET_ITEM(entry, 2)) / 8;
     PyObject *constants = PyTuple_GET_ITEM(entry, 3);
     if (PyTuple_GET_SIZE(args) != count || !PyTuple_CheckExact(grid)) MISS;
     uint64_t slots[MAX_PARAMS];
     void *params[MAX_PARAMS];
-    int n = 0, next_constant = 0, device_id = -1;
+    int n = 0, next_constant = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         const unsigned char *p = (const unsigned char *)plan + 8 * i;
         PyObject *arg = PyTuple_GET_ITEM(args, i);
@@ -216,14 +245,14 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
             DLTensor t;
             if (x == NULL || x->dltensor_from_py(arg, &t) != 0) { PyErr_Clear(); MISS; }
             if (t.device.device_type != 2 || t.dtype.code != p[1] || t.dtype.bits != p[2] ||
-                t.dtype.lanes != 1 || t.ndim != p[3] || t.ndim > MAX_DIMS ||
+                t.device.device_id != device || t.dtype.lanes != 1 || t.ndim != p[3] ||
+                t.ndim > MAX_DIMS ||
                 n + 1 + 2 * t.ndim > MAX_PARAMS || t.strides == NULL) MISS;
             uint64_t data = (uint64_t)(uintptr_t)t.data + t.byte_offset;
             unsigned mask = 0;
             for (int d = 0; d < t.ndim; d++)
                 if (t.strides[d] == 1 || t.shape[d] == 1) mask |= 1u << d;
             if (mask != p[4] || alignment_of(&t, data) != p[5]) MISS;
-            device_id = t.device.device_id;
             slots[n] = data; params[n] = &slots[n]; n++;
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.shape[d], 8); params[n] = &slots[n]; n++; }
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.strides[d], 8); params[n] = &slots[n]; n++; }
@@ -251,8 +280,8 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
     if (PyLong_CheckExact(stream_obj)) {
         stream = PyLong_AsVoidPtr(stream_obj);
     } else if (stream_obj == Py_None) {
-        if (api == NULL || api->current_work_stream == NULL || device_id < 0 ||
-            api->current_work_stream(2, device_id, &stream) != 0) { PyErr_Clear(); MISS; }
+        if (api == NULL || api->current_work_stream == NULL ||
+            api->current_work_stream(2, (int32_t)device, &stream) != 0) { PyErr_Clear(); MISS; }
     } else {
         static PyObject *cuda_stream_name = NULL; /* torch.cuda.Stream's handle attribute */
         if (cuda_stream_name == NULL) cuda_stream_name = PyUnicode_InternFromString("cuda_stream");
@@ -273,7 +302,8 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
     }
     void *function = PyLong_AsVoidPtr(PyTuple_GET_ITEM(entry, 0));
     unsigned threads = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(entry, 1));
-    return call_driver(function, threads, stream, dims[0], dims[1], dims[2], params);
+    void *context = PyLong_AsVoidPtr(PyTuple_GET_ITEM(entry, 5));
+    return call_driver(function, context, threads, stream, dims[0], dims[1], dims[2], params);
 }
 
 static PyObject *fallback = NULL; /* the Python tilelang.launch */
