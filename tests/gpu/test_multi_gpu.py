@@ -16,15 +16,9 @@ import pytest
 import tilelang as ct
 
 torch = pytest.importorskip("torch")
+from test_runtime import scale_add  # noqa: E402  (this folder is on sys.path under pytest)
+
 pytestmark = pytest.mark.multi_gpu
-
-
-@ct.kernel
-def scale_add(x, y, out, alpha, BLOCK: ct.Constant[int]):
-    i = ct.bid(0)
-    a = ct.load(x, (i,), (BLOCK,))
-    b = ct.load(y, (i,), (BLOCK,))
-    ct.store(out, (i,), (a * alpha + b).astype(out.dtype))
 
 
 def fresh(device: int, n: int = 1000):

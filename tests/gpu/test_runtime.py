@@ -197,3 +197,34 @@ def test_cupy_launch_keeps_the_torch_fast_path():
     a = cp.ones(1000, dtype=cp.float32)
     ct.launch(None, (8,), scale_add, (a, a, cp.empty_like(a), 1.5, 128))
     assert scale_add.native_entry is entry
+
+
+@ct.kernel
+def scale_add_wide(x, y, out, alpha, BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, (i,), ct.load(x, (i,), (BLOCK,)) * alpha + ct.load(y, (i,), (BLOCK,)))
+
+
+def test_launch_from_a_new_thread():
+    """A new thread has no current CUDA context: cached and first launches still run."""
+    import threading
+
+    cases = [fresh(1000 + 77 * i) for i in range(4)]
+    run(None, *fresh())  # scale_add is cached in this thread; scale_add_wide is not
+    failures = []
+
+    def work():
+        try:
+            for x, y, out in cases[:2]:
+                ct.launch(0, (ct.cdiv(x.shape[0], 128),), scale_add, (x, y, out, 1.5, 128))
+            for x, y, out in cases[2:]:
+                ct.launch(0, (ct.cdiv(x.shape[0], 256),), scale_add_wide, (x, y, out, 1.5, 256))
+        except Exception as e:  # reported by the main thread
+            failures.append(e)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    assert not failures, failures
+    for x, y, out in cases:
+        check(x, y, out)

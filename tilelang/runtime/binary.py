@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileCompilerExecutionError
-from tilelang.runtime.cuda_compat import Device, ObjectCode, Program, ProgramOptions
+from tilelang.runtime.cuda_compat import Device, ObjectCode, Program, ProgramOptions, driver
 
 
 @dataclass
@@ -32,19 +34,14 @@ def _init() -> None:
 
 
 def current_ordinal() -> int:
-    """The device of the thread's current context."""
-    from tilelang.runtime.cuda_compat import driver
-
+    """The device of the thread's current context (device 0 in a thread without one)."""
     _init()
     err, ordinal = driver.cuCtxGetDevice()
-    _check(err, "cuCtxGetDevice")
-    return int(ordinal)
+    return int(ordinal) if err == driver.CUresult.CUDA_SUCCESS else 0
 
 
 def primary_context(ordinal: int) -> int:
     """The primary context of a device (the one torch, CuPy and cuda.core use), retained once."""
-    from tilelang.runtime.cuda_compat import driver
-
     context = _contexts.get(ordinal)
     if context is None:
         _init()
@@ -61,8 +58,6 @@ def pointer_device(ptr: int) -> int | None:
 
     Asked of libcuda through ctypes: cuda.bindings 13.3 answers 0 for memory of device 1."""
     import ctypes
-
-    from tilelang.runtime.cuda_compat import driver
 
     _init()
     ordinal = ctypes.c_int(-1)
@@ -93,33 +88,32 @@ def to_cubin(ptx: str, arch: str) -> bytes | None:
 
 
 def load(name: str, ptx: str, cubin: bytes | None, ordinal: int) -> LoadedKernel:
-    """Load the code (a context-independent library) and resolve its function on `ordinal`."""
+    """Load the code and resolve its function in the primary context of device `ordinal`."""
     _init()
-    try:
-        code = ObjectCode.from_cubin(cubin) if cubin else ObjectCode.from_ptx(ptx)
-        kernel = code.get_kernel(name)
-    except Exception as e:
-        raise TileCompilerExecutionError(f"loading kernel {name} on the device failed: {e}") from e
     context = primary_context(ordinal)
-    return LoadedKernel(_function_handle(kernel.handle, context), context, ordinal, kernel, code)
+    with _in_context(context):  # this thread's context may be another device's, or none
+        try:
+            code = ObjectCode.from_cubin(cubin) if cubin else ObjectCode.from_ptx(ptx)
+            kernel = code.get_kernel(name)
+        except Exception as e:
+            raise TileCompilerExecutionError(
+                f"loading kernel {name} on the device failed: {e}") from e
+        # Launching a CUkernel makes the driver look its function up on every launch, in
+        # whatever context is current: resolve it once, here.
+        err, function = driver.cuKernelGetFunction(kernel.handle)
+        _check(err, "cuKernelGetFunction")
+    return LoadedKernel(int(function), context, ordinal, kernel, code)
 
 
-def _function_handle(kernel_handle: Any, context: int) -> int:
-    """The CUfunction of a CUkernel in `context`: launching a CUkernel makes the driver look
-    that up on every launch (and in whatever context is current), so resolve it once."""
-    from tilelang.runtime.cuda_compat import driver
-
+@contextlib.contextmanager
+def _in_context(context: int) -> Iterator[None]:
     _check(driver.cuCtxPushCurrent(driver.CUcontext(context))[0], "cuCtxPushCurrent")
     try:
-        err, function = driver.cuKernelGetFunction(kernel_handle)
+        yield
     finally:
         driver.cuCtxPopCurrent()
-    _check(err, "cuKernelGetFunction")
-    return int(function)
 
 
 def _check(err: Any, what: str) -> None:
-    from tilelang.runtime.cuda_compat import driver
-
     if err != driver.CUresult.CUDA_SUCCESS:
         raise TileCompilerExecutionError(f"{what} failed with {err!r}")

@@ -4,7 +4,8 @@ The parameter block lives as long as the launcher: each launch packs the values 
 one struct.pack_into and hands the driver a fixed array of pointers into it (the driver copies
 the parameters before cuLaunchKernel returns). A lock keeps two threads from interleaving.
 A launch the driver rejects because another device's context is current (the default streams
-0, 1 and 2 mean "of the current context") is retried once in the kernel's own context.
+0, 1 and 2 mean "of the current context") or none is (a new thread) is retried once in the
+kernel's own context.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from tilelang.runtime.binary import LoadedKernel
 from tilelang.runtime.cuda_compat import driver
 
 SLOT = 8  # every parameter gets an 8-byte slot (all our parameters are at most 8 bytes)
+_RETRY_IN_OWN_CONTEXT = (driver.CUresult.CUDA_ERROR_INVALID_HANDLE,
+                         driver.CUresult.CUDA_ERROR_INVALID_CONTEXT)
 _SCALAR_FORMATS = {
     dt.bool_: "B", dt.int8: "b", dt.int16: "h", dt.int32: "i", dt.int64: "q",
     dt.uint8: "B", dt.uint16: "H", dt.uint32: "I", dt.uint64: "Q",
@@ -84,7 +87,7 @@ class Launcher:
             struct.pack_into(self.format, self.block, 0, *values)
             args = (self._handle, gx, gy, gz, self.threads, 1, 1, 0, stream, self.params, 0)
             (err,) = self._launch(*args)
-            if err == driver.CUresult.CUDA_ERROR_INVALID_HANDLE:
+            if err in _RETRY_IN_OWN_CONTEXT:
                 driver.cuCtxPushCurrent(self._context)
                 try:
                     (err,) = self._launch(*args)

@@ -5,8 +5,8 @@
  *   Packs already-extracted parameter values (struct codes in `formats`, one 8-byte slot
  *   each) and calls cuLaunchKernel. `function` belongs to `context` (the primary context of
  *   its device): when the driver rejects the launch because another context is current (the
- *   default streams 0, 1 and 2 mean "of the current context"), it is retried once with
- *   `context` pushed.
+ *   default streams 0, 1 and 2 mean "of the current context") or none is (a new thread), it
+ *   is retried once with `context` pushed.
  *
  * fast(entry, stream, grid, args) -> None | CUresult int | NotImplemented
  *   The whole hot path in C for the specialization `entry` the Python side registered last:
@@ -78,7 +78,8 @@ typedef int (*context_fn)(void *);
 static launch_fn cu_launch = NULL;
 static context_fn cu_push = NULL, cu_pop = NULL; /* cuCtxPopCurrent takes a CUcontext* */
 
-#define CUDA_ERROR_INVALID_HANDLE 400
+#define CUDA_ERROR_INVALID_CONTEXT 201 /* no context current: a new thread */
+#define CUDA_ERROR_INVALID_HANDLE 400  /* another device's context is current */
 
 typedef int (*get_proc_fn)(const char *, void **, int, uint64_t, int *);
 
@@ -135,8 +136,9 @@ static PyObject *call_driver(void *function, void *context, unsigned threads, vo
                              unsigned gx, unsigned gy, unsigned gz, void **params) {
     if (load_driver() < 0) return NULL;
     int err = launch_once(function, threads, stream, gx, gy, gz, params);
-    if (err == CUDA_ERROR_INVALID_HANDLE && context != NULL && cu_push(context) == 0) {
-        /* Another device's context is current: launch in the function's own context. */
+    if ((err == CUDA_ERROR_INVALID_HANDLE || err == CUDA_ERROR_INVALID_CONTEXT) &&
+        context != NULL && cu_push(context) == 0) {
+        /* Launch in the function's own context, then leave the thread as it was. */
         err = launch_once(function, threads, stream, gx, gy, gz, params);
         void *popped;
         cu_pop(&popped);
