@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -57,8 +58,6 @@ def pointer_device(ptr: int) -> int | None:
     """The device ordinal of a device pointer (None when the driver does not know it).
 
     Asked of libcuda through ctypes: cuda.bindings 13.3 answers 0 for memory of device 1."""
-    import ctypes
-
     _init()
     ordinal = ctypes.c_int(-1)
     attribute = int(driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
@@ -68,8 +67,6 @@ def pointer_device(ptr: int) -> int | None:
 
 @functools.cache
 def _libcuda() -> Any:
-    import ctypes
-
     return ctypes.CDLL("libcuda.so.1")
 
 
