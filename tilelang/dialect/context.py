@@ -15,7 +15,8 @@ _HERE = Path(__file__).resolve().parent
 _CANDIDATES = (_HERE.parent.parent / "dialect" / "tile.irdl.mlir", _HERE / "tile.irdl.mlir")
 DIALECT_FILE = next((p for p in _CANDIDATES if p.exists()), _CANDIDATES[0])
 
-# Loading an IRDL dialect twice into one context aborts the process (REPORT §5.3): remember.
+# Loading an IRDL dialect twice into one context aborts the process in the MLIR 22 bindings (a
+# fatal error in C++, not an exception): remember which contexts have it.
 _loaded: weakref.WeakSet[ir.Context] = weakref.WeakSet()
 
 
@@ -42,8 +43,9 @@ def load_dialect(ctx: ir.Context) -> None:
 def make_context() -> ir.Context:
     """A fresh context with the dialect loaded and error diagnostics turned into exceptions.
 
-    Error diagnostics emitted by a pass that still succeeds abort the process unless a handler
-    takes them (REPORT §5.1); the handler records them so the caller can raise.
+    With the MLIR 22 bindings, an error diagnostic emitted by a pass that still succeeds aborts
+    the process unless a Python handler takes it; the handler records them so the caller can
+    raise.
     """
     ctx = ir.Context()
     ctx.emit_error_diagnostics = True

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError
 from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
 from tilelang.interpreter.program import Program, compile_function
-from tilelang.interpreter.semantics import np_dtype
 
 __all__ = ["Program", "compile_function", "run"]
 

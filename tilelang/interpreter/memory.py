@@ -4,24 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-PADDING = {
-    "undetermined": 0.0,  # the GPU reads zeros too
-    "zero": 0.0,
-    "neg_zero": -0.0,
-    "nan": float("nan"),
-    "pos_inf": float("inf"),
-    "neg_inf": float("-inf"),
-}
-
-
-def padding_value(mode: str, dtype: np.dtype) -> object:
-    value = PADDING[mode]
-    if dtype.kind in "iu":  # infinities saturate to the integer range
-        info = np.iinfo(dtype)
-        return info.max if value == float("inf") else info.min if value == float("-inf") else 0
-    if dtype.kind == "b":
-        return False
-    return value
+from tilelang.dialect.semantics import padding_value
 
 
 def _windows(

@@ -9,11 +9,11 @@ from typing import Any
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of, ops, semantics
+from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.errors import TileError, TileInterpreterError, TileUnsupportedFeatureError
-from tilelang.interpreter import memory, semantics
-from tilelang.interpreter.semantics import np_dtype
+from tilelang.interpreter import memory
 
 Env = list[Any]
 Step = Callable[[Env], None]

@@ -43,7 +43,7 @@ def run(module: ir.Operation, options: Options) -> None:
 
 
 def is_elementwise(op: ir.Operation) -> bool:
-    from tilelang.interpreter import semantics
+    from tilelang.dialect import semantics
 
     n = name(op)
     return n in semantics.BINARY or n in semantics.UNARY or n in ELEMENTWISE_EXTRA

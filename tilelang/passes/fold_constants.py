@@ -7,10 +7,9 @@ from dataclasses import dataclass
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of, ops, semantics
+from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
-from tilelang.interpreter import semantics
-from tilelang.interpreter.semantics import np_dtype
 from tilelang.passes.ir_utils import name, replace, uniform_constant, walk_ops
 
 NAME = "tile-fold-constants"

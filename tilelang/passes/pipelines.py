@@ -23,7 +23,8 @@ SIMT = "tile-distribute-to-threads{{chip={chip} features={features}}}"
 # arith.floordivsi into divisions the LLVM lowering knows; convert-gpu-to-nvvm lowers gpu, arith,
 # math (to libdevice), vector, memref and cf together; convert-nvvm-to-llvm turns NVVM ops built
 # on inline PTX into llvm.inline_asm. Do NOT run convert-vector-to-llvm or convert-math-to-llvm
-# on their own before it (REPORT §0: they abort or conflict).
+# on their own before it: in MLIR 22 they abort the process or leave ops that conflict with
+# convert-gpu-to-nvvm's own patterns.
 LLVM = ",".join([
     "gpu.module(convert-scf-to-cf,arith-expand,convert-gpu-to-nvvm,convert-nvvm-to-llvm,"
     "canonicalize,cse)",

@@ -7,8 +7,7 @@ from typing import Any
 import mlir.ir as ir
 from mlir.dialects import arith
 
-from tilelang.dialect import dtype_of, ops
-from tilelang.interpreter import semantics
+from tilelang.dialect import dtype_of, ops, semantics
 from tilelang.passes.simt import scalar_ops
 from tilelang.passes.simt.context import Lowering, const, lowers
 from tilelang.passes.simt.values import Distributed, scalar_type

@@ -13,9 +13,8 @@ import mlir.ir as ir
 from mlir.dialects import arith, llvm, scf, vector
 
 from tilelang.dialect import ops
+from tilelang.dialect.semantics import np_dtype, padding_value
 from tilelang.dialect.types import shape_of
-from tilelang.interpreter.memory import padding_value
-from tilelang.interpreter.semantics import np_dtype
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
 from tilelang.passes.simt.context import (

@@ -1,5 +1,5 @@
 """Passes (simt): one element of each element-wise op, on registers (semantics as the
-interpreter's, see tilelang/interpreter/semantics.py)."""
+interpreter's, see tilelang/dialect/semantics.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Interpreter: NumPy semantics of the `tile` element-wise ops (also used by constant folding).
+"""Dialect: the meaning of each `tile` op, as NumPy functions.
 
-These define what every op means; the GPU lowering must agree with them:
+The interpreter runs these; constant folding evaluates them; the GPU lowering must agree with
+them. They live below both, so each op's meaning is defined once:
 - integer arithmetic wraps; `//` and `%` round toward negative infinity (Python); integer
   division by zero is undefined on the GPU and gives 0 here (a padded lane of a partial tile
   may divide by zero harmlessly, so it must not stop the run);
@@ -206,3 +207,25 @@ def compare(predicate: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def select(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(c, x, y).astype(x.dtype)
+
+
+# ----- memory: what an out-of-bounds element of a load reads ------------------------------------
+
+PADDING = {
+    "undetermined": 0.0,  # the GPU reads zeros too
+    "zero": 0.0,
+    "neg_zero": -0.0,
+    "nan": float("nan"),
+    "pos_inf": float("inf"),
+    "neg_inf": float("-inf"),
+}
+
+
+def padding_value(mode: str, dtype: np.dtype) -> object:
+    value = PADDING[mode]
+    if dtype.kind in "iu":  # infinities saturate to the integer range
+        info = np.iinfo(dtype)
+        return info.max if value == float("inf") else info.min if value == float("-inf") else 0
+    if dtype.kind == "b":
+        return False
+    return value
