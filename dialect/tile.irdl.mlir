@@ -204,4 +204,52 @@ irdl.dialect @tile {
     irdl.operands(x: %src)
     irdl.results(result: %dst)
   }
+
+  // ----- reductions and scans ------------------------------------------------------------------
+  // Both take one to four tiles of one shape and a combiner region: one block whose 2N scalar
+  // arguments are two groups of N values (the earlier group first), ending in `gpu.yield` of the
+  // N combined scalars (IRDL ops cannot be terminators). `identities` holds one typed attribute
+  // per input: the combiner's identity, which fills padding elements. The inputs are separate
+  // optional operands (with `operandSegmentSizes` / `resultSegmentSizes`) because IRDL ties the
+  // types of all values of one variadic group together, and the inputs may differ in dtype.
+
+  // Combines the inputs along `axes` (sorted, distinct). Each result has the input shape with
+  // the reduced axes set to 1 (keepdims form; the front end reshapes it further).
+  irdl.operation @reduce {
+    %a = irdl.any
+    %b = irdl.any
+    %c = irdl.any
+    %d = irdl.any
+    %ra = irdl.any
+    %rb = irdl.any
+    %rc = irdl.any
+    %rd = irdl.any
+    %axes = irdl.base "#builtin.dense_array"
+    %ids = irdl.base "#builtin.array"
+    %body = irdl.region with size 1
+    irdl.operands(in0: %a, in1: optional %b, in2: optional %c, in3: optional %d)
+    irdl.attributes { "axes" = %axes, "identities" = %ids }
+    irdl.regions(combiner: %body)
+    irdl.results(out0: %ra, out1: optional %rb, out2: optional %rc, out3: optional %rd)
+  }
+
+  // Inclusive prefix combination along `axis` (from the end when `reverse` is 1).
+  irdl.operation @scan {
+    %a = irdl.any
+    %b = irdl.any
+    %c = irdl.any
+    %d = irdl.any
+    %ra = irdl.any
+    %rb = irdl.any
+    %rc = irdl.any
+    %rd = irdl.any
+    %axis = irdl.base "#builtin.integer"
+    %reverse = irdl.base "#builtin.integer"
+    %ids = irdl.base "#builtin.array"
+    %body = irdl.region with size 1
+    irdl.operands(in0: %a, in1: optional %b, in2: optional %c, in3: optional %d)
+    irdl.attributes { "axis" = %axis, "reverse" = %reverse, "identities" = %ids }
+    irdl.regions(combiner: %body)
+    irdl.results(out0: %ra, out1: optional %rb, out2: optional %rc, out3: optional %rd)
+  }
 }

@@ -17,7 +17,7 @@ from tilelang.interpreter import memory
 
 Env = list[Any]
 Step = Callable[[Env], None]
-TERMINATORS = ("scf.yield", "scf.condition", "func.return")
+TERMINATORS = ("scf.yield", "scf.condition", "func.return", "gpu.yield")
 
 
 @dataclass

@@ -66,9 +66,31 @@ from tilelang.language.math import (
     tanh,
 )
 from tilelang.language.memory import load, store
+from tilelang.language.reduction import (
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    max,
+    min,
+    prod,
+    reduce,
+    scan,
+    sum,
+)
 from tilelang.language.shape import broadcast_to, expand_dims, reshape
 
 __all__ = [
+    "argmax",
+    "argmin",
+    "cumprod",
+    "cumsum",
+    "max",
+    "min",
+    "prod",
+    "reduce",
+    "scan",
+    "sum",
     "Constant",
     "ConstantAnnotation",
     "DType",

@@ -9,7 +9,8 @@ from tilelang.dialect.types import is_tile_type
 from tilelang.errors import TileCompilerExecutionError
 from tilelang.passes.ir_utils import name, walk_ops
 
-TILE_DIALECTS = ("tile.", "scf.", "func.")
+# gpu.yield ends the combiner regions of tile.reduce / tile.scan (IRDL ops cannot be terminators).
+TILE_DIALECTS = ("tile.", "scf.", "func.", "gpu.yield")
 LLVM_DIALECTS = ("llvm.", "nvvm.", "gpu.module", "builtin.")
 
 

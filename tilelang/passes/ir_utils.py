@@ -43,7 +43,7 @@ def has_side_effects(op: ir.Operation) -> bool:
         n = name(inner)
         if n in SIDE_EFFECTS and n != "tile.load":
             return True
-        if not (n.startswith(("tile.", "scf.", "arith.", "math."))):
+        if not (n.startswith(("tile.", "scf.", "arith.", "math.")) or n == "gpu.yield"):
             return True
     return False
 

@@ -82,7 +82,8 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
     grid,
     memory,
     python,
+    reduction,
     shape,
 )
 
-__all__ = ["Builtin", "creation", "elementwise", "grid", "lowers", "memory", "python", "shape"]
+__all__ = ["Builtin", "creation", "elementwise", "grid", "lowers", "memory", "python", "reduction", "shape"]
