@@ -25,6 +25,7 @@ from tilelang.passes.ir_utils import defining_op, name
 NAME = "tile-assign-layouts"
 ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan")
 DEFERRED_LEAVES = ("tile.splat", "tile.arange")
+COMBINING = ("tile.reduce", "tile.scan")
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,9 @@ class _Assigner:
             self._analyze_while(op)
         elif n == "scf.if":
             self._analyze_if(op)
+        elif n in COMBINING:
+            for result in op.results:
+                self.layouts[result] = rules.combined_result_layout(op, self.combining_layout(op))
         elif op.results and is_tile_type(op.results[0].type):
             self.layouts[op.results[0]] = self._result_layout(op)
 
@@ -94,6 +98,15 @@ class _Assigner:
             tiles = [v for v in op.operands if is_tile_type(v.type)]
             return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
         return self.default(result)
+
+    def combining_layout(self, op: ir.Operation) -> LinearLayout:
+        """The layout a tile.reduce / tile.scan works in: its first concrete operand's when the
+        op can work in it, else one made for it."""
+        for value in op.operands:
+            layout = self.layouts.get(value)
+            if layout is not None and rules.can_combine_in(op, layout):
+                return layout
+        return rules.combining_layout(op, self.num_warps)
 
     def _load_layout(self, op: ir.Operation) -> LinearLayout:
         _, unit, _ = parse_array_type(op.operands[0].type)
@@ -194,6 +207,9 @@ class _Assigner:
         if n == "tile.reshape" and not is_tile_type(op.results[0].type):
             src = op.operands[0]  # a one-element tile read as a scalar: any concrete layout
             return {0: self.layouts.get(src) or self.default(src)}
+        if n in COMBINING:
+            layout = self.combining_layout(op)
+            return {i: layout for i in range(len(operands))}
         if not op.results or not is_tile_type(op.results[0].type):
             return {}
         layout = self.layouts.get(op.results[0])

@@ -17,7 +17,14 @@ from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
 from tilelang.passes.ir_utils import name
-from tilelang.passes.simt import control_flow, elementwise, grid, memory, shapes  # noqa: F401
+from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
+    control_flow,
+    elementwise,
+    grid,
+    memory,
+    reduce,
+    shapes,
+)
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.context import Lowering, ordered_accesses
 from tilelang.passes.simt.shapes import SHARED_SYMBOL

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import mlir.ir as ir
+
+from tilelang.dialect import dtype_of, ops
+from tilelang.dialect.types import shape_of
 from tilelang.language.dtypes import DType
 from tilelang.layout import LinearLayout, default_blocked, padded_shape
+from tilelang.layout.reduction import is_reducible, is_scan_ready, reduced_layout, scan_layout
 
 VECTOR_BYTES = 16  # one ld/st.global.v4.b32: the widest access per thread
 
@@ -49,3 +54,30 @@ def is_linear_reshape(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
 def reshape_layout(layout: LinearLayout, shape: tuple[int, ...]) -> LinearLayout:
     """`layout` (of a padded tile) reshaped to the padded form of `shape`."""
     return layout.reshape(padded_shape(shape))
+
+
+# ----- reductions and scans -------------------------------------------------------------------
+
+
+def can_combine_in(op: ir.Operation, layout: LinearLayout) -> bool:
+    """Whether a tile.reduce / tile.scan can work on its operands in `layout`."""
+    if op.name == "tile.reduce":
+        return is_reducible(layout, ops.array_attr(op, "axes"))
+    return is_scan_ready(layout, ops.int_attr(op, "axis"))
+
+
+def combining_layout(op: ir.Operation, num_warps: int) -> LinearLayout:
+    """A layout made for a tile.reduce (the default one, whose bases are unit vectors) or for a
+    tile.scan (scan_layout) when no operand has a usable one."""
+    value = op.operands[0]
+    shape = shape_of(value.type)
+    if op.name == "tile.reduce":
+        return default_layout(shape, dtype_of(value.type), num_warps)
+    return scan_layout(padded_shape(shape), ops.int_attr(op, "axis"), num_warps)
+
+
+def combined_result_layout(op: ir.Operation, layout: LinearLayout) -> LinearLayout:
+    """The layout of each result, given the layout the op works in."""
+    if op.name == "tile.reduce":
+        return reduced_layout(layout, ops.array_attr(op, "axes"))
+    return layout

@@ -63,7 +63,7 @@ class Lowering:
         terminators = []
         for op in block.operations:
             op = op.operation
-            if op.name in ("scf.yield", "scf.condition", "func.return"):
+            if op.name in ("scf.yield", "scf.condition", "func.return", "gpu.yield"):
                 terminators.append(op)
                 continue
             rule = RULES.get(op.name)

@@ -1,0 +1,75 @@
+"""Passes (simt): warp shuffles of any scalar type, and typed views of the shared scratch buffer."""
+
+from __future__ import annotations
+
+import mlir.ir as ir
+from mlir.dialects import arith, gpu, llvm
+
+from tilelang.passes.simt.context import Lowering, const
+from tilelang.passes.simt.memory import _gep
+from tilelang.passes.simt.shapes import SHARED_SYMBOL
+from tilelang.passes.simt.values import i32, i64
+
+SHUFFLE_MODES = {"xor": gpu.ShuffleMode.XOR, "up": gpu.ShuffleMode.UP,
+                 "down": gpu.ShuffleMode.DOWN, "idx": gpu.ShuffleMode.IDX}
+
+
+def shuffle(value: ir.Value, offset: int | ir.Value, mode: str, width: int = 32) -> ir.Value:
+    """`shfl.sync` of a scalar of any type: narrower ones travel as i32, 64-bit ones in halves."""
+    t = value.type
+    bits = _bit_width(t)
+    as_int = value if isinstance(t, ir.IntegerType) else arith.bitcast(_int(bits), value)
+    if bits == 64:
+        low = _shuffle32(arith.trunci(i32(), as_int), offset, mode, width)
+        high = _shuffle32(arith.trunci(i32(), arith.shrui(as_int, const(i64(), 32))), offset,
+                          mode, width)
+        wide = arith.ori(arith.extui(i64(), low),
+                         arith.shli(arith.extui(i64(), high), const(i64(), 32)))
+        return wide if isinstance(t, ir.IntegerType) else arith.bitcast(t, wide)
+    word = as_int if bits == 32 else arith.extui(i32(), as_int)
+    moved = _shuffle32(word, offset, mode, width)
+    narrow = moved if bits == 32 else arith.trunci(_int(bits), moved)
+    return narrow if isinstance(t, ir.IntegerType) else arith.bitcast(t, narrow)
+
+
+def _shuffle32(word: ir.Value, offset: int | ir.Value, mode: str, width: int) -> ir.Value:
+    if isinstance(offset, int):
+        offset = const(i32(), offset)
+    return gpu.shuffle(word, offset, const(i32(), width), SHUFFLE_MODES[mode])[0]
+
+
+def _bit_width(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return t.width
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(t)]
+
+
+def _int(bits: int) -> ir.Type:
+    return ir.IntegerType.get_signless(bits)
+
+
+# ----- shared memory -------------------------------------------------------------------------------
+
+
+class Scratch:
+    """Typed arrays carved out of the kernel's shared buffer, one after another (16-byte aligned).
+
+    The buffer is shared by every op that needs one; call `reserve` for each array, then
+    `lw.need_shared(scratch.size)` once (Lowering records the largest size).
+    """
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def reserve(self, count: int, elem: ir.Type, elem_bytes: int) -> tuple[int, ir.Type]:
+        start = (self.size + 15) // 16 * 16
+        self.size = start + count * elem_bytes
+        return start, elem
+
+    def pointer(self, lw: Lowering, array: tuple[int, ir.Type], index: ir.Value) -> ir.Value:
+        """Address of element `index` (i64) of a reserved array."""
+        start, elem = array
+        base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
+        byte = _gep(base, const(i64(), start), _int(8))
+        return _gep(byte, index, elem)
+
