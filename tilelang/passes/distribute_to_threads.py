@@ -23,6 +23,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     grid,
     memory,
     reduce,
+    scan,
     shapes,
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types

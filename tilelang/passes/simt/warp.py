@@ -15,7 +15,10 @@ SHUFFLE_MODES = {"xor": gpu.ShuffleMode.XOR, "up": gpu.ShuffleMode.UP,
 
 
 def shuffle(value: ir.Value, offset: int | ir.Value, mode: str, width: int = 32) -> ir.Value:
-    """`shfl.sync` of a scalar of any type: narrower ones travel as i32, 64-bit ones in halves."""
+    """`shfl.sync` of a scalar of any type: narrower ones travel as i32, 64-bit ones in halves.
+
+    `width` < 32 makes only the first `width` lanes take part (MLIR's meaning, not segments).
+    """
     t = value.type
     bits = _bit_width(t)
     as_int = value if isinstance(t, ir.IntegerType) else arith.bitcast(_int(bits), value)
