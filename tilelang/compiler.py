@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sys
 import tempfile
@@ -27,7 +28,9 @@ from tilelang.frontend.kernel import build_module
 from tilelang.frontend.signature import ParamSpec
 from tilelang.frontend.source import parse_function
 from tilelang.passes import pipelines, run_pipeline
+from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
+from tilelang.passes.ir_utils import walk_ops
 
 STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
 MLIR_STAGES = STAGES[1:-1]
@@ -64,7 +67,8 @@ class CompiledKernel:
 
     def resources(self) -> Resources:
         """Registers, spills, stack and shared memory of the kernel, as the PTX assembler
-        reports them (ptxas -v when it is installed, else nvJitLink); assembled once."""
+        reports them (ptxas -v when it is installed, else nvJitLink), plus the dynamic shared
+        memory each launch gives a block; assembled once."""
         if "resources" not in self.metadata:
             if self.ptx is None:
                 raise TileValueError("resources need the ptx stage (compile without stop_after)")
@@ -75,7 +79,9 @@ class CompiledKernel:
                     f"the assembler reported no resources for {self.name}:\n{log[-2000:]}"
                 )
             self.metadata["cubin"] = cubin
-            self.metadata["resources"] = found
+            dynamic = self.metadata.get("shared_bytes", 0)  # sized at launch, not in the cubin
+            self.metadata["resources"] = dataclasses.replace(
+                found, shared_bytes=found.shared_bytes + dynamic)
         return self.metadata["resources"]
 
     def report(self) -> str:
@@ -162,12 +168,21 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                             ("llvm", pipelines.LLVM)):
         _run_stage(module, pipeline, options.extra_passes.get(stage), stage)
         _record(result, dumper, stage, module)
+        if stage == "simt":
+            result.metadata["shared_bytes"] = _shared_bytes(module)
         if stop_after == stage:
             return
     _run_stage(module, pipelines.PTX, None, "ptx")
     result.ptx = extract_ptx(module)
     result.asm["ptx"] = result.ptx
     dumper.write("ptx", result.ptx, ".ptx")
+
+
+def _shared_bytes(module: ir.Module) -> int:
+    """The dynamic shared memory the kernel needs (tile-distribute-to-threads records it)."""
+    found = [ir.IntegerAttr(op.attributes[SHARED_BYTES_ATTR]).value
+             for op in walk_ops(module.operation) if SHARED_BYTES_ATTR in op.attributes]
+    return max(found, default=0)
 
 
 def _clone(module: ir.Module) -> ir.Module:

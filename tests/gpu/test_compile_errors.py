@@ -35,14 +35,25 @@ def copy4(x, y):
     ct.store(y, (0,), ct.load(x, (0,), (4,)))
 
 
-def test_oversized_conversion_is_a_clear_error():
-    @ct.kernel
-    def huge_transpose(x, y):
-        t = ct.load(x, (0, 0), (256, 128), order=(1, 0))  # needs 128 KB of shared memory
-        ct.store(y, (0, 0), t)
+@ct.kernel
+def transpose_tile(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(x, (0, 0), (BM, BN), order=(1, 0))  # a layout change through shared memory
+    ct.store(y, (0, 0), t)
 
-    x = torch.zeros(128, 256, device="cuda")
-    y = torch.zeros(256, 128, device="cuda")
+
+def test_conversion_beyond_48_kb_uses_dynamic_shared_memory():
+    x = torch.randn(128, 256, device="cuda")
+    y = torch.full((256, 128), float("nan"), device="cuda")
+    ct.launch(None, (1,), transpose_tile, (x, y, 256, 128))  # 128 KB of shared memory
+    torch.cuda.synchronize()
+    assert torch.equal(y, x.T)
+
+
+def test_oversized_conversion_is_a_clear_error():
+    x = torch.zeros(512, 512, device="cuda")
+    y = torch.zeros(512, 512, device="cuda")
     with pytest.raises(ct.TileUnsupportedFeatureError, match="shared memory") as info:
-        ct.launch(None, (1,), huge_transpose, (x, y))
-    assert "ct.load(x, (0, 0), (256, 128), order=(1, 0))" in str(info.value)  # the user's line
+        ct.launch(None, (1,), transpose_tile, (x, y, 512, 512))  # 1 MB
+    message = str(info.value)
+    assert "transpose_tile needs" in message and "at most 232448" in message
+    assert "ct.load(x, (0, 0), (BM, BN), order=(1, 0))" in message  # the user's line

@@ -11,6 +11,14 @@ SUPPORTED = {"sm_80": "+ptx80", "sm_86": "+ptx80", "sm_89": "+ptx80", "sm_90": "
              "sm_90a": "+ptx80"}
 
 
+# Most shared memory one block may use (bytes, with the kernel's opt-in attribute set): CUDA C
+# programming guide, "Technical Specifications per Compute Capability".
+MAX_SHARED_PER_BLOCK = {"sm_80": 166912, "sm_86": 101376, "sm_89": 101376, "sm_90": 232448,
+                        "sm_90a": 232448}
+# Without the opt-in attribute a launch may use this much dynamic shared memory.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+
+
 def check_arch(arch: str) -> tuple[str, str]:
     """(chip, PTX features) for `arch`; a clear error, not an LLVM abort, for others."""
     if not re.fullmatch(r"sm_\d+a?", arch):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 from mlir.dialects import arith, gpu
 
+from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
@@ -31,7 +32,7 @@ from tilelang.passes.simt.context import Lowering, ordered_accesses
 from tilelang.passes.simt.shapes import SHARED_SYMBOL
 
 NAME = "tile-distribute-to-threads"
-MAX_STATIC_SHARED = 48 * 1024
+SHARED_BYTES_ATTR = "tile.shared_bytes"  # on each gpu.func: the dynamic shared memory it needs
 MODULE_NAME = "tile_kernels"
 
 
@@ -55,19 +56,16 @@ def run(module: ir.Operation, options: Options) -> None:
         gpu_module = gpu.GPUModuleOp(MODULE_NAME, targets=ir.ArrayAttr.get([target]))
         gpu_module.regions[0].blocks.append()
     container = gpu_module.regions[0].blocks[0]
-    shared, location = 0, None
+    needs_shared = False
     for kernel in kernels:
-        size, where = _lower_kernel(kernel, container)
-        if size > shared:
-            shared, location = size, where
+        needs_shared |= _lower_kernel(kernel, container, options.chip) > 0
         kernel.erase()
-    if shared:
-        _declare_shared(container, shared, location)
+    if needs_shared:
+        _declare_shared(container)
 
 
-def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> tuple[int, ir.Location | None]:
-    """Lower one kernel into `container`; return the shared memory it needs (bytes), and the
-    location of the op that needs the most."""
+def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> int:
+    """Lower one kernel into `container`; return the shared memory it needs (bytes)."""
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
     old = kernel.regions[0].blocks[0]
     params = [t for a in old.arguments for t in parameter_types(a.type)]
@@ -85,7 +83,10 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block) -> tuple[int, ir.Lo
         _bind_parameters(lw, list(old.arguments), list(entry.arguments))
         lw.lower_block(old)
         gpu.ReturnOp([])
-    return lw.shared_bytes, lw.shared_location
+    _check_shared(name_attr, lw.shared_bytes, lw.shared_location, chip)
+    func.attributes[SHARED_BYTES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                            lw.shared_bytes)
+    return lw.shared_bytes
 
 
 def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value]) -> None:
@@ -100,17 +101,22 @@ def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value])
             lw.set(arg, values[0])
 
 
-def _declare_shared(container: ir.Block, size: int, location: ir.Location | None) -> None:
-    if size > MAX_STATIC_SHARED:
+def _check_shared(kernel: str, size: int, location: ir.Location | None, chip: str) -> None:
+    limit = MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT)
+    if size > limit:
         raise TileUnsupportedFeatureError(
-            f"a layout conversion needs {size} bytes of shared memory; at most "
-            f"{MAX_STATIC_SHARED} are supported",
+            f"kernel {kernel} needs {size} bytes of shared memory here; a block on {chip} can "
+            f"have at most {limit}",
             to_loc(location) if location is not None else None,
-            hint="use smaller tiles where the layout changes (e.g. a transposed load or store)",
+            hint="use smaller tiles where the layout changes or a reduction crosses warps",
         )
+
+
+def _declare_shared(container: ir.Block) -> None:
+    """The kernels' shared buffer: dynamic shared memory, sized by each launch."""
     with ir.Location.unknown():
         op = ir.Operation.parse(
-            f"llvm.mlir.global internal @{SHARED_SYMBOL}() "
-            f"{{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<{size} x i8>"
+            f"llvm.mlir.global external @{SHARED_SYMBOL}() "
+            f"{{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<0 x i8>"
         )
         ir.InsertionPoint.at_block_begin(container).insert(op)

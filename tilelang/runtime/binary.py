@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileCompilerExecutionError
+from tilelang.backend.targets import DEFAULT_SHARED_LIMIT
+from tilelang.errors import TileCompilerExecutionError, TileUnsupportedFeatureError
 from tilelang.runtime.cuda_compat import Device, ObjectCode, Program, ProgramOptions, driver
 
 
@@ -20,6 +21,7 @@ class LoadedKernel:
     device: int  # the CUDA device ordinal
     kernel: Any  # the cuda.core Kernel (kept alive with its module)
     code: Any
+    shared: int = 0  # bytes of dynamic shared memory each launch gives a block
 
 
 _initialized = False
@@ -84,8 +86,9 @@ def to_cubin(ptx: str, arch: str) -> bytes | None:
         return None
 
 
-def load(name: str, ptx: str, cubin: bytes | None, ordinal: int) -> LoadedKernel:
-    """Load the code and resolve its function in the primary context of device `ordinal`."""
+def load(name: str, ptx: str, cubin: bytes | None, ordinal: int, shared: int = 0) -> LoadedKernel:
+    """Load the code and resolve its function in the primary context of device `ordinal`; allow
+    it `shared` bytes of dynamic shared memory (more than 48 KB needs the kernel's opt-in)."""
     _init()
     context = primary_context(ordinal)
     with _in_context(context):  # this thread's context may be another device's, or none
@@ -99,7 +102,23 @@ def load(name: str, ptx: str, cubin: bytes | None, ordinal: int) -> LoadedKernel
         # whatever context is current: resolve it once, here.
         err, function = driver.cuKernelGetFunction(kernel.handle)
         _check(err, "cuKernelGetFunction")
-    return LoadedKernel(int(function), context, ordinal, kernel, code)
+        if shared > DEFAULT_SHARED_LIMIT:
+            _allow_shared(name, function, ordinal, shared)
+    return LoadedKernel(int(function), context, ordinal, kernel, code, shared)
+
+
+def _allow_shared(name: str, function: Any, ordinal: int, shared: int) -> None:
+    attribute = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    err, limit = driver.cuDeviceGetAttribute(attribute, ordinal)
+    _check(err, "cuDeviceGetAttribute")
+    if shared > limit:
+        raise TileUnsupportedFeatureError(
+            f"kernel {name} needs {shared} bytes of shared memory; a block on cuda:{ordinal} can "
+            f"have at most {limit}",
+            hint="use smaller tiles where the layout changes or a reduction crosses warps",
+        )
+    size = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    _check(driver.cuFuncSetAttribute(function, size, shared)[0], "cuFuncSetAttribute")
 
 
 @contextlib.contextmanager

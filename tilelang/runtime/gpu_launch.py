@@ -73,7 +73,7 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
     set_native_fast(native.fast)
     _install_native_entry(native)
     loaded = launcher.loaded
-    return (loaded.handle, launcher.threads, bytes(plan), tuple(constants), loaded.device,
+    return (loaded.handle, launcher.launch_word, bytes(plan), tuple(constants), loaded.device,
             loaded.context)
 
 
@@ -186,15 +186,18 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: 
     start = time.perf_counter()
     cached = disk_cache.load(key)
     if cached is not None:
-        _, ptx, cubin = cached
+        meta, ptx, cubin = cached
+        shared = int(meta.get("shared_bytes", 0))
         source = "disk"
     else:
         compiled = compile_signature(kernel.fn, signature, CompileOptions(num_warps, arch))
         ptx = compiled.ptx or ""
+        shared = compiled.metadata.get("shared_bytes", 0)
         cubin = binary.to_cubin(ptx, arch)
-        disk_cache.store(key, {"name": kernel.name, "arch": arch}, ptx, cubin)
+        disk_cache.store(key, {"name": kernel.name, "arch": arch, "shared_bytes": shared}, ptx,
+                         cubin)
         source = "compiled"
-    loaded = binary.load(kernel.name, ptx, cubin, device)
+    loaded = binary.load(kernel.name, ptx, cubin, device, shared)
     kernel.cache.setdefault("timings", []).append((source, time.perf_counter() - start))
     return Launcher(loaded, signature, 32 * num_warps)
 

@@ -61,11 +61,13 @@ class Launcher:
 
         self.loaded = loaded
         self.threads = threads
+        # the C launcher's launch word: threads in the low 32 bits, shared memory bytes above
+        self.launch_word = threads | loaded.shared << 32
         self.format = parameter_format(signature)
         native = native_module()
         if native is not None:
-            self.call = functools.partial(native.launch, loaded.handle, loaded.context, threads,
-                                          native_formats(signature))
+            self.call = functools.partial(native.launch, loaded.handle, loaded.context,
+                                          self.launch_word, native_formats(signature))
         else:
             self._init_python_path()
             self.call = self._python_call
@@ -85,7 +87,8 @@ class Launcher:
     def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: Any) -> Any:
         with self.lock:  # the driver call releases the GIL: keep the block ours until it returns
             struct.pack_into(self.format, self.block, 0, *values)
-            args = (self._handle, gx, gy, gz, self.threads, 1, 1, 0, stream, self.params, 0)
+            args = (self._handle, gx, gy, gz, self.threads, 1, 1, self.loaded.shared, stream,
+                    self.params, 0)
             (err,) = self._launch(*args)
             if err in _RETRY_IN_OWN_CONTEXT:
                 driver.cuCtxPushCurrent(self._context)

@@ -86,4 +86,7 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
     shape,
 )
 
-__all__ = ["Builtin", "creation", "elementwise", "grid", "lowers", "memory", "python", "reduction", "shape"]
+__all__ = [
+    "Builtin", "creation", "elementwise", "grid", "lowers", "memory", "python", "reduction",
+    "shape",
+]

@@ -147,7 +147,8 @@ def _element_index(lw: Lowering, layout: LinearLayout, register: int) -> ir.Valu
     """Row-major index, in the (padded) tile of `layout`, of the element in `register`."""
     index = const(i64(), 0)
     for d, size in enumerate(layout.shape):
-        index = arith.addi(arith.muli(index, const(i64(), size)), coordinate(lw, layout, register, d))
+        index = arith.addi(arith.muli(index, const(i64(), size)),
+                           coordinate(lw, layout, register, d))
     return index
 
 

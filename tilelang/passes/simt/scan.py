@@ -8,6 +8,7 @@ lane bits, and those spans over the lowest warp bits. A reverse scan walks each 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mlir.ir as ir
@@ -40,7 +41,7 @@ def lower_scan(lw: Lowering, op: ir.Operation) -> None:
     regs = masked_padding(lw, tiles, (axis,), combine.identities)
     runs = _runs(layout, axis, reverse)
     for run in runs:  # in registers
-        for earlier, later in zip(run, run[1:]):
+        for earlier, later in itertools.pairwise(run):
             combined = combine([reg[earlier] for reg in regs], [reg[later] for reg in regs])
             for reg, value in zip(regs, combined, strict=True):
                 reg[later] = value

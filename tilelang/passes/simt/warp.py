@@ -51,7 +51,7 @@ def _int(bits: int) -> ir.Type:
     return ir.IntegerType.get_signless(bits)
 
 
-# ----- shared memory -------------------------------------------------------------------------------
+# ----- shared memory ----------------------------------------------------------------------------
 
 
 class Scratch:

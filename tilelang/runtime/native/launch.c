@@ -1,9 +1,10 @@
 /* Runtime: the native launch path (built on first GPU use by runtime/native_launch.py).
  *
- * launch(function, context, threads, formats, stream, gx, gy, gz, *values)
+ * launch(function, context, block, formats, stream, gx, gy, gz, *values)
  *       -> None | CUresult int
  *   Packs already-extracted parameter values (struct codes in `formats`, one 8-byte slot
- *   each) and calls cuLaunchKernel. `function` belongs to `context` (the primary context of
+ *   each) and calls cuLaunchKernel. `block` holds the threads per block in its low 32 bits
+ *   and the bytes of dynamic shared memory in its high 32 bits. `function` belongs to `context` (the primary context of
  *   its device): when the driver rejects the launch because another context is current (the
  *   default streams 0, 1 and 2 mean "of the current context") or none is (a new thread), it
  *   is retried once with `context` pushed.
@@ -13,7 +14,7 @@
  *   reads each torch tensor through PyTorch's DLPack C exchange API (no Python calls), checks
  *   that every argument matches what `entry` was compiled for, packs and launches. Anything
  *   else (another specialization, another array type, a CPU tensor) returns NotImplemented
- *   and Python takes over. entry = (function, threads, plan, constants, device, context), where
+ *   and Python takes over. entry = (function, block, plan, constants, device, context), where
  *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64, 'F'
  *   float32, 'C' constant), then for arrays the DLPack dtype code and bits, ndim, unit-stride
  *   mask and alignment in bytes; every array must be on CUDA device `device`.
@@ -119,27 +120,28 @@ static PyObject *set_release_gil(PyObject *self, PyObject *flag) {
     Py_RETURN_NONE;
 }
 
-static int launch_once(void *function, unsigned threads, void *stream, unsigned gx,
+static int launch_once(void *function, uint64_t block, void *stream, unsigned gx,
                        unsigned gy, unsigned gz, void **params) {
     int err;
+    unsigned threads = (unsigned)(block & 0xffffffffu), shared = (unsigned)(block >> 32);
     if (release_gil) {
         Py_BEGIN_ALLOW_THREADS
-        err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+        err = cu_launch(function, gx, gy, gz, threads, 1, 1, shared, stream, params, NULL);
         Py_END_ALLOW_THREADS
     } else {
-        err = cu_launch(function, gx, gy, gz, threads, 1, 1, 0, stream, params, NULL);
+        err = cu_launch(function, gx, gy, gz, threads, 1, 1, shared, stream, params, NULL);
     }
     return err;
 }
 
-static PyObject *call_driver(void *function, void *context, unsigned threads, void *stream,
+static PyObject *call_driver(void *function, void *context, uint64_t block, void *stream,
                              unsigned gx, unsigned gy, unsigned gz, void **params) {
     if (load_driver() < 0) return NULL;
-    int err = launch_once(function, threads, stream, gx, gy, gz, params);
+    int err = launch_once(function, block, stream, gx, gy, gz, params);
     if ((err == CUDA_ERROR_INVALID_HANDLE || err == CUDA_ERROR_INVALID_CONTEXT) &&
         context != NULL && cu_push(context) == 0) {
         /* Launch in the function's own context, then leave the thread as it was. */
-        err = launch_once(function, threads, stream, gx, gy, gz, params);
+        err = launch_once(function, block, stream, gx, gy, gz, params);
         void *popped;
         cu_pop(&popped);
     }
@@ -189,13 +191,13 @@ static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     void *function = PyLong_AsVoidPtr(args[0]);
     void *context = PyLong_AsVoidPtr(args[1]);
-    unsigned threads = (unsigned)PyLong_AsUnsignedLong(args[2]);
+    uint64_t block = PyLong_AsUnsignedLongLong(args[2]);
     void *stream = PyLong_AsVoidPtr(args[4]);
     unsigned gx = (unsigned)PyLong_AsUnsignedLong(args[5]);
     unsigned gy = (unsigned)PyLong_AsUnsignedLong(args[6]);
     unsigned gz = (unsigned)PyLong_AsUnsignedLong(args[7]);
     if (PyErr_Occurred()) return NULL;
-    return call_driver(function, context, threads, stream, gx, gy, gz, params);
+    return call_driver(function, context, block, stream, gx, gy, gz, params);
 }
 
 /* ---- fast(): the whole hot path ----------------------------------------------------------- */
@@ -303,9 +305,9 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
         dims[i] = (unsigned)v;
     }
     void *function = PyLong_AsVoidPtr(PyTuple_GET_ITEM(entry, 0));
-    unsigned threads = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(entry, 1));
+    uint64_t block = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(entry, 1));
     void *context = PyLong_AsVoidPtr(PyTuple_GET_ITEM(entry, 5));
-    return call_driver(function, context, threads, stream, dims[0], dims[1], dims[2], params);
+    return call_driver(function, context, block, stream, dims[0], dims[1], dims[2], params);
 }
 
 static PyObject *fallback = NULL; /* the Python tilelang.launch */
