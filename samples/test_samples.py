@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import cross_entropy
+import cumsum
+import layer_norm
 import pytest
+import rms_norm
 import row_bias_scale
 import silu_and_mul
+import softmax
 import transpose_copy
 import vector_add
 from _common import Backend, gpu_available
@@ -19,6 +24,17 @@ CASES = [
     ("row_bias_scale", lambda b: row_bias_scale.run(1, 1, b)),
     ("transpose_copy", lambda b: transpose_copy.run(45, 31, b)),
     ("transpose_copy", lambda b: transpose_copy.run(64, 1, b)),
+    ("softmax", lambda b: softmax.run(37, 1000, "float32", b)),
+    ("softmax", lambda b: softmax.run(5, 3, "bfloat16", b)),
+    ("softmax", lambda b: softmax.run(3, 5000, "float16", b, looped_block=1024)),
+    ("layer_norm", lambda b: layer_norm.run(37, 300, "float32", b)),
+    ("layer_norm", lambda b: layer_norm.run(9, 1500, "bfloat16", b)),
+    ("rms_norm", lambda b: rms_norm.run(37, 300, "float32", b)),
+    ("rms_norm", lambda b: rms_norm.run(3, 5000, "bfloat16", b)),
+    ("cumsum", lambda b: cumsum.run(5, 2500, "int32", b)),
+    ("cumsum", lambda b: cumsum.run(3, 777, "float32", b, block=256)),
+    ("cross_entropy", lambda b: cross_entropy.run(7, 3000, "bfloat16", b)),
+    ("cross_entropy", lambda b: cross_entropy.run(2, 100, "float32", b, block=64)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 

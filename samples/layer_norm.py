@@ -1,0 +1,133 @@
+"""Sample: layer norm forward and backward over rows, y = (x - mean) * rstd * w + b.
+
+Forward: a block normalizes ROWS whole rows (a (ROWS, BLOCK) tile, zero-padded past the row's
+end) and saves each row's mean and 1/std for the backward pass. Backward: dx row by row, and the
+partial sums of dw and db over each block's rows, which a second kernel adds up column-wise.
+Statistics and math in float32 whatever the storage dtype.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import ml_dtypes
+import numpy as np
+from _common import Backend, check
+
+import tilelang as ct
+
+ZERO = ct.PaddingMode.ZERO
+
+
+@ct.kernel
+def layer_norm_fwd(x, w, b, y, mean, rstd, eps, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    n = x.shape[1]
+    t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
+    mu = ct.sum(t, axis=1, keepdims=True) / n
+    inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] < n
+    d = ct.where(inside, t - mu, 0.0)
+    r = ct.rsqrt(ct.sum(d * d, axis=1, keepdims=True) / n + eps)
+    wt = ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)
+    bt = ct.load(b, index=(0,), shape=(BLOCK,)).astype(ct.float32)
+    ct.store(y, index=(i, 0), tile=(d * r * wt[None, :] + bt[None, :]).astype(y.dtype))
+    ct.store(mean, index=(i,), tile=ct.reshape(mu, (ROWS,)))
+    ct.store(rstd, index=(i,), tile=ct.reshape(r, (ROWS,)))
+
+
+@ct.kernel
+def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_part, db_part, ROWS: ct.Constant[int],
+                   BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    n = x.shape[1]
+    t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
+    g = ct.load(dy, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
+    mu = ct.load(mean, index=(i,), shape=(ROWS,))[:, None]
+    r = ct.load(rstd, index=(i,), shape=(ROWS,))[:, None]
+    inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] < n
+    xhat = ct.where(inside, (t - mu) * r, 0.0)
+    gw = g * ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)[None, :]
+    c1 = ct.sum(xhat * gw, axis=1, keepdims=True) / n
+    c2 = ct.sum(gw, axis=1, keepdims=True) / n
+    ct.store(dx, index=(i, 0), tile=((gw - (xhat * c1 + c2)) * r).astype(dx.dtype))
+    ct.store(dw_part, index=(i, 0), tile=ct.sum(g * xhat, axis=0, keepdims=True))
+    ct.store(db_part, index=(i, 0), tile=ct.sum(g, axis=0, keepdims=True))
+
+
+@ct.kernel
+def column_sums(part, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
+    j = ct.bid(0)
+    acc = ct.zeros((BLOCK,), ct.float32)
+    for i in range(ct.num_tiles(part, axis=0, shape=(ROWS, BLOCK))):
+        acc += ct.sum(ct.load(part, index=(i, j), shape=(ROWS, BLOCK), padding_mode=ZERO), axis=0)
+    ct.store(out, index=(j,), tile=acc.astype(out.dtype))
+
+
+def config(n: int) -> tuple[int, int, int]:
+    """(ROWS, BLOCK, num_warps): whole rows, about 4096 elements per block."""
+    block = 1 << (n - 1).bit_length()
+    return max(1, 4096 // block), block, 8 if block >= 4096 else 4
+
+
+def forward(stream, x, w, b, y, mean, rstd, rows: int, n: int, eps: float = 1e-5) -> None:
+    r, block, warps = config(n)
+    ct.launch(stream, (ct.cdiv(rows, r),), layer_norm_fwd.replace_hints(num_warps=warps),
+              (x, w, b, y, mean, rstd, eps, r, block))
+
+
+def reference(x, w, b, dy, eps=1e-5):
+    x64, w64, dy64 = (a.astype(np.float64) for a in (x, w, dy))
+    mu = x64.mean(1, keepdims=True)
+    rstd = 1 / np.sqrt(((x64 - mu) ** 2).mean(1, keepdims=True) + eps)
+    xhat = (x64 - mu) * rstd
+    y = xhat * w64 + b.astype(np.float64)
+    gw = dy64 * w64
+    dx = (gw - xhat * (xhat * gw).mean(1, keepdims=True) - gw.mean(1, keepdims=True)) * rstd
+    return y, mu[:, 0], rstd[:, 0], dx, (dy64 * xhat).sum(0), dy64.sum(0)
+
+
+def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None) -> None:
+    backend = backend or Backend()
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    host = [backend.rng.standard_normal(s).astype(np_dtype) for s in ((rows, n), (n,), (n,),
+                                                                        (rows, n))]
+    x, w, b, dy = map(backend.array, host)
+    f32 = np.float32
+    y, dx = backend.empty_like(host[0]), backend.empty_like(host[0])
+    mean, rstd = backend.empty_like(np.empty(rows, f32)), backend.empty_like(np.empty(rows, f32))
+    stream = backend.stream()
+    forward(stream, x, w, b, y, mean, rstd, rows, n)
+    r, block, warps = config(n)
+    blocks = ct.cdiv(rows, r)
+    dw_part = backend.empty_like(np.empty((blocks, n), f32))
+    db_part = backend.empty_like(np.empty((blocks, n), f32))
+    ct.launch(stream, (blocks,), layer_norm_bwd.replace_hints(num_warps=warps),
+              (dy, x, w, mean, rstd, dx, dw_part, db_part, r, block))
+    dw, db = backend.empty_like(host[1]), backend.empty_like(host[1])
+    for part, out in ((dw_part, dw), (db_part, db)):
+        ct.launch(stream, (ct.cdiv(n, 128),), column_sums, (part, out, 32, 128))
+    backend.synchronize()
+    want = reference(*host[:3], host[3])
+    tol = 2e-2 if dtype in ("bfloat16", "float16") else 1e-4
+    for name, got, expected in zip(("y", "mean", "rstd", "dx", "dw", "db"),
+                                   (y, mean, rstd, dx, dw, db), want, strict=True):
+        scale = max(1.0, float(np.abs(expected).max()))
+        check(f"layer_norm {name}[{dtype}]", backend.numpy(got), expected, rtol=tol,
+              atol=tol * scale)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=None)
+    parser.add_argument("-n", type=int, default=None, help="row length")
+    parser.add_argument("--dtype", default="float32", choices=["bfloat16", "float16", "float32"])
+    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
+    args = parser.parse_args()
+    backend = Backend(force_interpreter=args.interpret)
+    rows, n = args.rows or (4096 if backend.gpu else 37), args.n or (4096 if backend.gpu else 300)
+    print(f"layer norm over {rows} rows of {n} {args.dtype} on {backend.describe()}")
+    run(rows, n, args.dtype, backend)
+
+
+if __name__ == "__main__":
+    main()

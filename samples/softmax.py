@@ -1,0 +1,104 @@
+"""Sample: row-wise softmax, out = exp(x - max(x)) / sum(exp(x - max(x))), in two variants.
+
+- `softmax_rows`: a block holds ROWS whole rows as one (ROWS, BLOCK) tile (BLOCK >= the row
+  length, padded with -inf, which exp turns into 0): one read and one write of the data.
+- `softmax_looped`: for rows longer than a tile. A first loop over the row's column tiles keeps
+  a running maximum and a running sum rescaled whenever the maximum grows (the "online" softmax);
+  a second loop writes the result. Two reads and one write.
+
+The math runs in float32 whatever the storage dtype, rounded once on the way out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import ml_dtypes
+import numpy as np
+from _common import Backend, check
+
+import tilelang as ct
+
+NEG_INF = ct.PaddingMode.NEG_INF
+
+
+@ct.kernel
+def softmax_rows(x, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
+    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+    ct.store(out, index=(i, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+
+
+@ct.kernel
+def softmax_looped(x, out, BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
+    m = ct.full((1, 1), -math.inf, ct.float32)
+    s = ct.zeros((1, 1), ct.float32)
+    for j in range(tiles):
+        t = ct.load(x, index=(i, j), shape=(1, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
+        new_m = ct.maximum(m, ct.max(t, axis=1, keepdims=True))
+        s = s * ct.exp(m - new_m) + ct.sum(ct.exp(t - new_m), axis=1, keepdims=True)
+        m = new_m
+    for j in range(tiles):
+        t = ct.load(x, index=(i, j), shape=(1, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
+        ct.store(out, index=(i, j), tile=(ct.exp(t - m) / s).astype(out.dtype))
+
+
+def reference(x: np.ndarray) -> np.ndarray:
+    wide = x.astype(np.float64)
+    e = np.exp(wide - wide.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(x.dtype)
+
+
+def rows_config(n: int) -> tuple[int, int]:
+    """(ROWS, BLOCK) for softmax_rows: whole rows, about 4096-8192 elements per block."""
+    block = 1 << (n - 1).bit_length()
+    return max(1, 4096 // block), block
+
+
+def launch_softmax(stream, x, out, rows: int, n: int, looped_block: int | None = None) -> None:
+    """Run the variant that fits: whole rows up to 16384 columns, else the looped one."""
+    if looped_block is None and n <= 16384:
+        r, block = rows_config(n)
+        ct.launch(stream, (ct.cdiv(rows, r),), softmax_rows.replace_hints(
+            num_warps=8 if block >= 4096 else 4), (x, out, r, block))
+    else:
+        ct.launch(stream, (rows,), softmax_looped.replace_hints(num_warps=8),
+                  (x, out, looped_block or 4096))
+
+
+def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None,
+        looped_block: int | None = None) -> None:
+    backend = backend or Backend()
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x_host = (backend.rng.standard_normal((rows, n)) * 3).astype(np_dtype)
+    x = backend.array(x_host)
+    out = backend.empty_like(x_host)
+    launch_softmax(backend.stream(), x, out, rows, n, looped_block)
+    backend.synchronize()
+    tol = 1e-2 if dtype in ("bfloat16", "float16") else 1e-5
+    variant = "looped" if looped_block or n > 16384 else "rows"
+    check(f"softmax_{variant}[{dtype}]", backend.numpy(out), reference(x_host), rtol=tol,
+          atol=tol * 1e-2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=None)
+    parser.add_argument("-n", type=int, default=None, help="row length")
+    parser.add_argument("--dtype", default="float32", choices=["bfloat16", "float16", "float32"])
+    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
+    args = parser.parse_args()
+    backend = Backend(force_interpreter=args.interpret)
+    rows = args.rows or (4096 if backend.gpu else 37)
+    n = args.n or (4096 if backend.gpu else 1000)
+    print(f"softmax over {rows} rows of {n} {args.dtype} on {backend.describe()}")
+    run(rows, n, args.dtype, backend)
+    run(min(rows, 64), n * 4 + 3, args.dtype, backend, looped_block=1024)  # long rows
+
+
+if __name__ == "__main__":
+    main()
