@@ -1,0 +1,281 @@
+"""Benchmark: row reductions that are memory-bound: softmax, layer norm (forward and backward)
+and RMS norm, fp32 and bf16, over rows of 1024 to 65536 elements (2^28 elements per input).
+
+Reported as GB/s (the bytes each kernel must move: every input read once, every output written
+once, over the median device time) and as a fraction of the device-to-device copy bandwidth
+measured in the same run, next to torch eager, torch.compile (Inductor) and Triton kernels
+written here in the style of its tutorials. Each implementation is checked against torch on
+fresh random data with its outputs poisoned first; tile configurations are swept for tilelang
+and Triton alike and the best of each is reported.
+    python benchmarks/bench_reductions.py [--quick] [--only softmax,layer_norm,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from common import bar_plot, device_ms, save, table
+
+import tilelang as ct
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
+from layer_norm import column_sums, layer_norm_bwd, layer_norm_fwd
+from rms_norm import rms_norm
+from softmax import softmax_looped, softmax_rows
+
+TOTAL = 1 << 28  # elements per input
+WIDTHS = (1024, 4096, 16384, 65536)
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+EPS = 1e-5
+
+
+def copy_bandwidth() -> float:
+    src = torch.randn(TOTAL, device="cuda")
+    dst = torch.empty_like(src)
+    ms, _ = device_ms(lambda: dst.copy_(src))
+    return 2 * src.numel() * src.element_size() / ms / 1e6
+
+
+def tilelang_row_configs(n: int):
+    """(ROWS, BLOCK, warps) for kernels holding whole rows: up to 16384 elements per block."""
+    block = 1 << (n - 1).bit_length()
+    for elems in (2048, 4096, 8192, 16384):
+        for warps in (4, 8, 16, 32):
+            rows = elems // block
+            if rows >= 1 and 8 <= elems // (32 * warps) <= 64:
+                yield rows, block, warps
+
+
+# ----- Triton kernels in the style of its tutorials ----------------------------------------------
+
+
+def triton_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def softmax(x, y, n, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        v = tl.load(x + row * n + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+        e = tl.exp(v - tl.max(v, axis=0))
+        tl.store(y + row * n + cols, (e / tl.sum(e, axis=0)).to(y.dtype.element_ty), mask=cols < n)
+
+    @triton.jit
+    def layer_norm(x, w, b, y, n, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n
+        v = tl.load(x + row * n + cols, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(v, axis=0) / n
+        d = tl.where(mask, v - mean, 0.0)
+        rstd = 1 / tl.sqrt(tl.sum(d * d, axis=0) / n + eps)
+        wv = tl.load(w + cols, mask=mask).to(tl.float32)
+        bv = tl.load(b + cols, mask=mask).to(tl.float32)
+        tl.store(y + row * n + cols, (d * rstd * wv + bv).to(y.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def rms_norm_kernel(x, w, y, n, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n
+        v = tl.load(x + row * n + cols, mask=mask, other=0.0).to(tl.float32)
+        r = 1 / tl.sqrt(tl.sum(v * v, axis=0) / n + eps)
+        wv = tl.load(w + cols, mask=mask).to(tl.float32)
+        tl.store(y + row * n + cols, (v * r * wv).to(y.dtype.element_ty), mask=mask)
+
+    def configs(kernel, rows, n, args):
+        block = triton.next_power_of_2(n)
+        if block > 65536:
+            return
+        for warps in (4, 8, 16, 32):
+            if block // (32 * warps) <= 128:
+                yield f"warps={warps}", lambda w=warps: kernel[(rows,)](*args, BLOCK=block,
+                                                                        num_warps=w)
+
+    return {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm_kernel,
+            "configs": configs}
+
+
+# ----- the cases --------------------------------------------------------------------------------
+
+
+def case_softmax(x, tri):
+    rows, n = x.shape
+    y = torch.empty_like(x)
+    want = torch.softmax(x.float(), dim=-1).to(x.dtype)
+    stream = torch.cuda.current_stream()
+    ours = []
+    if n <= 16384:
+        for r, block, w in tilelang_row_configs(n):
+            k = softmax_rows.replace_hints(num_warps=w)
+            ours.append((f"rows R={r},B={block},w={w}", lambda k=k, r=r, b=block: ct.launch(
+                stream, (ct.cdiv(rows, r),), k, (x, y, r, b))))
+    for block, w in ((2048, 4), (4096, 8), (8192, 8), (8192, 16), (16384, 16)):
+        k = softmax_looped.replace_hints(num_warps=w)
+        ours.append((f"looped B={block},w={w}", lambda k=k, b=block: ct.launch(
+            stream, (rows,), k, (x, y, b))))
+    compiled = torch.compile(lambda t: torch.softmax(t, dim=-1))
+    # torch and Inductor allocate their results: they are timed as they are, checked by value
+    impls = {"tilelang": ours, "torch": [("softmax", lambda: torch.softmax(x, dim=-1))],
+             "inductor": [("compile", lambda: compiled(x))]}
+    checks = {"torch": lambda: torch.softmax(x, dim=-1), "inductor": lambda: compiled(x)}
+    if tri:
+        impls["triton"] = list(tri["configs"](tri["softmax"], rows, n, (x, y, n)))
+    return impls, y, want, checks, 2 * x.numel() * x.element_size()
+
+
+def case_layer_norm(x, tri):
+    rows, n = x.shape
+    w = torch.randn(n, device="cuda", dtype=x.dtype)
+    b = torch.randn(n, device="cuda", dtype=x.dtype)
+    y = torch.empty_like(x)
+    mean = torch.empty(rows, device="cuda")
+    rstd = torch.empty(rows, device="cuda")
+    want = F.layer_norm(x.float(), (n,), w.float(), b.float(), EPS).to(x.dtype)
+    stream = torch.cuda.current_stream()
+    ours = []
+    for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
+        k = layer_norm_fwd.replace_hints(num_warps=warps)
+        ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
+            stream, (ct.cdiv(rows, r),), k, (x, w, b, y, mean, rstd, EPS, r, bl))))
+    compiled = torch.compile(lambda t: F.layer_norm(t, (n,), w, b, EPS))
+    impls = {"tilelang": ours, "torch": [("F.layer_norm", lambda: F.layer_norm(x, (n,), w, b,
+                                                                                EPS))],
+             "inductor": [("compile", lambda: compiled(x))]}
+    checks = {"torch": lambda: F.layer_norm(x, (n,), w, b, EPS), "inductor": lambda: compiled(x)}
+    if tri:
+        impls["triton"] = list(tri["configs"](tri["layer_norm"], rows, n, (x, w, b, y, n, EPS)))
+    return impls, y, want, checks, 2 * x.numel() * x.element_size()
+
+
+def case_rms_norm(x, tri):
+    rows, n = x.shape
+    w = torch.randn(n, device="cuda", dtype=x.dtype)
+    y = torch.empty_like(x)
+    want = F.rms_norm(x.float(), (n,), w.float(), EPS).to(x.dtype)
+    stream = torch.cuda.current_stream()
+    ours = []
+    for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
+        k = rms_norm.replace_hints(num_warps=warps)
+        ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
+            stream, (ct.cdiv(rows, r),), k, (x, w, y, EPS, r, bl))))
+    compiled = torch.compile(lambda t: F.rms_norm(t, (n,), w, EPS))
+    impls = {"tilelang": ours, "torch": [("F.rms_norm", lambda: F.rms_norm(x, (n,), w, EPS))],
+             "inductor": [("compile", lambda: compiled(x))]}
+    checks = {"torch": lambda: F.rms_norm(x, (n,), w, EPS), "inductor": lambda: compiled(x)}
+    if tri:
+        impls["triton"] = list(tri["configs"](tri["rms_norm"], rows, n, (x, w, y, n, EPS)))
+    return impls, y, want, checks, 2 * x.numel() * x.element_size()
+
+
+def case_layer_norm_bwd(x, tri):
+    """dx and the dw/db partial sums per block (then summed column-wise), against autograd."""
+    rows, n = x.shape
+    w = torch.randn(n, device="cuda", dtype=x.dtype)
+    b = torch.randn(n, device="cuda", dtype=x.dtype)
+    dy = torch.randn_like(x)
+    xr = x.detach().float().requires_grad_()
+    F.layer_norm(xr, (n,), w.float(), b.float(), EPS).backward(dy.float())
+    want = xr.grad.to(x.dtype)
+    mean = x.float().mean(1)
+    rstd = torch.rsqrt(x.float().var(1, unbiased=False) + EPS)
+    dx = torch.empty_like(x)
+    stream = torch.cuda.current_stream()
+    ours = []
+    for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
+        blocks = ct.cdiv(rows, r)
+        dw_part = torch.empty(blocks, n, device="cuda")
+        db_part = torch.empty(blocks, n, device="cuda")
+        dw, db = torch.empty(n, device="cuda"), torch.empty(n, device="cuda")
+        k = layer_norm_bwd.replace_hints(num_warps=warps)
+
+        def run(k=k, r=r, bl=block, blocks=blocks, parts=(dw_part, db_part), outs=(dw, db)):
+            ct.launch(stream, (blocks,), k, (dy, x, w, mean, rstd, dx, *parts, r, bl))
+            for part, out in zip(parts, outs):
+                ct.launch(stream, (ct.cdiv(n, 128),), column_sums, (part, out, 32, 128))
+        ours.append((f"R={r},B={block},w={warps}", run))
+    xg = x.detach().requires_grad_()
+    out = F.layer_norm(xg, (n,), w, b, EPS)
+
+    def torch_bwd():
+        return torch.autograd.grad(out, xg, dy, retain_graph=True)[0]
+
+    impls = {"tilelang": ours, "torch": [("autograd", torch_bwd)]}
+    checks = {"torch": torch_bwd}
+    # bytes that must move: dy, x read, dx written (the per-row statistics and dw/db are small)
+    return impls, dx, want, checks, 3 * x.numel() * x.element_size()
+
+
+CASES = {"softmax": case_softmax, "layer_norm": case_layer_norm, "rms_norm": case_rms_norm,
+         "layer_norm_bwd": case_layer_norm_bwd}
+
+
+def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
+    rows = []
+    tol = dict(rtol=2e-2, atol=2e-2) if want.dtype == torch.bfloat16 else dict(rtol=1e-4,
+                                                                                 atol=1e-4)
+    for name, configs in impls.items():
+        best = None
+        for label, fn in configs:
+            out.fill_(float("nan"))
+            fn()
+            torch.cuda.synchronize()
+            got = checks[name]() if name in checks else out
+            torch.testing.assert_close(got, want, **tol, msg=lambda m, n=name, lb=label:
+                                       f"{n} {lb}: {m}")
+            ms, spread = device_ms(fn, warmup=5, repeats=20)
+            if best is None or ms < best["ms"]:
+                best = {"impl": name, "config": label, "ms": ms, "spread_ms": spread}
+        if best is not None:
+            best["GB/s"] = bytes_moved / best["ms"] / 1e6
+            rows.append(best)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default=",".join(CASES))
+    parser.add_argument("--widths", default=",".join(map(str, WIDTHS)))
+    parser.add_argument("--dtypes", default="fp32,bf16")
+    args = parser.parse_args()
+    try:
+        tri = triton_kernels()
+    except ImportError:
+        tri = None
+    peak = copy_bandwidth()
+    print(f"device-to-device copy: {peak:.0f} GB/s (read + write)")
+    results = []
+    for case in args.only.split(","):
+        for dname in args.dtypes.split(","):
+            for n in map(int, args.widths.split(",")):
+                torch.manual_seed(n)
+                x = torch.randn(TOTAL // n, n, device="cuda", dtype=DTYPES[dname])
+                rows = measure(*CASES[case](x, tri))
+                ours = next((r["ms"] for r in rows if r["impl"] == "tilelang"), None)
+                best_peer = min((r["ms"] for r in rows if r["impl"] in ("inductor", "triton")),
+                                default=None)
+                for r in rows:
+                    r.update(kernel=case, dtype=dname, n=n, of_copy=r["GB/s"] / peak,
+                             vs_ours=r["ms"] / ours if ours else None)
+                if ours and best_peer:
+                    print(f"{case} {dname} n={n}: tilelang {ours:.3f} ms, best of "
+                          f"Inductor/Triton {best_peer:.3f} ms", flush=True)
+                results += rows
+                del x
+                torch.cuda.empty_cache()
+    cols = ["kernel", "dtype", "n", "impl", "config", "ms", "GB/s", "of_copy", "vs_ours"]
+    print(table(results, cols))
+    save("reductions", {"device": torch.cuda.get_device_name(), "elements": TOTAL,
+                        "copy_GBps": peak, "rows": results})
+    bar_plot("reductions", [f"{r['kernel']}/{r['dtype']}/{r['n']}/{r['impl']}" for r in results],
+             [r["of_copy"] for r in results], "fraction of copy bandwidth",
+             "Row reductions, 2^28 elements per input")
+
+
+if __name__ == "__main__":
+    main()
