@@ -48,6 +48,8 @@ def tilelang_row_configs(n: int):
             rows = elems // block
             if rows >= 1 and 8 <= elems // (32 * warps) <= 64:
                 yield rows, block, warps
+    if block > 16384:
+        return
 
 
 # ----- Triton kernels in the style of its tutorials ----------------------------------------------
@@ -114,11 +116,11 @@ def case_softmax(x, tri):
         for r, block, w in tilelang_row_configs(n):
             k = softmax_rows.replace_hints(num_warps=w)
             ours.append((f"rows R={r},B={block},w={w}", lambda k=k, r=r, b=block: ct.launch(
-                stream, (ct.cdiv(rows, r),), k, (x, y, r, b))))
+                stream, (ct.cdiv(rows, r),), k, (x, y, r, b)), k))
     for block, w in ((2048, 4), (4096, 8), (8192, 8), (8192, 16), (16384, 16)):
         k = softmax_looped.replace_hints(num_warps=w)
         ours.append((f"looped B={block},w={w}", lambda k=k, b=block: ct.launch(
-            stream, (rows,), k, (x, y, b))))
+            stream, (rows,), k, (x, y, b)), k))
     compiled = torch.compile(lambda t: torch.softmax(t, dim=-1))
     # torch and Inductor allocate their results: they are timed as they are, checked by value
     impls = {"tilelang": ours, "torch": [("softmax", lambda: torch.softmax(x, dim=-1))],
@@ -142,7 +144,7 @@ def case_layer_norm(x, tri):
     for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
         k = layer_norm_fwd.replace_hints(num_warps=warps)
         ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
-            stream, (ct.cdiv(rows, r),), k, (x, w, b, y, mean, rstd, EPS, r, bl))))
+            stream, (ct.cdiv(rows, r),), k, (x, w, b, y, mean, rstd, EPS, r, bl)), k))
     compiled = torch.compile(lambda t: F.layer_norm(t, (n,), w, b, EPS))
     impls = {"tilelang": ours, "torch": [("F.layer_norm", lambda: F.layer_norm(x, (n,), w, b,
                                                                                 EPS))],
@@ -163,7 +165,7 @@ def case_rms_norm(x, tri):
     for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
         k = rms_norm.replace_hints(num_warps=warps)
         ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
-            stream, (ct.cdiv(rows, r),), k, (x, w, y, EPS, r, bl))))
+            stream, (ct.cdiv(rows, r),), k, (x, w, y, EPS, r, bl)), k))
     compiled = torch.compile(lambda t: F.rms_norm(t, (n,), w, EPS))
     impls = {"tilelang": ours, "torch": [("F.rms_norm", lambda: F.rms_norm(x, (n,), w, EPS))],
              "inductor": [("compile", lambda: compiled(x))]}
@@ -198,7 +200,7 @@ def case_layer_norm_bwd(x, tri):
             ct.launch(stream, (blocks,), k, (dy, x, w, mean, rstd, dx, *parts, r, bl))
             for part, out in zip(parts, outs):
                 ct.launch(stream, (ct.cdiv(n, 128),), column_sums, (part, out, 32, 128))
-        ours.append((f"R={r},B={block},w={warps}", run))
+        ours.append((f"R={r},B={block},w={warps}", run, k))
     xg = x.detach().requires_grad_()
     out = F.layer_norm(xg, (n,), w, b, EPS)
 
@@ -215,13 +217,28 @@ CASES = {"softmax": case_softmax, "layer_norm": case_layer_norm, "rms_norm": cas
          "layer_norm_bwd": case_layer_norm_bwd}
 
 
+def kernel_resources(kernel) -> dict:
+    """Registers per thread, local-memory (spill) bytes and shared memory of the specialization
+    the kernel launched last, as the driver reports them."""
+    from cuda.bindings import driver
+
+    launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
+    if not launchers:
+        return {}
+    function = driver.CUfunction(launchers[-1].loaded.handle)
+    attr = driver.CUfunction_attribute
+    regs = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, function)[1]
+    local = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)[1]
+    return {"regs": regs, "local_B": local, "smem_B": launchers[-1].loaded.shared}
+
+
 def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
     rows = []
     tol = dict(rtol=2e-2, atol=2e-2) if want.dtype == torch.bfloat16 else dict(rtol=1e-4,
                                                                                  atol=1e-4)
     for name, configs in impls.items():
         best = None
-        for label, fn in configs:
+        for label, fn, *kernel in configs:
             out.fill_(float("nan"))
             fn()
             torch.cuda.synchronize()
@@ -230,7 +247,8 @@ def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
                                        f"{n} {lb}: {m}")
             ms, spread = device_ms(fn, warmup=5, repeats=20)
             if best is None or ms < best["ms"]:
-                best = {"impl": name, "config": label, "ms": ms, "spread_ms": spread}
+                best = {"impl": name, "config": label, "ms": ms, "spread_ms": spread,
+                        **(kernel_resources(kernel[0]) if kernel else {})}
         if best is not None:
             best["GB/s"] = bytes_moved / best["ms"] / 1e6
             rows.append(best)
@@ -268,7 +286,8 @@ def main() -> None:
                 results += rows
                 del x
                 torch.cuda.empty_cache()
-    cols = ["kernel", "dtype", "n", "impl", "config", "ms", "GB/s", "of_copy", "vs_ours"]
+    cols = ["kernel", "dtype", "n", "impl", "config", "ms", "GB/s", "of_copy", "vs_ours", "regs",
+            "local_B", "smem_B"]
     print(table(results, cols))
     save("reductions", {"device": torch.cuda.get_device_name(), "elements": TOTAL,
                         "copy_GBps": peak, "rows": results})
