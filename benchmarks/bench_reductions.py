@@ -48,8 +48,6 @@ def tilelang_row_configs(n: int):
             rows = elems // block
             if rows >= 1 and 8 <= elems // (32 * warps) <= 64:
                 yield rows, block, warps
-    if block > 16384:
-        return
 
 
 # ----- Triton kernels in the style of its tutorials ----------------------------------------------
