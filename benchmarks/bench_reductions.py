@@ -23,7 +23,7 @@ from common import bar_plot, device_ms, save, table
 import tilelang as ct
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from layer_norm import column_sums, layer_norm_bwd, layer_norm_fwd
+from layer_norm import backward_blocks, column_sums, layer_norm_bwd, layer_norm_fwd
 from rms_norm import rms_norm
 from softmax import softmax_looped, softmax_rows
 
@@ -188,7 +188,7 @@ def case_layer_norm_bwd(x, tri):
     stream = torch.cuda.current_stream()
     ours = []
     for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
-        blocks = ct.cdiv(rows, r)
+        blocks = backward_blocks(rows, r)
         dw_part = torch.empty(blocks, n, device="cuda")
         db_part = torch.empty(blocks, n, device="cuda")
         dw, db = torch.empty(n, device="cuda"), torch.empty(n, device="cuda")

@@ -1,8 +1,9 @@
 """Sample: layer norm forward and backward over rows, y = (x - mean) * rstd * w + b.
 
 Forward: a block normalizes ROWS whole rows (a (ROWS, BLOCK) tile, zero-padded past the row's
-end) and saves each row's mean and 1/std for the backward pass. Backward: dx row by row, and the
-partial sums of dw and db over each block's rows, which a second kernel adds up column-wise.
+end) and saves each row's mean and 1/std for the backward pass. Backward: a fixed number of
+blocks walk the rows ROWS at a time, writing dx and summing dw and db over their rows; a second
+kernel adds up those per-block partial sums column-wise.
 Statistics and math in float32 whatever the storage dtype.
 """
 
@@ -38,20 +39,25 @@ def layer_norm_fwd(x, w, b, y, mean, rstd, eps, ROWS: ct.Constant[int], BLOCK: c
 @ct.kernel
 def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_part, db_part, ROWS: ct.Constant[int],
                    BLOCK: ct.Constant[int]):
-    i = ct.bid(0)
+    p, blocks = ct.bid(0), ct.num_blocks(0)
     n = x.shape[1]
-    t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
-    g = ct.load(dy, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
-    mu = ct.load(mean, index=(i,), shape=(ROWS,))[:, None]
-    r = ct.load(rstd, index=(i,), shape=(ROWS,))[:, None]
+    wt = ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)[None, :]
     inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] < n
-    xhat = ct.where(inside, (t - mu) * r, 0.0)
-    gw = g * ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)[None, :]
-    c1 = ct.sum(xhat * gw, axis=1, keepdims=True) / n
-    c2 = ct.sum(gw, axis=1, keepdims=True) / n
-    ct.store(dx, index=(i, 0), tile=((gw - (xhat * c1 + c2)) * r).astype(dx.dtype))
-    ct.store(dw_part, index=(i, 0), tile=ct.sum(g * xhat, axis=0, keepdims=True))
-    ct.store(db_part, index=(i, 0), tile=ct.sum(g, axis=0, keepdims=True))
+    dw = ct.zeros((1, BLOCK), ct.float32)
+    db = ct.zeros((1, BLOCK), ct.float32)
+    for i in range(p, ct.num_tiles(x, axis=0, shape=(ROWS, BLOCK)), blocks):
+        t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
+        g = ct.load(dy, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
+        r = ct.load(rstd, index=(i,), shape=(ROWS,))[:, None]
+        xhat = ct.where(inside, (t - ct.load(mean, index=(i,), shape=(ROWS,))[:, None]) * r, 0.0)
+        gw = g * wt
+        c1 = ct.sum(xhat * gw, axis=1, keepdims=True) / n
+        c2 = ct.sum(gw, axis=1, keepdims=True) / n
+        ct.store(dx, index=(i, 0), tile=((gw - (xhat * c1 + c2)) * r).astype(dx.dtype))
+        dw += ct.sum(g * xhat, axis=0, keepdims=True)
+        db += ct.sum(g, axis=0, keepdims=True)
+    ct.store(dw_part, index=(p, 0), tile=dw)
+    ct.store(db_part, index=(p, 0), tile=db)
 
 
 @ct.kernel
@@ -67,6 +73,12 @@ def config(n: int) -> tuple[int, int, int]:
     """(ROWS, BLOCK, num_warps): whole rows, about 4096 elements per block."""
     block = 1 << (n - 1).bit_length()
     return max(1, 4096 // block), block, 8 if block >= 4096 else 4
+
+
+def backward_blocks(rows: int, rows_per_tile: int, per_sm: int = 4, sms: int = 132) -> int:
+    """Blocks of the backward pass: enough to fill the GPU, few enough that the dw/db partial
+    sums (one row of each per block) stay small."""
+    return max(1, min(ct.cdiv(rows, rows_per_tile), per_sm * sms))
 
 
 def forward(stream, x, w, b, y, mean, rstd, rows: int, n: int, eps: float = 1e-5) -> None:
@@ -98,7 +110,7 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
     stream = backend.stream()
     forward(stream, x, w, b, y, mean, rstd, rows, n)
     r, block, warps = config(n)
-    blocks = ct.cdiv(rows, r)
+    blocks = backward_blocks(rows, r)
     dw_part = backend.empty_like(np.empty((blocks, n), f32))
     db_part = backend.empty_like(np.empty((blocks, n), f32))
     ct.launch(stream, (blocks,), layer_norm_bwd.replace_hints(num_warps=warps),
