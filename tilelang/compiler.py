@@ -169,7 +169,7 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
         _run_stage(module, pipeline, options.extra_passes.get(stage), stage)
         _record(result, dumper, stage, module)
         if stage == "simt":
-            result.metadata["shared_bytes"] = _shared_bytes(module)
+            result.metadata["shared_bytes"] = kernel_shared_bytes(module)
         if stop_after == stage:
             return
     _run_stage(module, pipelines.PTX, None, "ptx")
@@ -178,7 +178,7 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
     dumper.write("ptx", result.ptx, ".ptx")
 
 
-def _shared_bytes(module: ir.Module) -> int:
+def kernel_shared_bytes(module: ir.Module) -> int:
     """The dynamic shared memory the kernel needs (tile-distribute-to-threads records it)."""
     found = [ir.IntegerAttr(op.attributes[SHARED_BYTES_ATTR]).value
              for op in walk_ops(module.operation) if SHARED_BYTES_ATTR in op.attributes]
