@@ -252,4 +252,131 @@ irdl.dialect @tile {
     irdl.regions(combiner: %body)
     irdl.results(out0: %ra, out1: optional %rb, out2: optional %rc, out3: optional %rd)
   }
+
+  // ----- array views ---------------------------------------------------------------------------
+
+  // A view of `array` restricted to [start, stop) along dimension `axis`: same strides, base
+  // advanced by start * stride(axis), extent stop - start. The result type's alignment must hold
+  // for the moved base pointer (the front end lowers it when `start` is not a known multiple).
+  irdl.operation @slice {
+    %array = irdl.base @tile::@array
+    %bound = irdl.any
+    %axis = irdl.base "#builtin.integer"
+    %result = irdl.base @tile::@array
+    irdl.operands(array: %array, start: %bound, stop: %bound)
+    irdl.attributes { "axis" = %axis }
+    irdl.results(result: %result)
+  }
+
+  // ----- gather, scatter and atomics -----------------------------------------------------------
+  // Element-wise accesses at computed positions: `indices` holds one integer tile per array
+  // dimension, all of one type and of the op's shape (the front end broadcasts them). An index
+  // that is negative or not below the extent is out of bounds; with `check_bounds` true such
+  // elements are never accessed (with false the front end promises there are none).
+
+  // Reads `array[indices...]` where `mask` is true and the index is in bounds, else `padding`.
+  irdl.operation @gather {
+    %array = irdl.base @tile::@array
+    %index = irdl.any
+    %mask = irdl.any
+    %t = irdl.any
+    %check = irdl.base "#builtin.integer"
+    irdl.operands(array: %array, indices: variadic %index, mask: %mask, padding: %t)
+    irdl.attributes { "check_bounds" = %check }
+    irdl.results(result: %t)
+  }
+
+  // Writes `value` to `array[indices...]` where `mask` is true and the index is in bounds.
+  irdl.operation @scatter {
+    %array = irdl.base @tile::@array
+    %index = irdl.any
+    %t = irdl.any
+    %mask = irdl.any
+    %check = irdl.base "#builtin.integer"
+    irdl.operands(array: %array, indices: variadic %index, value: %t, mask: %mask)
+    irdl.attributes { "check_bounds" = %check }
+  }
+
+  // Atomic read-modify-write (`kind`: xchg, add, max, min, and, or, xor) of each element;
+  // returns the old values (0 where out of bounds).
+  irdl.operation @atomic_rmw {
+    %array = irdl.base @tile::@array
+    %index = irdl.any
+    %t = irdl.any
+    %kind = irdl.base "#builtin.string"
+    %order = irdl.base "#builtin.string"
+    %scope = irdl.base "#builtin.string"
+    %check = irdl.base "#builtin.integer"
+    irdl.operands(array: %array, indices: variadic %index, update: %t)
+    irdl.attributes { "kind" = %kind, "memory_order" = %order, "memory_scope" = %scope,
+                      "check_bounds" = %check }
+    irdl.results(result: %t)
+  }
+
+  // Atomic compare-and-swap of each element; returns the old values (`expected` where out of
+  // bounds).
+  irdl.operation @atomic_cas {
+    %array = irdl.base @tile::@array
+    %index = irdl.any
+    %t = irdl.any
+    %order = irdl.base "#builtin.string"
+    %scope = irdl.base "#builtin.string"
+    %check = irdl.base "#builtin.integer"
+    irdl.operands(array: %array, indices: variadic %index, expected: %t, desired: %t)
+    irdl.attributes { "memory_order" = %order, "memory_scope" = %scope, "check_bounds" = %check }
+    irdl.results(result: %t)
+  }
+
+  // ----- tile shape ops: permute, cat, extract, insert, bitcast ----------------------------------
+
+  // numpy.transpose(source, axes): result dim i is source dim axes[i].
+  irdl.operation @permute {
+    %src = irdl.base "!builtin.tensor"
+    %dst = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    irdl.operands(source: %src)
+    irdl.attributes { "axes" = %axes }
+    irdl.results(result: %dst)
+  }
+
+  // Two tiles of one shape and element type, concatenated along `axis`.
+  irdl.operation @cat {
+    %t = irdl.base "!builtin.tensor"
+    %dst = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    irdl.operands(lhs: %t, rhs: %t)
+    irdl.attributes { "axis" = %axis }
+    irdl.results(result: %dst)
+  }
+
+  // The sub-tile of the result's shape at `index` (one integer scalar per dim, in units of
+  // sub-tiles): elements index[k] * shape[k] ... (index[k] + 1) * shape[k] - 1 along dim k.
+  irdl.operation @extract {
+    %src = irdl.base "!builtin.tensor"
+    %i32 = irdl.is i32
+    %i64 = irdl.is i64
+    %i = irdl.any_of(%i32, %i64)
+    %dst = irdl.base "!builtin.tensor"
+    irdl.operands(source: %src, index: variadic %i)
+    irdl.results(result: %dst)
+  }
+
+  // `dest` with the sub-tile at `index` (as for tile.extract) replaced by `value`.
+  irdl.operation @insert {
+    %t = irdl.base "!builtin.tensor"
+    %v = irdl.base "!builtin.tensor"
+    %i32 = irdl.is i32
+    %i64 = irdl.is i64
+    %i = irdl.any_of(%i32, %i64)
+    irdl.operands(dest: %t, value: %v, index: variadic %i)
+    irdl.results(result: %t)
+  }
+
+  // The same bits read as another element type of the same width (never i1).
+  irdl.operation @bitcast {
+    %src = irdl.any
+    %dst = irdl.any
+    irdl.operands(x: %src)
+    irdl.results(result: %dst)
+  }
 }

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import cross_entropy
 import cumsum
+import embedding_gather
+import histogram
 import layer_norm
 import pytest
 import rms_norm
 import row_bias_scale
 import silu_and_mul
 import softmax
+import transpose
 import transpose_copy
 import vector_add
 from _common import Backend, gpu_available
@@ -22,6 +25,8 @@ CASES = [
     ("silu_and_mul", lambda b: silu_and_mul.run(5, 257, "float16", b)),
     ("row_bias_scale", lambda b: row_bias_scale.run(33, 65, b)),
     ("row_bias_scale", lambda b: row_bias_scale.run(1, 1, b)),
+    ("transpose", lambda b: transpose.run(45, 31, "float32", b, block=(16, 32))),
+    ("transpose", lambda b: transpose.run(130, 67, "float16", b)),
     ("transpose_copy", lambda b: transpose_copy.run(45, 31, b)),
     ("transpose_copy", lambda b: transpose_copy.run(64, 1, b)),
     ("softmax", lambda b: softmax.run(37, 1000, "float32", b)),
@@ -35,6 +40,10 @@ CASES = [
     ("cumsum", lambda b: cumsum.run(3, 777, "float32", b, block=256)),
     ("cross_entropy", lambda b: cross_entropy.run(7, 3000, "bfloat16", b)),
     ("cross_entropy", lambda b: cross_entropy.run(2, 100, "float32", b, block=64)),
+    ("histogram", lambda b: histogram.run(10007, 37, block=256, backend=b)),
+    ("histogram", lambda b: histogram.run(5, 3, block=8, backend=b)),
+    ("embedding_gather", lambda b: embedding_gather.run(37, 500, 300, "float32", b)),
+    ("embedding_gather", lambda b: embedding_gather.run(5, 50, 64, "bfloat16", b, 8, 32)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 

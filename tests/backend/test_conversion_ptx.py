@@ -1,5 +1,5 @@
 """The generic layout conversion compiles to PTX that assembles, for random pairs of layouts
-(the GPU tier runs them: tests/gpu/test_layout_conversion.py)."""
+(the GPU tier runs them: tests/gpu/test_conversion_on_gpu.py)."""
 
 from __future__ import annotations
 

@@ -141,7 +141,7 @@ def k_not_of_tile(a):
 
 
 def k_array_slice(a):
-    x = a.slice(0, 0, 4)
+    x = a.slice(1, 0, 4)
 
 
 def k_array_unknown_attribute(a):
@@ -232,8 +232,8 @@ CASES = [
     (k_dtype_of_tile, (), TileTypeError, "float16() takes a scalar",
      "ct.float16(ct.zeros((4,), ct.float32))"),
     (k_not_of_tile, (), TileTypeError, "`not` needs a scalar", "not ct.zeros((4,), ct.float32)"),
-    (k_array_slice, (), TileUnsupportedFeatureError, "Array.slice is not supported yet",
-     "a.slice"),
+    (k_array_slice, (), TileTypeError, "Axis 1 is out of range for rank 1",
+     "a.slice(1, 0, 4)"),
     (k_array_unknown_attribute, (), TileTypeError, "an array has no attribute `size`", "a.size"),
     (k_module_attribute, (), TileTypeError, "has no attribute `no_such_function`",
      "ct.no_such_function"),

@@ -476,15 +476,6 @@ def test_unknown_tile_attribute(fe):
                     "ct.load(a, (0,), (16,)).size")
 
 
-def test_future_tile_method(fe):
-    @ct.kernel
-    def k(a):
-        x = ct.zeros((4, 4), ct.float32).transpose()
-
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
-                    "Tile.transpose is not supported yet", "ct.zeros((4, 4), ct.float32).transpose")
-
-
 def test_bad_dtype(fe):
     @ct.kernel
     def k(a):

@@ -9,13 +9,16 @@ from typing import Any
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe
-from tilelang.frontend.values import ArrayValue, BoundMethod, TileValue
+from tilelang.frontend.values import ArrayValue, BoundMethod, TiledViewValue, TileValue
 from tilelang.language import dtypes as dt
+from tilelang.language import views
 from tilelang.language.dtypes import DType
 
-TILE_METHODS = ("astype", "reshape", "item", "expand_dims", "broadcast_to")
-FUTURE_TILE_METHODS = ("permute", "transpose", "extract", "insert")
-FUTURE_ARRAY_METHODS = ("slice", "tiled_view")
+TILE_METHODS = ("astype", "reshape", "item", "expand_dims", "broadcast_to", "permute", "transpose",
+                "extract", "insert")
+FUTURE_TILE_METHODS: tuple[str, ...] = ()
+ARRAY_METHODS = ("slice", "tiled_view")
+VIEW_METHODS = ("num_tiles", "load", "store")
 
 
 def get_attribute(obj: Any, name: str) -> Any:
@@ -23,6 +26,8 @@ def get_attribute(obj: Any, name: str) -> Any:
         return _tile_attribute(obj, name)
     if isinstance(obj, ArrayValue):
         return _array_attribute(obj, name)
+    if isinstance(obj, TiledViewValue):
+        return _view_attribute(obj, name)
     if isinstance(obj, types.ModuleType | type | DType | enum.Enum):
         try:
             return getattr(obj, name)
@@ -58,9 +63,21 @@ def _array_attribute(array: ArrayValue, name: str) -> Any:
         return array.dtype
     if name == "ndim":
         return array.ndim
-    if name in FUTURE_ARRAY_METHODS:
-        raise TileUnsupportedFeatureError(f"Array.{name} is not supported yet")
+    if name in ARRAY_METHODS:
+        return BoundMethod(array, name, getattr(views.Array, name))
     raise TileTypeError(f"an array has no attribute `{name}`")
+
+
+def _view_attribute(view: TiledViewValue, name: str) -> Any:
+    if name == "dtype":
+        return view.array.dtype
+    if name == "tile_shape":
+        return view.tile_shape
+    if name == "traversal_steps":
+        return view.steps
+    if name in VIEW_METHODS:
+        return BoundMethod(view, name, getattr(views.TiledView, name))
+    raise TileTypeError(f"a tiled view has no attribute `{name}`")
 
 
 def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue:

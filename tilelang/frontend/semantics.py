@@ -134,8 +134,10 @@ def normalize_axis(axis: object, ndim: int, what: str = "axis") -> int:
 
 def describe(value: object) -> str:
     """A short description of a front-end value for error messages."""
-    from tilelang.frontend.values import ArrayValue, TileValue
+    from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue
 
+    if isinstance(value, TiledViewValue):
+        return f"tiled view (tile shape {value.tile_shape}) of a {describe(value.array)}"
     if isinstance(value, TileValue):
         kind = "scalar" if not value.shape else f"tile of shape {value.shape}"
         return f"{value.dtype.name} {kind}"

@@ -34,11 +34,28 @@ class ArrayValue:
 
 
 @dataclass(frozen=True)
+class TiledViewValue:
+    """`array.tiled_view(...)`: a compile-time value; its loads and stores are `tile.load` /
+    `tile.store` of the array with the view's tile shape, padding and steps."""
+
+    array: ArrayValue
+    tile_shape: tuple[int, ...]  # as given: () makes single-element tiles, loaded as scalars
+    padding: str
+    steps: tuple[int, ...]  # one per array dimension
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the tiles in memory: `tile_shape`, or all ones for ()."""
+        return self.tile_shape or (1,) * self.array.ndim
+
+
+@dataclass(frozen=True)
 class BoundMethod:
     """`tile.astype` and friends before they are called."""
 
     receiver: Any
     name: str
+    fn: Any = None  # the language stub to call, when it is not `tilelang.<name>`
 
 
 @dataclass(frozen=True)

@@ -271,10 +271,10 @@ def _array_query(c: _Compiler, op: ir.Operation) -> Step:
 def _load(c: _Compiler, op: ir.Operation) -> Step:
     (a, *idx), r = _io(c, op)
     shape, order = _shape(op), ops.array_attr(op, "order")
-    padding = ops.str_attr(op, "padding_mode")
+    padding, steps = ops.str_attr(op, "padding_mode"), _steps(op)
 
     def step(env: Env) -> None:
-        env[r] = memory.load(env[a], [int(env[i]) for i in idx], shape, order, padding)
+        env[r] = memory.load(env[a], [int(env[i]) for i in idx], shape, order, padding, steps)
 
     return step
 
@@ -282,10 +282,27 @@ def _load(c: _Compiler, op: ir.Operation) -> Step:
 @rule("tile.store")
 def _store(c: _Compiler, op: ir.Operation) -> Step:
     a, *idx, t = [c.slot(v) for v in op.operands]
-    order = ops.array_attr(op, "order")
+    order, steps = ops.array_attr(op, "order"), _steps(op)
 
     def step(env: Env) -> None:
-        memory.store(env[a], [int(env[i]) for i in idx], env[t], order)
+        memory.store(env[a], [int(env[i]) for i in idx], env[t], order, steps)
+
+    return step
+
+
+def _steps(op: ir.Operation) -> tuple[int, ...] | None:
+    """The optional `steps` of a load or store (element distance between tiles; default: the
+    tile shape)."""
+    return ops.array_attr(op, "steps") if "steps" in op.attributes else None
+
+
+@rule("tile.slice")
+def _slice(c: _Compiler, op: ir.Operation) -> Step:
+    (a, start, stop), r = _io(c, op)
+    axis = ops.int_attr(op, "axis")
+
+    def step(env: Env) -> None:
+        env[r] = memory.slice_view(env[a], axis, int(env[start]), int(env[stop]))
 
     return step
 

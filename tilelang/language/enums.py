@@ -1,4 +1,4 @@
-"""Language: enumerations used as constant arguments (padding and rounding modes)."""
+"""Language: enumerations used as constant arguments (padding, rounding, memory order)."""
 
 from __future__ import annotations
 
@@ -27,3 +27,20 @@ class RoundingMode(enum.Enum):
     FULL = "full"
     APPROX = "approx"
     RZI = "nearest_int_to_zero"
+
+
+class MemoryOrder(enum.Enum):
+    """Memory ordering of an atomic operation (cuTile's values)."""
+
+    RELAXED = "relaxed"  # atomic, but orders nothing else
+    ACQUIRE = "acquire"  # later accesses of the block are not moved before it
+    RELEASE = "release"  # earlier accesses of the block are not moved after it
+    ACQ_REL = "acq_rel"  # both
+
+
+class MemoryScope(enum.Enum):
+    """The threads an atomic operation's ordering is guaranteed for (cuTile's values)."""
+
+    BLOCK = "block"  # the threads of the same block
+    DEVICE = "device"  # every thread on the same GPU
+    SYS = "sys"  # the whole system: other GPUs and the host

@@ -28,3 +28,66 @@ def broadcast_to(x: Any, /, shape: Any) -> Any:
     Example:
         >>> rows = tilelang.broadcast_to(bias[None, :], (64, 128))
     """
+
+
+@stub
+def permute(x: Any, /, axes: Any) -> Any:
+    """`x` with its dimensions reordered: dimension i of the result is dimension axes[i] of `x`
+    (like numpy.transpose(x, axes)).
+
+    Example:
+        >>> t = tilelang.permute(x, (2, 0, 1))  # (A, B, C) -> (C, A, B)
+    """
+
+
+@stub
+def transpose(x: Any, /, axis0: Any = None, axis1: Any = None) -> Any:
+    """`x` with dimensions axis0 and axis1 swapped. A 2-d tile's two dimensions are swapped when
+    neither axis is given; a tile of more dimensions needs both.
+
+    Example:
+        >>> t = tilelang.transpose(x)  # (M, N) -> (N, M)
+    """
+
+
+@stub
+def cat(tiles: Any, /, axis: int) -> Any:
+    """The pair of tiles `tiles` (same shape and dtype) concatenated along `axis`, whose size must
+    be a power of two. A single tile is returned as it is.
+
+    Example:
+        >>> t = tilelang.cat((lo, hi), 0)  # two (4, 8) tiles -> (8, 8)
+    """
+
+
+@stub
+def extract(x: Any, /, index: Any, shape: Any) -> Any:
+    """The sub-tile of `shape` at grid position `index` of `x`: `x` is split into sub-tiles of
+    `shape` (which must divide x.shape), and index[k] counts sub-tiles, not elements, so the
+    result holds the elements index[k] * shape[k] ... (index[k] + 1) * shape[k] - 1 along each
+    dimension k. The index may be known only at run time.
+
+    Example:
+        >>> right = tilelang.extract(x, (0, 1), shape=(64, 32))  # columns 32..63 of a (64, 64)
+    """
+
+
+@stub
+def insert(x: Any, /, index: Any, value: Any) -> Any:
+    """`x` with the sub-tile at grid position `index` (as in `extract`, with value.shape as the
+    sub-tile shape) replaced by `value`; a scalar `value` replaces one element.
+    `extract(insert(x, index, v), index, v.shape)` is `v`. `x` itself is not changed.
+
+    Example:
+        >>> x = tilelang.insert(x, (1,), tilelang.zeros((32,), x.dtype))
+    """
+
+
+@stub
+def bitcast(x: Any, /, dtype: Any) -> Any:
+    """`x` with its bits read as `dtype`, element by element; both dtypes must have the same
+    width (bool is not allowed).
+
+    Example:
+        >>> bits = tilelang.bitcast(x, tilelang.uint32)  # float32 -> its IEEE-754 bits
+    """

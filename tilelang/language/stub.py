@@ -18,15 +18,17 @@ def stub(fn: F) -> F:
     defaults and positional-only rules are exactly the documented ones) and emits IR.
     """
 
+    name = fn.__qualname__  # "load", or "TiledView.load" for a method stub
+
     @functools.wraps(fn)
     def host_call(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
-            f"tilelang.{fn.__name__}() can only be called inside a @tilelang.kernel function "
+            f"tilelang.{name}() can only be called inside a @tilelang.kernel function "
             "(launched with tilelang.launch)"
         )
 
-    host_call.__tilelang_stub__ = fn.__name__  # type: ignore[attr-defined]
-    STUBS[fn.__name__] = host_call
+    host_call.__tilelang_stub__ = name  # type: ignore[attr-defined]
+    STUBS[name] = host_call
     return host_call  # type: ignore[return-value]
 
 

@@ -23,9 +23,10 @@ from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import defining_op, name
 
 NAME = "tile-assign-layouts"
-ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan")
+ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan", "tile.bitcast")
 DEFERRED_LEAVES = ("tile.splat", "tile.arange")
 COMBINING = ("tile.reduce", "tile.scan")
+INDEXED = ("tile.gather", "tile.atomic_rmw", "tile.atomic_cas")  # element-wise over indices
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,12 @@ class _Assigner:
             ):
                 return self.default(result)  # moved through shared memory when lowered
             return None
+        if n == "tile.permute":
+            return None  # a relabelling of coordinate bits, like a linear reshape
+        if n in rules.SUBTILE_OPS:
+            return self._subtile_layouts(op)[0]
+        if n in INDEXED:  # memory accesses are never deferred (nor repeated)
+            return self._first_fixed(op) or self.default(result)
         if is_elementwise(op):
             tiles = [v for v in op.operands if is_tile_type(v.type)]
             return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
@@ -192,6 +199,9 @@ class _Assigner:
         """Operand index -> the layout it must have (only for concrete consumers)."""
         n = name(op)
         operands = list(op.operands)
+        if n == "tile.scatter":  # no result: all its tiles in one layout
+            layout = self._first_fixed(op) or self.default(operands[-2])
+            return {i: layout for i, v in enumerate(operands) if is_tile_type(v.type)}
         if n == "tile.store":
             if not is_tile_type(operands[-1].type):
                 return {}  # a scalar into a 0-d array
@@ -219,7 +229,7 @@ class _Assigner:
 
     def _operand_layouts(self, op: ir.Operation, layout: LinearLayout) -> dict[int, LinearLayout]:
         n = name(op)
-        if is_elementwise(op):
+        if is_elementwise(op) or n in INDEXED:
             return {i: layout for i, v in enumerate(op.operands) if is_tile_type(v.type)}
         if n == "tile.broadcast":
             src = op.operands[0]
@@ -229,7 +239,21 @@ class _Assigner:
             if rules.is_linear_reshape(shape_of(src.type), shape_of(op.results[0].type)):
                 return {0: rules.reshape_layout(layout, shape_of(src.type))}
             return {0: self.layouts.get(src) or self.default(src)}
+        if n == "tile.permute":
+            return {0: rules.permute_operand_layout(op, layout)}
+        if n in rules.SUBTILE_OPS:
+            return self._subtile_layouts(op)[1]
         return {}
+
+    def _subtile_layouts(self, op: ir.Operation) -> tuple[LinearLayout, dict[int, LinearLayout]]:
+        """Layouts of a tile.cat / tile.extract / tile.insert (its tile operands come first)."""
+        tiles = [self.layouts.get(v) for v in op.operands if is_tile_type(v.type)]
+        return rules.subtile_op_layouts(op, tiles, self.num_warps)
+
+    def _first_fixed(self, op: ir.Operation) -> LinearLayout | None:
+        """The layout of the first tile operand that has a fixed one."""
+        tiles = [v for v in op.operands if is_tile_type(v.type)]
+        return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
 
     def _store_layout(self, op: ir.Operation) -> LinearLayout:
         array, tile = op.operands[0], list(op.operands)[-1]

@@ -21,10 +21,12 @@ from tilelang.passes.ir_utils import name
 from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     control_flow,
     elementwise,
+    gather,
     grid,
     memory,
     reduce,
     scan,
+    shape_ops,
     shapes,
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types

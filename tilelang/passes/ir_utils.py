@@ -8,7 +8,9 @@ import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, ops
 
-SIDE_EFFECTS = ("tile.store", "tile.load")  # loads are not moved or merged across stores
+SIDE_EFFECTS = ("tile.store", "tile.load",  # loads are not moved or merged across stores
+                "tile.gather", "tile.scatter", "tile.atomic_rmw", "tile.atomic_cas")
+READS = ("tile.load", "tile.gather")  # memory accesses that only read
 
 
 def walk_ops(root: ir.Operation, post_order: bool = False) -> list[ir.Operation]:
@@ -41,7 +43,7 @@ def has_side_effects(op: ir.Operation) -> bool:
     """Whether `op` or anything nested in it writes memory or is unknown to us."""
     for inner in [op, *walk_ops(op)]:
         n = name(inner)
-        if n in SIDE_EFFECTS and n != "tile.load":
+        if n in SIDE_EFFECTS and n not in READS:
             return True
         if not (n.startswith(("tile.", "scf.", "arith.", "math.")) or n == "gpu.yield"):
             return True

@@ -9,6 +9,12 @@ from tilelang.dialect.types import shape_of
 from tilelang.language.dtypes import DType
 from tilelang.layout import LinearLayout, default_blocked, padded_shape
 from tilelang.layout.reduction import is_reducible, is_scan_ready, reduced_layout, scan_layout
+from tilelang.layout.subtiles import (
+    concat_layout,
+    holds_subtiles_in_registers,
+    subtile_layout,
+    subtiles_in_registers,
+)
 
 VECTOR_BYTES = 16  # one ld/st.global.v4.b32: the widest access per thread
 
@@ -81,3 +87,35 @@ def combined_result_layout(op: ir.Operation, layout: LinearLayout) -> LinearLayo
     if op.name == "tile.reduce":
         return reduced_layout(layout, ops.array_attr(op, "axes"))
     return layout
+
+
+# ----- permute, cat, extract, insert ----------------------------------------------------------
+
+SUBTILE_OPS = ("tile.cat", "tile.extract", "tile.insert")
+
+
+def permute_operand_layout(op: ir.Operation, layout: LinearLayout) -> LinearLayout:
+    """The operand layout a tile.permute turns into `layout` (its result's) for free."""
+    axes = ops.array_attr(op, "axes")
+    return layout.permute([axes.index(d) for d in range(len(axes))])
+
+
+def subtile_op_layouts(
+    op: ir.Operation, operands: list[LinearLayout | None], num_warps: int
+) -> tuple[LinearLayout, dict[int, LinearLayout]]:
+    """(result layout, operand index -> required layout) of a tile.cat, tile.extract or
+    tile.insert, given the layouts of its operands (None where deferred): the whole tile keeps
+    the first operand's layout where that makes the op a register selection, else moves to one
+    that does; the sub-tiles get the matching layout."""
+    source = op.operands[0]
+    whole = operands[0] or (operands[1] if op.name == "tile.cat" else None) or \
+        default_layout(shape_of(source.type), dtype_of(source.type), num_warps)
+    if op.name == "tile.cat":
+        return concat_layout(whole, ops.int_attr(op, "axis")), {0: whole, 1: whole}
+    part = op.results[0] if op.name == "tile.extract" else op.operands[1]
+    sub = padded_shape(shape_of(part.type))
+    if not holds_subtiles_in_registers(whole, sub):
+        whole = subtiles_in_registers(whole, sub)
+    if op.name == "tile.extract":
+        return subtile_layout(whole, sub), {0: whole}
+    return whole, {0: whole, 1: subtile_layout(whole, sub)}

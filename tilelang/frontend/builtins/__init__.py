@@ -39,7 +39,7 @@ def lowers(*fns: Any, raw: bool = False) -> Callable[[Callable[..., Any]], Calla
 
     def register(emit: Callable[..., Any]) -> Callable[..., Any]:
         for fn in fns:
-            name = getattr(fn, "__name__", str(fn))
+            name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", str(fn))
             if fn in _REGISTRY:
                 raise RuntimeError(f"two emitters registered for {name}")
             sig = None if raw else inspect.signature(fn)
@@ -69,7 +69,7 @@ def call_method(em: Any, method: Any, args: list[Any], kwargs: dict[str, Any]) -
             raise TileTypeError("Tile.item() takes no arguments")
         args, fn = [()], lang.reshape
     else:
-        fn = getattr(lang, method.name)
+        fn = method.fn or getattr(lang, method.name)
     if method.name in ("reshape", "broadcast_to") and len(args) > 1:
         args = [tuple(args)]  # t.reshape(4, 8) as well as t.reshape((4, 8))
     entry = _REGISTRY[fn]
@@ -79,14 +79,16 @@ def call_method(em: Any, method: Any, args: list[Any], kwargs: dict[str, Any]) -
 from tilelang.frontend.builtins import (  # noqa: E402  (registration side effects)
     creation,
     elementwise,
+    gather,
     grid,
     memory,
     python,
     reduction,
     shape,
+    views,
 )
 
 __all__ = [
-    "Builtin", "creation", "elementwise", "grid", "lowers", "memory", "python", "reduction",
-    "shape",
+    "Builtin", "creation", "elementwise", "gather", "grid", "lowers", "memory", "python",
+    "reduction", "shape", "views",
 ]

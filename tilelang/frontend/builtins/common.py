@@ -7,7 +7,7 @@ from typing import Any
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe
-from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
@@ -33,7 +33,11 @@ def as_dtype(obj: Any, what: str = "dtype") -> DType:
 
 def as_array(obj: Any, fn: str) -> ArrayValue:
     if not isinstance(obj, ArrayValue):
-        raise TileTypeError(f"{fn}() expects an array as its first argument, got {describe(obj)}")
+        hint = None
+        if isinstance(obj, TiledViewValue):
+            hint = "a tiled view is not an array: use its own methods (view.load(index), ...)"
+        raise TileTypeError(f"{fn}() expects an array as its first argument, got {describe(obj)}",
+                            hint=hint)
     return obj
 
 

@@ -1,15 +1,18 @@
-"""Front end: emitters for reshape, expand_dims and broadcast_to."""
+"""Front end: emitters for reshape, expand_dims, broadcast_to, permute, transpose, cat, extract,
+insert and bitcast."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tilelang.errors import TileValueError
+from tilelang.dialect import ops, tensor_type
+from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build
 from tilelang.frontend.builtins import lowers
-from tilelang.frontend.builtins.common import as_tile, as_tuple
-from tilelang.frontend.semantics import check_shape, normalize_axis
+from tilelang.frontend.builtins.common import as_dtype, as_tile, as_tuple, index_scalar
+from tilelang.frontend.semantics import check_shape, describe, normalize_axis
 from tilelang.frontend.values import TileValue
+from tilelang.language import dtypes as dt
 from tilelang.language import shape as lang
 
 
@@ -45,3 +48,150 @@ def emit_broadcast_to(em: Any, x: Any, shape: Any) -> TileValue:
     tile = as_tile(x, "broadcast_to")
     shape = check_shape(as_tuple(shape)) if shape != () else ()
     return build.broadcast_to(tile, shape)
+
+
+# ----- permute, transpose, cat, extract, insert, bitcast ----------------------------------------
+
+
+def _permuted(tile: TileValue, axes: tuple[int, ...]) -> TileValue:
+    if axes == tuple(range(tile.ndim)):
+        return tile
+    shape = tuple(tile.shape[a] for a in axes)
+    return build.op("permute", [tile], tile.dtype, shape, axes=axes)
+
+
+@lowers(lang.permute)
+def emit_permute(em: Any, x: Any, axes: Any) -> TileValue:
+    tile = as_tile(x, "permute")
+    axes = as_tuple(axes)
+    if len(axes) != tile.ndim:
+        raise TileValueError(f"permute() got {len(axes)} axes for a tile of shape {tile.shape}")
+    normalized = tuple(normalize_axis(a, tile.ndim, "each axis") for a in axes)
+    if sorted(normalized) != list(range(tile.ndim)):
+        raise TileValueError(f"axes {axes} are not a permutation of the {tile.ndim} dimensions "
+                             f"of a tile of shape {tile.shape}")
+    return _permuted(tile, normalized)
+
+
+@lowers(lang.transpose)
+def emit_transpose(em: Any, x: Any, axis0: Any, axis1: Any) -> TileValue:
+    tile = as_tile(x, "transpose")
+    if tile.ndim < 2:
+        raise TileTypeError(f"cannot transpose a tile with fewer than 2 dimensions "
+                            f"(shape {tile.shape})")
+    if (axis0 is None) != (axis1 is None):
+        raise TileTypeError("transpose() axes must either both be given or both be None")
+    if axis0 is None:
+        if tile.ndim > 2:
+            raise TileTypeError(f"transpose() needs axis0 and axis1 for a tile of more than 2 "
+                                f"dimensions (shape {tile.shape})")
+        axis0, axis1 = 0, 1
+    a, b = normalize_axis(axis0, tile.ndim, "axis0"), normalize_axis(axis1, tile.ndim, "axis1")
+    axes = list(range(tile.ndim))
+    axes[a], axes[b] = b, a
+    return _permuted(tile, tuple(axes))
+
+
+@lowers(lang.cat)
+def emit_cat(em: Any, tiles: Any, axis: Any) -> TileValue:
+    if not isinstance(tiles, tuple) or not tiles:
+        raise TileTypeError(f"cat() expects a tuple of tiles, got {describe(tiles)}")
+    if len(tiles) > 2:
+        raise TileTypeError(f"cat() concatenates at most 2 tiles, got {len(tiles)}")
+    parts = [as_tile(t, "cat") for t in tiles]
+    first = parts[0]
+    if not first.shape:
+        raise TileTypeError("cat() cannot concatenate scalars")
+    axis = normalize_axis(axis, first.ndim)
+    if len(parts) == 1:
+        return first
+    second = parts[1]
+    if second.dtype is not first.dtype:
+        raise TileTypeError(f"cat() needs tiles of one dtype, got {first.dtype.name} and "
+                            f"{second.dtype.name}")
+    if second.shape != first.shape:
+        raise TileTypeError(f"cat() needs tiles of one shape, got {first.shape} and "
+                            f"{second.shape}")
+    size = first.shape[axis]
+    if size & (size - 1):
+        raise TileValueError(f"cat() needs tiles whose size along axis {axis} is a power of two, "
+                             f"got shape {first.shape}")
+    shape = tuple(2 * s if d == axis else s for d, s in enumerate(first.shape))
+    return build.op("cat", [first, second], first.dtype, shape, axis=axis)
+
+
+def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -> list[TileValue]:
+    """Check that `sub` splits `tile` into sub-tiles and `index` picks one; the index operands
+    (one integer scalar per dim, all of one type)."""
+    if len(sub) != tile.ndim:
+        raise TileTypeError(f"{fn}(): the sub-tile shape {sub} does not match the tile rank "
+                            f"{tile.ndim} (tile shape {tile.shape})")
+    for k, (size, part) in enumerate(zip(tile.shape, sub, strict=True)):
+        if size % part:
+            raise TileValueError(f"{fn}(): the sub-tile shape {sub} does not divide the tile "
+                                 f"shape {tile.shape} (dimension {k})")
+        if part != size and part & (part - 1):
+            raise TileValueError(f"{fn}(): the sub-tile size {part} along dimension {k} must be "
+                                 f"a power of two (or the whole dimension, {size})")
+    index = as_tuple(index)
+    if len(index) != tile.ndim:
+        raise TileTypeError(f"{fn}(): the index {describe(index)} does not match the tile rank "
+                            f"{tile.ndim}")
+    values = []
+    for k, i in enumerate(index):
+        count = tile.shape[k] // sub[k]
+        if isinstance(i, int) and not isinstance(i, bool) and not 0 <= i < count:
+            raise TileValueError(f"{fn}(): index {i} along dimension {k} is out of bounds: "
+                                 f"the tile holds {count} sub-tiles of size {sub[k]} there")
+        values.append(index_scalar(i, f"each {fn}() index"))
+    if any(v.dtype is dt.int64 for v in values):  # the index operands share one type
+        values = [build.cast(v, dt.int64) for v in values]
+    return values
+
+
+@lowers(lang.extract)
+def emit_extract(em: Any, x: Any, index: Any, shape: Any) -> TileValue:
+    tile = as_tile(x, "extract")
+    if not tile.shape:
+        raise TileTypeError("extract() needs a tile, got a scalar")
+    sub = check_shape(as_tuple(shape), "extract() shape")
+    indices = _subtile_index("extract", tile, sub, index)
+    if sub == tile.shape:
+        return tile
+    result = ops.create("extract", [tile.value, *(i.value for i in indices)],
+                        [tensor_type(sub, tile.dtype)])
+    return TileValue(result.result, tile.dtype, sub)
+
+
+@lowers(lang.insert)
+def emit_insert(em: Any, x: Any, index: Any, value: Any) -> TileValue:
+    tile = as_tile(x, "insert")
+    if not tile.shape:
+        raise TileTypeError("insert() needs a tile, got a scalar")
+    part = value if isinstance(value, TileValue) else build.to_tile(value, tile.dtype)
+    if part.dtype is not tile.dtype:
+        raise TileTypeError(f"cannot insert a tile of dtype {part.dtype.name} into a tile of "
+                            f"dtype {tile.dtype.name}")
+    if not part.shape:
+        part = build.reshape(part, (1,) * tile.ndim)
+    indices = _subtile_index("insert", tile, part.shape, index)
+    if part.shape == tile.shape:
+        return part
+    operands = [tile.value, part.value, *(i.value for i in indices)]
+    result = ops.create("insert", operands, [tensor_type(tile.shape, tile.dtype)])
+    return TileValue(result.result, tile.dtype, tile.shape)
+
+
+@lowers(lang.bitcast)
+def emit_bitcast(em: Any, x: Any, dtype: Any) -> TileValue:
+    tile = as_tile(x, "bitcast")
+    target = as_dtype(dtype)
+    if dt.bool_ in (tile.dtype, target):
+        raise TileTypeError(f"bitcast() does not convert from or to bool "
+                            f"({tile.dtype.name} to {target.name})")
+    if tile.dtype.bitwidth != target.bitwidth:
+        raise TileTypeError(f"bitcast() from {tile.dtype.name} ({tile.dtype.bitwidth} bits) to "
+                            f"{target.name} ({target.bitwidth} bits): the widths differ")
+    if target is tile.dtype:
+        return tile
+    return build.op("bitcast", [tile], target, tile.shape)

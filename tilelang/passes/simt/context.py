@@ -176,6 +176,10 @@ def disjoint_bits(layout: LinearLayout, dim: int) -> bool:
     return reg & thread == 0
 
 
+ACCESSES = ("tile.load", "tile.store", "tile.gather", "tile.scatter", "tile.atomic_rmw",
+            "tile.atomic_cas")  # ops whose operand 0 is the array they access
+
+
 def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
     """Loads and stores that need a barrier before them.
 
@@ -188,10 +192,11 @@ def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
     stored: set[ir.Value] = set()
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ("tile.load", "tile.store"):
-            accesses.setdefault(op.operands[0], []).append(op)
-            if op.name == "tile.store":
-                stored.add(op.operands[0])
+        if op.name in ACCESSES:
+            array = _root_array(op.operands[0])
+            accesses.setdefault(array, []).append(op)
+            if op.name not in ("tile.load", "tile.gather"):
+                stored.add(array)
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
@@ -204,6 +209,15 @@ def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
         if _inside_loop(first):
             needed.add(first)
     return needed
+
+
+def _root_array(value: ir.Value) -> ir.Value:
+    """The kernel argument a (possibly sliced) array value views: accesses through slices of
+    one array are ordered like accesses to the array itself."""
+    while isinstance(value.owner, ir.OpView | ir.Operation) and \
+            value.owner.operation.name == "tile.slice":
+        value = value.owner.operation.operands[0]
+    return value
 
 
 def _inside_loop(op: ir.Operation) -> bool:

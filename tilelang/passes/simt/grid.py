@@ -1,13 +1,14 @@
-"""Passes (simt): block indices, grid size and array shape/stride queries."""
+"""Passes (simt): block indices, grid size, array shape/stride queries and slices."""
 
 from __future__ import annotations
 
 import mlir.ir as ir
-from mlir.dialects import arith, gpu
+from mlir.dialects import arith, gpu, llvm
 
-from tilelang.dialect import ops
+from tilelang.dialect import ops, parse_array_type
 from tilelang.passes.simt.context import Lowering, lowers
-from tilelang.passes.simt.values import i32
+from tilelang.passes.simt.memory import GEP_DYNAMIC
+from tilelang.passes.simt.values import ArrayArgs, i32, i64, memory_type
 
 DIMENSIONS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
 
@@ -29,3 +30,25 @@ def lower_array_query(lw: Lowering, op: ir.Operation) -> None:
     array = lw.array(op.operands[0])
     values = array.shape if op.name == "tile.dim" else array.strides
     lw.set(op.results[0], arith.trunci(i32(), values[ops.int_attr(op, "dim")]))
+
+
+@lowers("tile.slice")
+def lower_slice(lw: Lowering, op: ir.Operation) -> None:
+    """A new array: the base pointer moved by start * stride(axis), extent stop - start; the
+    alignment and unit-stride facts are those of the result type."""
+    array = lw.array(op.operands[0])
+    axis = ops.int_attr(op, "axis")
+    start, stop = (_wide(lw.get(v)) for v in list(op.operands)[1:])
+    offset = arith.muli(start, array.strides[axis])
+    flags = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)
+    ptr = llvm.GEPOp(array.ptr.type, array.ptr, [offset], ir.DenseI32ArrayAttr.get([GEP_DYNAMIC]),
+                     memory_type(array.dtype), flags).result
+    shape = list(array.shape)
+    shape[axis] = arith.subi(stop, start)
+    _, unit_stride, align = parse_array_type(op.results[0].type)
+    lw.set(op.results[0],
+           ArrayArgs(ptr, tuple(shape), array.strides, array.dtype, unit_stride, align))
+
+
+def _wide(value: ir.Value) -> ir.Value:
+    return value if value.type == i64() else arith.extsi(i64(), value)

@@ -45,7 +45,8 @@ class Access:
     layout: LinearLayout
     shape: tuple[int, ...]  # real tile shape, in tile axes
     order: tuple[int, ...]
-    starts: list[ir.Value]  # per tile axis: index * size (i64)
+    steps: tuple[int, ...]  # per tile axis: elements between consecutive tiles
+    starts: list[ir.Value]  # per tile axis: index * step (i64)
     base: ir.Value  # element offset of the tile's first element (i64)
     vector: int  # elements per vector access along `axis`
     axis: int | None  # tile axis with unit stride
@@ -60,14 +61,16 @@ def _extent(a: Access, k: int) -> ir.Value:
 
 
 def prepare(lw: Lowering, array: ArrayArgs, indices: list[ir.Value], layout: LinearLayout,
-            shape: tuple[int, ...], order: tuple[int, ...]) -> Access:
+            shape: tuple[int, ...], order: tuple[int, ...],
+            steps: tuple[int, ...] | None = None) -> Access:
+    steps = shape if steps is None else steps
     starts, base = [], const(i64(), 0)
     for k, index in enumerate(indices):
         wide = arith.extsi(i64(), index) if index.type != i64() else index
-        start = arith.muli(wide, const(i64(), shape[k]))
+        start = arith.muli(wide, const(i64(), steps[k]))
         starts.append(start)
         base = arith.addi(base, arith.muli(start, array.strides[order[k]]))
-    a = Access(array, layout, shape, order, starts, base, 1, None)
+    a = Access(array, layout, shape, order, steps, starts, base, 1, None)
     a.axis, a.vector = _vector_width(a)
     return a
 
@@ -76,7 +79,8 @@ def _vector_width(a: Access) -> tuple[int | None, int]:
     """The widest vector along a unit-stride tile axis that alignment and layout allow.
 
     Register basis j must step 2**j along that axis (the vector's elements sit in consecutive
-    registers), the tile's extent must be a multiple of the vector, and the array's alignment
+    registers), the tile's extent and the step between tiles (which moves the tile's first
+    element) must be multiples of the vector, and the array's alignment
     (base pointer and other strides) must cover the vector's bytes.
     """
     axes = [k for k, ax in enumerate(a.order) if a.array.unit_stride[ax]]
@@ -89,7 +93,7 @@ def _vector_width(a: Access) -> tuple[int | None, int]:
         wider, bit = vec * 2, vec.bit_length() - 1
         if wider * itemsize > min(16, a.array.align) or bit >= len(regs):
             break
-        if not _is_unit(regs[bit], axis, vec) or a.shape[axis] % wider:
+        if not _is_unit(regs[bit], axis, vec) or a.shape[axis] % wider or a.steps[axis] % wider:
             break
         vec = wider
     if vec > 1 and not _aligned_elsewhere(a.layout, axis, vec):
@@ -194,7 +198,7 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
         return
     layout = _layout(result.type)
     a = prepare(lw, array, [lw.get(v) for v in list(op.operands)[1:]], layout, shape,
-                ops.array_attr(op, "order"))
+                ops.array_attr(op, "order"), _steps(op))
     padding = ops.str_attr(op, "padding_mode")
     reg_type = scalar_type(array.dtype)
     types = [reg_type] * layout.num_registers
@@ -208,6 +212,11 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
     else:
         regs = tuple(_load_masked(lw, a, padding))
     lw.set(result, Distributed(regs, layout, array.dtype, shape))
+
+
+def _steps(op: ir.Operation) -> tuple[int, ...] | None:
+    """The optional `steps` attribute of a load or store (default: the tile shape)."""
+    return ops.array_attr(op, "steps") if "steps" in op.attributes else None
 
 
 def _layout(t: ir.Type) -> LinearLayout:
@@ -272,7 +281,7 @@ def lower_store(lw: Lowering, op: ir.Operation) -> None:
         return
     tile = value
     a = prepare(lw, array, [lw.get(v) for v in operands[1:-1]], tile.layout, tile.shape,
-                ops.array_attr(op, "order"))
+                ops.array_attr(op, "order"), _steps(op))
     owner = lw.owner_predicate(tile.layout)
     owned = owned_registers(tile.layout)
     if padded_shape(tile.shape) == tile.shape:

@@ -28,8 +28,9 @@ def run_conversion(shape: tuple[int, ...], padded: tuple[int, ...], dtype: str, 
     a, b = (random_layout(rng, padded, num_warps) for _ in range(2))
     ours, theirs = DTYPES[dtype]
     kernel = convert_kernel_ptx(a, b, shape, ours, num_warps)
-    loaded = binary.load(KERNEL, kernel.ptx, None, torch.cuda.current_device(),
-                         kernel.shared_bytes)
+    device = torch.cuda.current_device()
+    cubin = binary.to_cubin(kernel.ptx, "sm_90")
+    loaded = binary.load(KERNEL, kernel.ptx, cubin, device, kernel.shared_bytes)
     spec = ArraySpec(ours, len(shape), (False,) * (len(shape) - 1) + (True,), ours.itemsize)
     launcher = Launcher(loaded, (spec, spec), kernel.threads)
     x = (torch.randn(shape, device="cuda") * 100).to(theirs)

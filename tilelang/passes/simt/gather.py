@@ -1,0 +1,257 @@
+"""Passes (simt): tile.gather, tile.scatter and the atomics, one element per register.
+
+Every register computes its element's offset from its index registers and the array strides
+(64 bits) and a predicate: index in bounds (one unsigned compare per dimension, so negative
+indices fail too), the mask, and "not a padding element" for shapes that are not powers of two.
+
+A layout may hold copies of an element (small tiles on many threads). Scatters and atomics are
+issued by the owner slot of each element only (owned registers of owner threads), so each
+element is written, and each atomic performed, exactly once. The old values an atomic returns
+then exist in the owner slots only: when the result is used they are spread to every copy
+(registers copied inside a thread; through shared memory when copies sit in other threads).
+
+Atomics are relaxed `atomicrmw` / `cmpxchg` operations bracketed by `fence`s at the requested
+scope: a release fence before the op's atomics (RELEASE, ACQ_REL) and an acquire fence after
+them (ACQUIRE, ACQ_REL). LLVM's NVPTX backend ignores the ordering of `atomicrmw` itself, so the
+fences are what implement the ordering; they cover the tile op as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import mlir.ir as ir
+from mlir.dialects import arith, gpu, llvm, scf
+
+from tilelang.dialect import ops
+from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.simt.context import Lowering, const, lowers, when
+from tilelang.passes.simt.memory import _gep, _to_memory, _to_register
+from tilelang.passes.simt.shapes import SHARED_SYMBOL, coordinate
+from tilelang.passes.simt.values import (
+    ArrayArgs,
+    Distributed,
+    i64,
+    memory_type,
+    scalar_type,
+)
+
+ORDERING = llvm.AtomicOrdering
+SCOPES = {"block": "block", "device": "device", "sys": None}  # None: LLVM's system scope
+RMW_INT = {"xchg": "xchg", "add": "add", "and": "_and", "or": "_or", "xor": "_xor"}
+RMW_SIGNED = {"max": "max", "min": "min"}
+RMW_UNSIGNED = {"max": "umax", "min": "umin"}
+RMW_FLOAT = {"xchg": "xchg", "add": "fadd"}
+
+
+class _Indexed:
+    """The array, index tiles and flags of one gather / scatter / atomic."""
+
+    def __init__(self, lw: Lowering, op: ir.Operation, extra: int):
+        operands = list(op.operands)
+        self.lw = lw
+        self.array: ArrayArgs = lw.array(operands[0])
+        self.indices = [lw.tile(v) for v in operands[1:len(operands) - extra]]
+        self.extra = [lw.tile(v) for v in operands[len(operands) - extra:]]
+        self.layout: LinearLayout = self.indices[0].layout
+        self.shape = self.indices[0].shape
+        self.check = bool(ops.int_attr(op, "check_bounds"))
+        self.mem = memory_type(self.array.dtype)
+
+    def element(self, r: int, mask: Distributed | None = None) -> tuple[ir.Value | None, ir.Value]:
+        """(predicate or None for always, element offset) of register `r`."""
+        ok = self._valid(r)
+        offset = None
+        for k, index in enumerate(self.indices):
+            wide = index.regs[r]
+            if wide.type != i64():
+                wide = arith.extsi(i64(), wide)  # index tiles are signed (int32 or int64)
+            if self.check:
+                ok = _and(ok, arith.cmpi(arith.CmpIPredicate.ult, wide, self.array.shape[k]))
+            term = wide if self.array.unit_stride[k] else arith.muli(wide, self.array.strides[k])
+            offset = term if offset is None else arith.addi(offset, term)
+        if mask is not None:
+            ok = _and(ok, mask.regs[r])
+        return ok, offset
+
+    def _valid(self, r: int) -> ir.Value | None:
+        """Register `r` holds a real element, not padding of a non-power-of-two shape."""
+        ok = None
+        for d, size in enumerate(self.shape):
+            if size != padded_shape(self.shape)[d]:
+                c = coordinate(self.lw, self.layout, r, d)
+                ok = _and(ok, arith.cmpi(arith.CmpIPredicate.slt, c, const(i64(), size)))
+        return ok
+
+    def pointer(self, offset: ir.Value) -> ir.Value:
+        return _gep(self.array.ptr, offset, self.mem)
+
+
+def _and(a: ir.Value | None, b: ir.Value) -> ir.Value:
+    return b if a is None else arith.andi(a, b)
+
+
+def _guarded(ok: ir.Value | None, t: ir.Type, then: Callable[[], ir.Value],
+             otherwise: Callable[[], ir.Value]) -> ir.Value:
+    """`then()` where `ok` holds, else `otherwise()` (both of type `t`)."""
+    if ok is None:
+        return then()
+    branch = scf.IfOp(ok, [t], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([then()])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([otherwise()])
+    return branch.results[0]
+
+
+# ----- gather and scatter ----------------------------------------------------------------------
+
+
+@lowers("tile.gather")
+def lower_gather(lw: Lowering, op: ir.Operation) -> None:
+    lw.order_access(op)
+    g = _Indexed(lw, op, extra=2)
+    mask, padding = g.extra
+    dtype = g.array.dtype
+    regs = []
+    for r in range(g.layout.num_registers):
+        ok, offset = g.element(r, mask)
+        value = _guarded(ok, g.mem, lambda o=offset: llvm.load(g.mem, g.pointer(o)),
+                         lambda r=r: _to_memory(padding.regs[r], dtype))
+        regs.append(_to_register(value, dtype))
+    lw.set(op.results[0], Distributed(tuple(regs), g.layout, dtype, g.shape))
+
+
+@lowers("tile.scatter")
+def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
+    lw.order_access(op)
+    s = _Indexed(lw, op, extra=2)
+    value, mask = s.extra
+
+    def store_owned() -> None:
+        for r in owned_registers(s.layout):
+            ok, offset = s.element(r, mask)
+            data = _to_memory(value.regs[r], s.array.dtype)
+            when(ok, lambda d=data, o=offset: llvm.store(d, s.pointer(o)))
+
+    when(lw.owner_predicate(s.layout), store_owned)
+
+
+# ----- atomics ---------------------------------------------------------------------------------
+
+
+def _fence(order: str, scope: str | None, kinds: tuple[str, ...]) -> None:
+    if order in kinds:
+        llvm.FenceOp(ORDERING.release if kinds[0] == "release" else ORDERING.acquire,
+                     syncscope=scope)
+
+
+def _rmw_kind(kind: str, dtype) -> llvm.AtomicBinOp:
+    if dtype.is_float:
+        table = RMW_FLOAT
+    else:
+        table = {**RMW_INT, **(RMW_UNSIGNED if dtype.kind == "u" else RMW_SIGNED)}
+    return getattr(llvm.AtomicBinOp, table[kind])
+
+
+def _atomic(lw: Lowering, op: ir.Operation, extra: int,
+            issue: Callable[[_Indexed, ir.Value, int], ir.Value],
+            fallback: Callable[[_Indexed, int], ir.Value]) -> None:
+    """Shared skeleton: fences, owner-only atomics, old values spread to every copy."""
+    lw.order_access(op)
+    a = _Indexed(lw, op, extra)
+    order = ops.str_attr(op, "memory_order")
+    scope = SCOPES[ops.str_attr(op, "memory_scope")]
+    reg = scalar_type(a.array.dtype)
+    owned = owned_registers(a.layout)
+
+    def run_owned() -> list[ir.Value]:
+        old = []
+        for r in owned:
+            ok, offset = a.element(r)
+            old.append(_guarded(ok, reg, lambda r=r, o=offset: issue(a, a.pointer(o), r),
+                                lambda r=r: fallback(a, r)))
+        return old
+
+    _fence(order, scope, ("release", "acq_rel"))
+    owner = lw.owner_predicate(a.layout)
+    if owner is None:
+        old = run_owned()
+    else:
+        branch = scf.IfOp(owner, [reg] * len(owned), has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp(run_owned())
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([fallback(a, r) for r in owned])
+        old = list(branch.results)
+    _fence(order, scope, ("acquire", "acq_rel"))
+    regs = _spread(lw, a, dict(zip(owned, old, strict=True)), owner is not None,
+                   bool(list(op.results[0].uses)))
+    lw.set(op.results[0], Distributed(tuple(regs), a.layout, a.array.dtype, a.shape))
+
+
+@lowers("tile.atomic_rmw")
+def lower_atomic_rmw(lw: Lowering, op: ir.Operation) -> None:
+    kind = ops.str_attr(op, "kind")
+    scope = SCOPES[ops.str_attr(op, "memory_scope")]
+
+    def issue(a: _Indexed, ptr: ir.Value, r: int) -> ir.Value:
+        update = a.extra[0].regs[r]
+        return llvm.atomicrmw(_rmw_kind(kind, a.array.dtype), ptr, update,
+                              ORDERING.monotonic, syncscope=scope)
+
+    def zero(a: _Indexed, r: int) -> ir.Value:
+        return const(scalar_type(a.array.dtype), 0)
+
+    _atomic(lw, op, 1, issue, zero)
+
+
+@lowers("tile.atomic_cas")
+def lower_atomic_cas(lw: Lowering, op: ir.Operation) -> None:
+    scope = SCOPES[ops.str_attr(op, "memory_scope")]
+
+    def issue(a: _Indexed, ptr: ir.Value, r: int) -> ir.Value:
+        expected, desired = a.extra[0].regs[r], a.extra[1].regs[r]
+        bits = ir.IntegerType.get_signless(a.array.dtype.bitwidth)
+        as_int = (lambda v: arith.bitcast(bits, v)) if a.array.dtype.is_float else (lambda v: v)
+        pair = llvm.cmpxchg(ptr, as_int(expected), as_int(desired), ORDERING.monotonic,
+                            ORDERING.monotonic, syncscope=scope)
+        old = llvm.extractvalue(bits, pair, [0])
+        return arith.bitcast(expected.type, old) if a.array.dtype.is_float else old
+
+    _atomic(lw, op, 2, issue, lambda a, r: a.extra[0].regs[r])
+
+
+def _spread(lw: Lowering, a: _Indexed, old: dict[int, ir.Value], across_threads: bool,
+            used: bool) -> list[ir.Value]:
+    """Every register's old value from its owner slot's (see the module docstring)."""
+    copy_of = a.layout.owner_masks()["register"]
+    local = [old[r & ~copy_of] for r in range(a.layout.num_registers)]
+    if not (across_threads and used):
+        return local
+    mem = memory_type(a.array.dtype)
+    size = 1
+    for d in a.layout.shape:
+        size *= d
+    lw.need_shared(size * a.array.dtype.itemsize)
+    base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
+    offsets = [_shared_offset(lw, a.layout, r) for r in range(a.layout.num_registers)]
+    gpu.barrier()  # an earlier user of the shared buffer may still be reading it
+
+    def write() -> None:
+        for r in old:
+            llvm.store(local[r], _gep(base, offsets[r], mem))
+
+    when(lw.owner_predicate(a.layout), write)
+    gpu.barrier()
+    return [llvm.load(mem, _gep(base, offsets[r], mem)) for r in range(a.layout.num_registers)]
+
+
+def _shared_offset(lw: Lowering, layout: LinearLayout, r: int) -> ir.Value:
+    """Row-major offset of register r's element in the padded tile."""
+    offset, stride = const(i64(), 0), 1
+    for d in reversed(range(len(layout.shape))):
+        c = coordinate(lw, layout, r, d)
+        offset = arith.addi(offset, arith.muli(c, const(i64(), stride)))
+        stride *= layout.shape[d]
+    return offset
