@@ -113,6 +113,12 @@ def _aligned_elsewhere(layout: LinearLayout, axis: int, vec: int) -> bool:
     return all(b[axis] % vec == 0 for b in others)
 
 
+def _additive(layout: LinearLayout) -> bool:
+    """Whether a register's coordinates are its register part plus its thread part, as the fast
+    path computes them (swizzled layouts XOR them: the element-wise path handles those)."""
+    return all(disjoint_bits(layout, d) for d in range(layout.ndim))
+
+
 def _full_tile(a: Access) -> ir.Value:
     """Uniform i1: the whole tile lies inside the array."""
     ok = const(ir.IntegerType.get_signless(1), 1)
@@ -202,7 +208,7 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
     padding = ops.str_attr(op, "padding_mode")
     reg_type = scalar_type(array.dtype)
     types = [reg_type] * layout.num_registers
-    if padded_shape(shape) == shape:
+    if padded_shape(shape) == shape and _additive(layout):
         branch = scf.IfOp(_full_tile(a), types, has_else=True)
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp(_load_fast(lw, a))
@@ -284,7 +290,7 @@ def lower_store(lw: Lowering, op: ir.Operation) -> None:
                 ops.array_attr(op, "order"), _steps(op))
     owner = lw.owner_predicate(tile.layout)
     owned = owned_registers(tile.layout)
-    if padded_shape(tile.shape) == tile.shape:
+    if padded_shape(tile.shape) == tile.shape and _additive(tile.layout):
         full = _full_tile(a)
         branch = scf.IfOp(full, [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
