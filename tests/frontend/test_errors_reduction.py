@@ -5,9 +5,10 @@ and a healthy compiler afterwards (the autouse fixture of conftest.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tilelang as ct
-from tilelang import TileTypeError, TileValueError
+from tilelang import TileSyntaxError, TileTypeError, TileValueError
 
 
 def test_axis_out_of_range(fe):
@@ -131,18 +132,33 @@ def test_identities_do_not_match_the_tiles(fe):
     )
 
 
-def test_scan_of_bools(fe):
+def test_scan_axis_none(fe):
     @ct.kernel
     def k(a):
-        s = ct.cumsum(ct.load(a, (0,), (8,)) > 0)
+        s = ct.cumsum(ct.load(a, (0,), (8,)), axis=None)
 
-    fe.expect_error(
-        k,
-        (fe.array(np.int32),),
-        TileTypeError,
-        "cumsum() does not support bool_ tiles",
-        "ct.cumsum(ct.load(a, (0,), (8,)) > 0)",
-    )
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "Expected an integer constant, but given value has type None",
+                    "ct.cumsum(ct.load(a, (0,), (8,)), axis=None)")
+
+
+def test_flush_to_zero_of_bfloat16(fe):
+    @ct.kernel
+    def k(a):
+        s = ct.max(ct.load(a, (0,), (8,)), flush_to_zero=True)
+
+    fe.expect_error(k, (fe.array("bfloat16"),), TileTypeError,
+                    "Flush to zero can only be used for float32 type",
+                    "ct.max(ct.load(a, (0,), (8,)), flush_to_zero=True)")
+
+
+def test_approximate_sum(fe):
+    @ct.kernel
+    def k(a):
+        s = ct.sum(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.APPROX)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Rounding mode approx is not supported",
+                    "ct.sum(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.APPROX)")
 
 
 def test_reduction_of_an_array(fe):
@@ -151,3 +167,67 @@ def test_reduction_of_an_array(fe):
         s = ct.sum(a)
 
     fe.expect_error(k, (fe.array(),), TileTypeError, "sum() expects a tile", "ct.sum(a)")
+
+
+def expect_in_combiner(fe, kernel, match, at, function):
+    """The error points into the combining function (a nested def or a lambda of the kernel),
+    with the reduce/scan call as its call site."""
+    with pytest.raises(TileSyntaxError) as info:
+        fe.compile(kernel, fe.array(np.int32))
+    err = info.value
+    assert match in err.message, err.message
+    line, col, _ = fe.span(kernel.fn, at)
+    assert (err.loc.line, err.loc.col, err.loc.function) == (line, col, function), err.loc
+    assert err.loc.call_site is not None and err.loc.call_site.function == "k"
+    fe.check_rendering(err)
+    fe.check_traceback(err)
+
+
+def test_branching_in_a_combiner(fe):
+    @ct.kernel
+    def k(a):
+        def f(x, y):
+            if ct.bid(0) == 0:
+                z = x + y
+            else:
+                z = x * y
+            return z
+
+        s = ct.reduce(ct.load(a, (0,), (8,)), 0, f, 0)
+
+    expect_in_combiner(fe, k, "Branching inside reduction body is not supported",
+                       "if ct.bid(0) == 0:", "f")
+
+
+def test_loop_in_a_combiner(fe):
+    @ct.kernel
+    def k(a):
+        def f(x, y):
+            for _ in range(ct.bid(0)):
+                x = x + y
+            return x
+
+        s = ct.scan(ct.load(a, (0,), (8,)), 0, f, 0)
+
+    expect_in_combiner(fe, k, "Loops inside scan body are not supported",
+                       "for _ in range(ct.bid(0)):", "f")
+
+
+def test_memory_access_in_a_combiner(fe):
+    @ct.kernel
+    def k(a):
+        s = ct.reduce(ct.load(a, (0,), (8,)), 0,
+                      lambda x, y: x + ct.load(a, (0,), (1,)).item(), 0)
+
+    expect_in_combiner(fe, k, "Operations with memory effects are not supported inside "
+                       "reduction body", "ct.load(a, (0,), (1,))", "<lambda>")
+
+
+def test_nested_reduction(fe):
+    @ct.kernel
+    def k(a):
+        s = ct.reduce(ct.load(a, (0,), (8,)), 0,
+                      lambda x, y: ct.sum(ct.full((2,), 1, ct.int32)) + x + y, 0)
+
+    expect_in_combiner(fe, k, "Nested scan/reduction is not supported",
+                       "ct.sum(ct.full((2,), 1, ct.int32))", "<lambda>")

@@ -86,3 +86,21 @@ def test_user_scans(it, rng):
     idx = np.array([max(j for j in range(k + 1) if x[j] == np.maximum.accumulate(x)[k])
                     for k in range(n)], np.int32)
     it.assert_same(where, idx)
+
+
+@ct.kernel
+def bool_scans(x, s, p, N: ct.Constant[int]):
+    t = ct.load(x, (0,), (N,)) > 0.0
+    ct.store(s, (0,), ct.cumsum(t))
+    ct.store(p, (0,), ct.cumprod(t, reverse=True))
+
+
+def test_bool_scans_count_in_int32(it, rng):
+    x = it.rand(rng, 300, "float32")
+    s, p = it.poison(300, "int32"), it.poison(300, "int32")
+    it.launch(bool_scans, (1,), x, s, p, 512)
+    positive = (x > 0).astype(np.int32)
+    it.assert_same(s, np.cumsum(positive).astype(np.int32))
+    # the padding past the array's end is zero (PaddingMode default): a reverse product sees it
+    tile = np.concatenate([positive, np.zeros(212, np.int32)])
+    it.assert_same(p, np.flip(np.cumprod(np.flip(tile)))[:300].astype(np.int32))

@@ -11,6 +11,7 @@ from typing import Any
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import builtins as registry
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
+from tilelang.frontend.local_functions import LocalFunction, call_local
 from tilelang.frontend.operators import astype, fold
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.source import parse_function
@@ -43,6 +44,8 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
         )
     if isinstance(callee, types.FunctionType):
         return inline(em, callee, args, kwargs)
+    if isinstance(callee, LocalFunction):
+        return call_local(em, callee, args, kwargs)
     if getattr(callee, "__module__", None) == "math" and all(map(is_loose, args)) and not kwargs:
         return fold(callee, *args)
     raise TileTypeError(f"{describe(callee)} {_callee_name(callee)} cannot be called in a kernel")

@@ -41,6 +41,7 @@ def condition(value: Any, what: str) -> TileValue:
 
 
 def emit_if(em: Emitter, node: ast.If, cond: TileValue) -> None:
+    em.not_in_combiner("if")
     before = em.scope
     placeholder = scf.IfOp(cond.value, [], has_else=True)
     then_scope = _emit_branch(em, node.body, before, placeholder.then_block)
@@ -191,6 +192,7 @@ def range_bounds(args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
 
 def emit_for(em: Emitter, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
     """Emit `for target in range(...)` over `bounds` (start, stop, step from range_bounds)."""
+    em.not_in_combiner("loop")
     start, stop, step = bounds
     if not isinstance(node.target, ast.Name):
         raise TileUnsupportedFeatureError("the target of a `for` loop must be a single name")
@@ -226,6 +228,7 @@ def emit_for(em: Emitter, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
 
 
 def emit_while(em: Emitter, node: ast.While) -> None:
+    em.not_in_combiner("loop")
     names = carried_names(em, node.body, set())
     state: dict[str, Any] = {}
 

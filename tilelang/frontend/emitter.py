@@ -67,6 +67,7 @@ class Emitter:
 
     frames: list[Frame] = field(default_factory=list)
     loc: Loc | None = None
+    combiner: str | None = None  # "reduction" or "scan" while a combining function is emitted
 
     @property
     def frame(self) -> Frame:
@@ -133,6 +134,20 @@ class Emitter:
                     raise TileTypeError(f"cannot unpack {describe(value)} with *")
                 out.extend(value)
         return out
+
+    def not_in_combiner(self, what: str) -> None:
+        """Reject run-time control flow and memory effects in a reduce/scan combiner: it is
+        straight-line code, run once per pair of elements (cuTile's rule and messages)."""
+        if self.combiner is None:
+            return
+        messages = {
+            "if": f"Branching inside {self.combiner} body is not supported",
+            "loop": f"Loops inside {self.combiner} body are not supported",
+            "memory": f"Operations with memory effects are not supported inside {self.combiner} "
+                      "body",
+            "combining": "Nested scan/reduction is not supported",
+        }
+        raise TileSyntaxError(messages[what])
 
     def block(self, body: list[ast.stmt]) -> None:
         for node in body:

@@ -8,7 +8,11 @@ import mlir.ir as ir
 from mlir.dialects import func
 
 from tilelang.dialect import array_type, mlir_type
-from tilelang.frontend import expressions, statements  # noqa: F401  (register handlers)
+from tilelang.frontend import (  # noqa: F401  (register handlers)
+    expressions,
+    local_functions,
+    statements,
+)
 from tilelang.frontend.emitter import Emitter, Frame, to_mlir_location
 from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec, kernel_parameters
 from tilelang.frontend.source import parse_function

@@ -17,6 +17,9 @@ class Builtin:
     signature: inspect.Signature | None  # None: the emitter takes the raw arguments
 
     def call(self, em: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        effect = NOT_IN_COMBINERS.get(self.name)
+        if effect is not None:
+            em.not_in_combiner(effect)
         if self.signature is None:
             return self.emit(em, *args, **kwargs)
         try:
@@ -28,6 +31,8 @@ class Builtin:
 
 
 _REGISTRY: dict[Any, Builtin] = {}
+# builtins a reduce/scan combiner cannot call (by name): "memory" or "combining"
+NOT_IN_COMBINERS: dict[str, str] = {}
 
 
 def lowers(*fns: Any, raw: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -11,15 +11,21 @@ import mlir.ir as ir
 from mlir.dialects import gpu
 
 from tilelang.dialect import ops, tensor_type
-from tilelang.errors import TileTypeError, TileValueError
+from tilelang.errors import (
+    TileTypeError,
+    TileUnsupportedFeatureError,
+    TileValueError,
+)
 from tilelang.frontend import build, operators, semantics
-from tilelang.frontend.builtins import lowers
+from tilelang.frontend.builtins import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.builtins.common import as_tile
+from tilelang.frontend.local_functions import LocalFunction
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import reduction as lang
 from tilelang.language.dtypes import DType
+from tilelang.language.enums import RoundingMode
 
 MAX_INPUTS = 4  # the dialect's reduce/scan ops have four operand slots
 Combine = Callable[[list[TileValue], list[TileValue]], Sequence[Any]]
@@ -123,6 +129,20 @@ def reduction_axes(axis: Any, ndim: int, allow_tuple: bool = True) -> tuple[int,
     return (semantics.normalize_axis(axis, ndim),)
 
 
+def check_options(tile: TileValue, rounding_mode: Any = None, flush_to_zero: Any = False) -> None:
+    """cuTile's rules for the float options of sum, prod, max, min, cumsum and cumprod."""
+    if flush_to_zero and tile.dtype is not dt.float32:
+        raise TileTypeError("Flush to zero can only be used for float32 type")
+    if rounding_mode is None or rounding_mode is RoundingMode.RN:
+        return
+    if rounding_mode in (RoundingMode.RZI, RoundingMode.APPROX, RoundingMode.FULL) or \
+            not isinstance(rounding_mode, RoundingMode):
+        value = getattr(rounding_mode, "value", rounding_mode)
+        raise TileTypeError(f"Rounding mode {value} is not supported")
+    raise TileUnsupportedFeatureError(
+        f"rounding mode {rounding_mode.name} is not supported by reductions and scans yet")
+
+
 def _arithmetic(tile: TileValue, fn: str) -> TileValue:
     if tile.dtype.kind not in "biuf":
         raise TileTypeError(f"Non-arithmetic dtype {tile.dtype.name} is unsupported for reduction")
@@ -169,8 +189,10 @@ def _nan_combine(name: str) -> Combine:
     return combine
 
 
-def _accumulate(name: str, identity: int, x: Any, axis: Any, keepdims: bool) -> TileValue:
+def _accumulate(name: str, identity: int, x: Any, axis: Any, keepdims: bool,
+                options: tuple[Any, Any]) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
+    check_options(tile, *options)
     axes = reduction_axes(axis, tile.ndim)
     if not tile.shape:
         return tile
@@ -183,17 +205,19 @@ def _accumulate(name: str, identity: int, x: Any, axis: Any, keepdims: bool) -> 
 @lowers(lang.sum)
 def emit_sum(em: Any, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
              flush_to_zero: Any) -> TileValue:
-    return _accumulate("sum", 0, x, axis, keepdims)
+    return _accumulate("sum", 0, x, axis, keepdims, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.prod)
 def emit_prod(em: Any, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
               flush_to_zero: Any) -> TileValue:
-    return _accumulate("prod", 1, x, axis, keepdims)
+    return _accumulate("prod", 1, x, axis, keepdims, (rounding_mode, flush_to_zero))
 
 
-def _extremum(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool) -> TileValue:
+def _extremum(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool,
+              flush_to_zero: Any) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
+    check_options(tile, None, flush_to_zero)
     axes = reduction_axes(axis, tile.ndim)
     if not tile.shape:
         return tile
@@ -209,13 +233,13 @@ def _extremum(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool)
 @lowers(lang.max)
 def emit_max(em: Any, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
              propagate_nan: Any) -> TileValue:
-    return _extremum("max", x, axis, keepdims, propagate_nan)
+    return _extremum("max", x, axis, keepdims, propagate_nan, flush_to_zero)
 
 
 @lowers(lang.min)
 def emit_min(em: Any, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
              propagate_nan: Any) -> TileValue:
-    return _extremum("min", x, axis, keepdims, propagate_nan)
+    return _extremum("min", x, axis, keepdims, propagate_nan, flush_to_zero)
 
 
 # ----- argmax, argmin -------------------------------------------------------------------------
@@ -286,14 +310,18 @@ def user_combine(em: Any, func: Any, count: int, what: str) -> Combine:
     if func in _OPERATORS and count == 1:
         fn = _OPERATORS[func]
         return lambda a, b: [fn(a[0], b[0])]
-    if not isinstance(func, types.FunctionType):
+    if not isinstance(func, types.FunctionType | LocalFunction):
         raise TileTypeError(f"{what}() needs a function of two groups of tiles as `func`, got "
                             f"{describe(func)}")
 
     def combine(a: list[TileValue], b: list[TileValue]) -> list[Any]:
-        from tilelang.frontend.calls import inline
+        from tilelang.frontend.calls import call
 
-        result = inline(em, func, [*a, *b], {})
+        outer, em.combiner = em.combiner, "reduction" if what == "reduce" else "scan"
+        try:
+            result = call(em, func, [*a, *b], {})
+        finally:
+            em.combiner = outer
         results = list(result) if isinstance(result, tuple) else [result]
         if len(results) != count:
             raise TileTypeError(f"the combining function returns {len(results)} values for "
@@ -325,21 +353,32 @@ def emit_reduce(em: Any, x: Any, axis: Any, func: Any, identity: Any, keepdims: 
     return tuple(results) if multiple else results[0]
 
 
+# Builtins a combiner cannot call: it is straight-line code without memory effects.
+NOT_IN_COMBINERS.update(
+    {n: "combining" for n in ("sum", "prod", "max", "min", "argmax", "argmin", "reduce",
+                              "cumsum", "cumprod", "scan")}
+    | {n: "memory" for n in ("load", "store", "gather", "scatter", "atomic_add", "atomic_max",
+                             "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
+                             "atomic_cas", "TiledView.load", "TiledView.store")}
+)
+
+
 # ----- scans -------------------------------------------------------------------------------------
 
 
-def _check_scan_dtype(tile: TileValue, what: str) -> None:
-    if tile.dtype.kind not in "iuf":
-        raise TileTypeError(f"{what}() does not support {tile.dtype.name} tiles",
-                            hint="convert the tile to an integer or float dtype first")
+def _scan_axis(axis: Any, ndim: int) -> int:
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TileTypeError("Expected an integer constant, but given value has type "
+                            f"{type(axis).__name__ if axis is not None else 'None'}")
+    return semantics.normalize_axis(axis, ndim)
 
 
-def _running(name: str, x: Any, axis: Any, reverse: Any) -> TileValue:
-    tile = as_tile(x, name)
-    _check_scan_dtype(tile, name)
+def _running(name: str, x: Any, axis: Any, reverse: Any, options: tuple[Any, Any]) -> TileValue:
+    tile = _arithmetic(as_tile(x, name), name)
+    check_options(tile, *options)
     if not tile.shape:
         raise TileValueError(f"{name}() needs a tile with at least one dimension")
-    ax = semantics.normalize_axis(axis, tile.ndim)
+    ax = _scan_axis(axis, tile.ndim)
     op, identity = ("add", 0) if name == "cumsum" else ("mul", 1)
     (result,) = scan_tiles([_wide(tile)], ax, bool(reverse), [identity], _binary_combine(op))
     return _narrow(result, tile.dtype)
@@ -348,21 +387,19 @@ def _running(name: str, x: Any, axis: Any, reverse: Any) -> TileValue:
 @lowers(lang.cumsum)
 def emit_cumsum(em: Any, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
                 flush_to_zero: Any) -> TileValue:
-    return _running("cumsum", x, axis, reverse)
+    return _running("cumsum", x, axis, reverse, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.cumprod)
 def emit_cumprod(em: Any, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
                  flush_to_zero: Any) -> TileValue:
-    return _running("cumprod", x, axis, reverse)
+    return _running("cumprod", x, axis, reverse, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.scan)
 def emit_scan(em: Any, x: Any, axis: Any, func: Any, identity: Any, reverse: Any) -> Any:
     tiles, identities, multiple = _inputs(x, identity, "scan")
-    for t in tiles:
-        _check_scan_dtype(t, "scan")
-    ax = semantics.normalize_axis(axis, tiles[0].ndim)
+    ax = _scan_axis(axis, tiles[0].ndim)
     results = scan_tiles(tiles, ax, bool(reverse), identities,
                          user_combine(em, func, len(tiles), "scan"))
     return tuple(results) if multiple else results[0]

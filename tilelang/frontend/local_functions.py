@@ -1,0 +1,79 @@
+"""Front end: lambdas and functions defined inside a kernel or helper, inlined where called.
+
+A local function sees the names of the scope it was defined in as they are when it is called
+(Python's late binding), its own parameters first.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
+from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, expression, statement
+from tilelang.frontend.source import FunctionSource
+
+
+@dataclass(frozen=True, eq=False)
+class LocalFunction:
+    node: ast.Lambda | ast.FunctionDef
+    source: FunctionSource  # the function it was defined in
+    frame: Frame  # ... and its frame, whose names are read when the function is called
+    signature: inspect.Signature
+    name: str
+
+
+@expression(ast.Lambda)
+def _lambda(em: Emitter, node: ast.Lambda) -> LocalFunction:
+    return _define(em, node, "<lambda>")
+
+
+@statement(ast.FunctionDef)
+def _def(em: Emitter, node: ast.FunctionDef) -> None:
+    if node.decorator_list:
+        raise TileSyntaxError("a function defined in a kernel cannot have decorators")
+    em.scope[node.name] = _define(em, node, node.name)
+
+
+def _define(em: Emitter, node: ast.Lambda | ast.FunctionDef, name: str) -> LocalFunction:
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        raise TileSyntaxError(f"`{name}`: functions defined in a kernel take plain parameters "
+                              "only (no *args, **kwargs or keyword-only ones)")
+    names = [a.arg for a in (*args.posonlyargs, *args.args)]
+    defaults = [em.expr(d) for d in args.defaults]
+    first_default = len(names) - len(defaults)
+    params = [
+        inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                          default=defaults[i - first_default] if i >= first_default
+                          else inspect.Parameter.empty)
+        for i, n in enumerate(names)
+    ]
+    return LocalFunction(node, em.frame.source, em.frame, inspect.Signature(params), name)
+
+
+def call_local(em: Emitter, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Emit `fn`'s body in place with its arguments bound; return its result."""
+    if len(em.frames) >= MAX_INLINE_DEPTH:
+        raise TileRecursionError(
+            f"helper calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion is not supported)"
+        )
+    try:
+        bound = fn.signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TileTypeError(f"{fn.name}(): {e}") from None
+    bound.apply_defaults()
+    closure = {**fn.source.closure, **fn.frame.scope}
+    source = dataclasses.replace(fn.source, name=fn.name, closure=closure)
+    frame = Frame(source, dict(bound.arguments), em.loc)
+    em.frames.append(frame)
+    try:
+        if isinstance(fn.node, ast.Lambda):
+            return em.expr(fn.node.body)
+        em.block(fn.node.body)
+        return frame.result
+    finally:
+        em.frames.pop()
