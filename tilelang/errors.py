@@ -81,7 +81,7 @@ class TileError(Exception):
 
 
 class TileSyntaxError(TileError):
-    """Python syntax that has no meaning in a kernel (e.g. a lambda, `del`, starred assignment)."""
+    """Python syntax that has no meaning in a kernel (e.g. `del`, starred assignment)."""
 
 
 class TileUnsupportedFeatureError(TileError):
@@ -98,6 +98,14 @@ class TileValueError(TileError):
 
 class TileNameError(TileError):
     """A name used in a kernel is not defined, or is defined in only some branches."""
+
+
+class TileStaticEvalError(TileError):
+    """`static_eval` / `static_assert` could not evaluate their expression at compile time."""
+
+
+class TileStaticAssertionError(TileError):
+    """A `static_assert` condition is false."""
 
 
 class TileRecursionError(TileError):

@@ -10,6 +10,7 @@ from typing import Any
 
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import builtins as registry
+from tilelang.frontend import static
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
 from tilelang.frontend.local_functions import LocalFunction, call_local
 from tilelang.frontend.operators import astype, fold
@@ -17,10 +18,13 @@ from tilelang.frontend.semantics import describe
 from tilelang.frontend.source import parse_function
 from tilelang.frontend.values import BoundMethod, TileValue, is_loose
 from tilelang.language.dtypes import DType
+from tilelang.language.stub import stub_name
 
 
 def emit_call(em: Emitter, node: ast.Call) -> Any:
     callee = em.expr(node.func)
+    if stub_name(callee) in static.KEYWORDS:
+        return static.emit(em, stub_name(callee), node)
     args = em.exprs(node.args)
     kwargs = {}
     for kw in node.keywords:

@@ -22,6 +22,9 @@ class TileValue:
     def ndim(self) -> int:
         return len(self.shape)
 
+    def __repr__(self) -> str:  # what static_eval / static_assert messages show (as cuTile)
+        return f"<tile[{self.dtype.name}, {self.shape}]>"
+
 
 @dataclass(frozen=True, eq=False)
 class ArrayValue:
@@ -31,6 +34,10 @@ class ArrayValue:
     dtype: DType
     ndim: int
     name: str
+
+    def __repr__(self) -> str:
+        extents = ", ".join(["?"] * self.ndim) + ("," if self.ndim == 1 else "")
+        return f"<array[{self.dtype.name}, ({extents})]>"
 
 
 @dataclass(frozen=True)

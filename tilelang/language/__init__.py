@@ -101,6 +101,7 @@ from tilelang.language.shape import (
     reshape,
     transpose,
 )
+from tilelang.language.static import static_assert, static_eval
 from tilelang.language.views import Array, TiledView
 
 __all__ = [
@@ -193,6 +194,8 @@ __all__ = [
     "sin",
     "sinh",
     "sqrt",
+    "static_assert",
+    "static_eval",
     "store",
     "sub",
     "sum",

@@ -11,6 +11,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 STUBS: dict[str, Callable[..., Any]] = {}
 
 
+class KernelOnlyCall(RuntimeError):
+    """A kernel-only function was called by Python code (host code, or a static_eval)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"tilelang.{name}() can only be called inside a @tilelang.kernel "
+                         "function (launched with tilelang.launch)")
+        self.name = name
+
+
 def stub(fn: F) -> F:
     """Register `fn` as a kernel-only function; calling it from host code raises a clear error.
 
@@ -22,10 +31,7 @@ def stub(fn: F) -> F:
 
     @functools.wraps(fn)
     def host_call(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(
-            f"tilelang.{name}() can only be called inside a @tilelang.kernel function "
-            "(launched with tilelang.launch)"
-        )
+        raise KernelOnlyCall(name)
 
     host_call.__tilelang_stub__ = name  # type: ignore[attr-defined]
     STUBS[name] = host_call

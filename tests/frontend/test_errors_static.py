@@ -1,0 +1,80 @@
+"""Errors of static_eval and static_assert (class, message, location, healthy afterwards)."""
+# ruff: noqa: F841  (kernels written to exercise the compiler)
+
+from __future__ import annotations
+
+import numpy as np
+
+import tilelang as ct
+from tilelang import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError
+
+
+def test_failed_assertion_with_a_message(fe):
+    @ct.kernel
+    def k(a, N: ct.Constant[int]):
+        ct.static_assert(N % 16 == 0, f"N = {N} is not a multiple of 16")
+
+    fe.expect_error(k, (fe.array(), 40), TileStaticAssertionError,
+                    "Static assertion failed: N = 40 is not a multiple of 16",
+                    'ct.static_assert(N % 16 == 0, f"N = {N} is not a multiple of 16")')
+
+
+def test_assertion_shows_a_tile(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (4,))
+        ct.static_assert(t.dtype == ct.float32, t)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileStaticAssertionError,
+                    "Static assertion failed: <tile[int32, (4,)]>",
+                    "ct.static_assert(t.dtype == ct.float32, t)")
+
+
+def test_condition_that_is_not_a_bool(fe):
+    @ct.kernel
+    def k(a):
+        ct.static_assert(a.ndim)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "static_assert() condition must be a boolean constant, got int",
+                    "ct.static_assert(a.ndim)")
+
+
+def test_kernel_function_inside_static_eval(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.static_eval(ct.zeros((4,), ct.int32))
+
+    fe.expect_error(k, (fe.array(),), TileStaticEvalError,
+                    "zeros() cannot be called inside static_eval()",
+                    "ct.static_eval(ct.zeros((4,), ct.int32))")
+
+
+def test_python_error_inside_static_eval(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.static_eval({1: 2}[3])
+
+    fe.expect_error(k, (fe.array(),), TileStaticEvalError,
+                    "Exception was raised inside static_eval(): KeyError: 3",
+                    "ct.static_eval({1: 2}[3])")
+
+
+def test_assignment_inside_static_eval(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.static_eval(n := 3)
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError,
+                    "static_eval() expression attempted to assign to a variable",
+                    "ct.static_eval(n := 3)")
+
+
+def test_static_eval_inside_static_eval(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.static_eval(ct.static_eval(1))
+
+    fe.expect_error(k, (fe.array(),), TileStaticEvalError,
+                    "static_eval() cannot be used inside static_eval().",
+                    "ct.static_eval(ct.static_eval(1))")

@@ -1,0 +1,33 @@
+"""static_eval and static_assert: Python evaluated while compiling, over the kernel's names."""
+
+from __future__ import annotations
+
+import enum
+
+import pytest
+
+import tilelang as ct
+
+
+class Op(enum.IntEnum):
+    ADD = 0
+    MUL = 1
+
+
+FUNCS = {Op.ADD: ct.add, Op.MUL: ct.mul}
+
+
+@ct.kernel
+def pick(x, y, op: ct.Constant[int], N: ct.Constant[int]):
+    t = ct.load(x, (0,), (N,))
+    fn = ct.static_eval(FUNCS[Op(op)])  # a function chosen by a constant
+    ct.static_assert(t.shape == (N,) and t.dtype == x.dtype)
+    ct.store(y, (0,), fn(t, t) + ct.static_eval(len(t.shape) * 100 if op else -1))
+
+
+@pytest.mark.parametrize("op", [0, 1])
+def test_static_eval_picks_functions_and_values(it, rng, op):
+    x = it.rand(rng, 40, "int32", low=-100, high=100)
+    y = it.poison(40, "int32")
+    it.launch(pick, (1,), x, y, op, 64)
+    it.assert_same(y, (x * x + 100) if op else (x + x - 1))

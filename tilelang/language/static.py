@@ -1,0 +1,27 @@
+"""Language: expressions evaluated by Python while the kernel compiles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.language.stub import stub
+
+
+@stub
+def static_eval(expr: Any, /) -> Any:
+    """The value of the Python expression `expr`, evaluated while compiling with the kernel's
+    names: constants as Python values, tiles and arrays as objects with `shape` and `dtype`.
+
+    Example:
+        >>> fn = tilelang.static_eval(OPS[op_id])   # pick a function by a constant
+    """
+
+
+@stub
+def static_assert(condition: Any, message: Any = None, /) -> None:
+    """Stop compiling with `TileStaticAssertionError` when the Python expression `condition`
+    (evaluated as by static_eval) is False; `message`, evaluated the same way, is added.
+
+    Example:
+        >>> tilelang.static_assert(BLOCK % 16 == 0, "BLOCK must be a multiple of 16")
+    """
