@@ -268,6 +268,15 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
+  // The array's memory as a 1-d array of unit stride starting at its base pointer, for accesses
+  // by element offset (`Array.get_raw_memory`): every offset from 0 up is in bounds.
+  irdl.operation @raw_view {
+    %array = irdl.base @tile::@array
+    %result = irdl.base @tile::@array
+    irdl.operands(array: %array)
+    irdl.results(result: %result)
+  }
+
   // ----- gather, scatter and atomics -----------------------------------------------------------
   // Element-wise accesses at computed positions: `indices` holds one integer tile per array
   // dimension, all of one type and of the op's shape (the front end broadcasts them). An index

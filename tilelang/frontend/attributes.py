@@ -9,7 +9,13 @@ from typing import Any
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe
-from tilelang.frontend.values import ArrayValue, BoundMethod, TiledViewValue, TileValue
+from tilelang.frontend.values import (
+    ArrayValue,
+    BoundMethod,
+    RawMemoryValue,
+    TiledViewValue,
+    TileValue,
+)
 from tilelang.language import dtypes as dt
 from tilelang.language import views
 from tilelang.language.dtypes import DType
@@ -17,7 +23,8 @@ from tilelang.language.dtypes import DType
 TILE_METHODS = ("astype", "reshape", "item", "expand_dims", "broadcast_to", "permute", "transpose",
                 "extract", "insert")
 FUTURE_TILE_METHODS: tuple[str, ...] = ()
-ARRAY_METHODS = ("slice", "tiled_view")
+ARRAY_METHODS = ("slice", "tiled_view", "get_raw_memory")
+RAW_METHODS = tuple(n for n in vars(views.RawArrayMemory) if n.endswith("_offset"))
 VIEW_METHODS = ("num_tiles", "load", "store")
 
 
@@ -28,6 +35,8 @@ def get_attribute(obj: Any, name: str) -> Any:
         return _array_attribute(obj, name)
     if isinstance(obj, TiledViewValue):
         return _view_attribute(obj, name)
+    if isinstance(obj, RawMemoryValue):
+        return _raw_attribute(obj, name)
     if isinstance(obj, types.ModuleType | type | DType | enum.Enum):
         try:
             return getattr(obj, name)
@@ -78,6 +87,14 @@ def _view_attribute(view: TiledViewValue, name: str) -> Any:
     if name in VIEW_METHODS:
         return BoundMethod(view, name, getattr(views.TiledView, name))
     raise TileTypeError(f"a tiled view has no attribute `{name}`")
+
+
+def _raw_attribute(raw: RawMemoryValue, name: str) -> Any:
+    if name == "dtype":
+        return raw.flat.dtype
+    if name in RAW_METHODS:
+        return BoundMethod(raw, name, getattr(views.RawArrayMemory, name))
+    raise TileTypeError(f"raw array memory has no attribute `{name}`")
 
 
 def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue:

@@ -40,6 +40,16 @@ class ArrayValue:
         return f"<array[{self.dtype.name}, ({extents})]>"
 
 
+@dataclass(frozen=True, eq=False)
+class RawMemoryValue:
+    """`array.get_raw_memory()`: `flat` is the array's memory as a 1-d array (tile.raw_view)."""
+
+    flat: ArrayValue
+
+    def __repr__(self) -> str:
+        return f"<raw memory of {self.flat.dtype.name}>"
+
+
 @dataclass(frozen=True)
 class TiledViewValue:
     """`array.tiled_view(...)`: a compile-time value; its loads and stores are `tile.load` /

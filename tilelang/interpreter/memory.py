@@ -59,3 +59,14 @@ def slice_view(array: np.ndarray, axis: int, start: int, stop: int) -> np.ndarra
             "a slice needs 0 <= start <= stop <= extent"
         )
     return array[(slice(None),) * axis + (slice(start, stop),)]
+
+
+def raw_view(array: np.ndarray) -> np.ndarray:
+    """`tile.raw_view`: the memory from the array's first element on, as a 1-d array (as far
+    as the array's last element reaches)."""
+    if array.size == 0:
+        return np.empty(0, array.dtype)
+    span = 1 + sum((n - 1) * s // array.itemsize for n, s in zip(array.shape, array.strides))
+    if any(s < 0 for s in array.strides):
+        raise TileInterpreterError("raw memory of an array with negative strides")
+    return np.lib.stride_tricks.as_strided(array, shape=(span,), strides=(array.itemsize,))

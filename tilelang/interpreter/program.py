@@ -307,6 +307,16 @@ def _slice(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
+@rule("tile.raw_view")
+def _raw_view(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+
+    def step(env: Env) -> None:
+        env[r] = memory.raw_view(env[a])
+
+    return step
+
+
 @rule("scf.if")
 def _if(c: _Compiler, op: ir.Operation) -> Step:
     cond = c.slot(op.operands[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilelang.language.enums import PaddingMode
+from tilelang.language.enums import MemoryOrder, MemoryScope, PaddingMode
 from tilelang.language.stub import stub
 
 
@@ -30,6 +30,14 @@ class Array:
         """
 
     @stub
+    def get_raw_memory(self) -> RawArrayMemory:
+        """The array's memory, addressed by element offsets from its base pointer.
+
+        Example:
+            >>> old = x.get_raw_memory().atomic_add_offset(offsets, 1)
+        """
+
+    @stub
     def tiled_view(
         self,
         tile_shape: Any,
@@ -48,6 +56,71 @@ class Array:
             >>> tv = x.tiled_view((64, 64), padding_mode=tilelang.PaddingMode.ZERO)
             >>> t = tv.load((i, j))
         """
+
+
+class RawArrayMemory:
+    """An array's memory addressed by element offsets from its base pointer
+    (`array.get_raw_memory()`): no shapes or strides, and every offset from 0 up is taken to
+    be in bounds; negative and masked-out offsets are not accessed."""
+
+    @stub
+    def load_offset(self, offset: Any, /, *, mask: Any = None, padding_value: Any = 0,
+                    latency: Any = None) -> Any:
+        """The elements at `offset` (a scalar or an integer tile): `padding_value` where `mask`
+        is False."""
+
+    @stub
+    def store_offset(self, offset: Any, value: Any, /, *, mask: Any = None,
+                     latency: Any = None) -> None:
+        """Store `value` (broadcast to the offsets' shape) where `mask` allows."""
+
+    @stub
+    def atomic_cas_offset(self, offset: Any, expected: Any, desired: Any, /, *, mask: Any = None,
+                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_cas at element offsets; returns the old values (`expected` where masked)."""
+
+    @stub
+    def atomic_xchg_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                           memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_xchg at element offsets; returns the old values."""
+
+    @stub
+    def atomic_add_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_add at element offsets; returns the old values."""
+
+    @stub
+    def atomic_max_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_max at element offsets; returns the old values."""
+
+    @stub
+    def atomic_min_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_min at element offsets; returns the old values."""
+
+    @stub
+    def atomic_and_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_and at element offsets; returns the old values."""
+
+    @stub
+    def atomic_or_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                         memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                         memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_or at element offsets; returns the old values."""
+
+    @stub
+    def atomic_xor_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+        """atomic_xor at element offsets; returns the old values."""
 
 
 class TiledView:

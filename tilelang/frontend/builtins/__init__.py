@@ -88,6 +88,7 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
     grid,
     memory,
     python,
+    raw_memory,
     reduction,
     shape,
     views,
@@ -95,5 +96,5 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
 
 __all__ = [
     "Builtin", "creation", "elementwise", "gather", "grid", "lowers", "memory", "python",
-    "reduction", "shape", "views",
+    "raw_memory", "reduction", "shape", "views",
 ]

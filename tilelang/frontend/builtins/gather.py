@@ -186,7 +186,7 @@ def _atomic_attrs(fn: str, access: _Access, kind: str, memory_order: Any,
             "check_bounds": _flag(check_bounds, "check_bounds")}
 
 
-def _rmw_emitter(kind: str) -> Any:
+def rmw_emitter(kind: str) -> Any:
     fn = f"atomic_{kind}"
 
     def emit(em: Any, array: Any, indices: Any, update: Any, check_bounds: Any,
@@ -202,7 +202,7 @@ def _rmw_emitter(kind: str) -> Any:
 
 
 for _stub, _kind in lang.ATOMIC_RMW.items():
-    lowers(_stub)(_rmw_emitter(_kind))
+    lowers(_stub)(rmw_emitter(_kind))
 
 
 @lowers(lang.atomic_cas)

@@ -215,7 +215,7 @@ def _root_array(value: ir.Value) -> ir.Value:
     """The kernel argument a (possibly sliced) array value views: accesses through slices of
     one array are ordered like accesses to the array itself."""
     while isinstance(value.owner, ir.OpView | ir.Operation) and \
-            value.owner.operation.name == "tile.slice":
+            value.owner.operation.name in ("tile.slice", "tile.raw_view"):
         value = value.owner.operation.operands[0]
     return value
 

@@ -50,5 +50,18 @@ def lower_slice(lw: Lowering, op: ir.Operation) -> None:
            ArrayArgs(ptr, tuple(shape), array.strides, array.dtype, unit_stride, align))
 
 
+@lowers("tile.raw_view")
+def lower_raw_view(lw: Lowering, op: ir.Operation) -> None:
+    """The base pointer with one unit-stride dimension that no offset from 0 up leaves."""
+    array = lw.array(op.operands[0])
+    _, unit_stride, align = parse_array_type(op.results[0].type)
+    extent, stride = arith.constant(i64(), RAW_EXTENT), arith.constant(i64(), 1)
+    lw.set(op.results[0], ArrayArgs(array.ptr, (extent,), (stride,), array.dtype, unit_stride,
+                                    align))
+
+
+RAW_EXTENT = 2**62
+
+
 def _wide(value: ir.Value) -> ir.Value:
     return value if value.type == i64() else arith.extsi(i64(), value)
