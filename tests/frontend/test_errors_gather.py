@@ -139,7 +139,7 @@ def test_atomic_unsupported_dtype(fe, fn, dtype):
     name = np.dtype(dtype).name if dtype is not np.bool_ else "bool_"
     at = "op(a, 0, 0, 0)" if fn == "atomic_cas" else ("op(a, 0, 0)", "op(a, 0, 0)")
     err = fe.expect_error(k, (fe.array(dtype),), TileTypeError,
-                          f"{fn}(): unsupported array dtype {name}", at)
+                          f"Unsupported array dtype {name} for {fn}()", at)
     assert "int32" in err.hint
 
 
@@ -149,7 +149,8 @@ def test_bitwise_update_dtype_must_match(fe):
         ct.atomic_xor(a, 0, ct.zeros((), ct.int32))
 
     fe.expect_error(k, (fe.array(np.int64),), TileTypeError,
-                    "require the update dtype (int32) to exactly match the target dtype (int64)",
+                    "require the update dtype (tilelang.int32) to exactly match the target dtype "
+                    "(tilelang.int64)",
                     "ct.atomic_xor(a, 0, ct.zeros((), ct.int32))")
 
 

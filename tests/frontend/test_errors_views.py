@@ -204,3 +204,23 @@ def test_tiled_view_accesses(fe):
     ir = fe.tile_ir(ct.kernel(strided), fe.array(shape=(8, 8)), fe.array(shape=(8, 8)), (2, 4),
                     (2, 4))
     assert "steps" not in ir and ir.count("order = array<i64: 0, 1>") == 2, ir
+
+
+def test_atomic_store_of_an_unsupported_dtype(fe):
+    @ct.kernel
+    def k(a):
+        a.tiled_view(16).atomic_store_max(0, ct.zeros((16,), ct.float32))
+
+    fe.expect_error(k, (fe.array(np.float32),), TileTypeError,
+                    "Unsupported tiled view dtype float32 for atomic_store_max()",
+                    "a.tiled_view(16).atomic_store_max(0, ct.zeros((16,), ct.float32))")
+
+
+def test_atomic_store_update_of_the_wrong_shape(fe):
+    @ct.kernel
+    def k(a):
+        a.tiled_view(16).atomic_store_add(0, ct.zeros((8,), ct.float32))
+
+    fe.expect_error(k, (fe.array(np.float32),), TileTypeError,
+                    "Update shape (8,) is not broadcastable to the tile shape (16,)",
+                    "a.tiled_view(16).atomic_store_add(0, ct.zeros((8,), ct.float32))")

@@ -25,7 +25,8 @@ TILE_METHODS = ("astype", "reshape", "item", "expand_dims", "broadcast_to", "per
 FUTURE_TILE_METHODS: tuple[str, ...] = ()
 ARRAY_METHODS = ("slice", "tiled_view", "get_raw_memory")
 RAW_METHODS = tuple(n for n in vars(views.RawArrayMemory) if n.endswith("_offset"))
-VIEW_METHODS = ("num_tiles", "load", "store")
+VIEW_METHODS = ("num_tiles", "load", "store", "atomic_store_add", "atomic_store_max",
+                "atomic_store_min", "atomic_store_and", "atomic_store_or", "atomic_store_xor")
 
 
 def get_attribute(obj: Any, name: str) -> Any:

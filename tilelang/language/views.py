@@ -161,3 +161,28 @@ class TiledView:
     ) -> None:
         """Store `tile` (broadcast to `tile_shape`, implicitly cast to the view's dtype) at tile
         coordinates `index`; elements outside the array are dropped."""
+
+    @stub
+    def atomic_store_add(self, index: Any, update: Any, /) -> None:
+        """Atomically add `update` (broadcast to `tile_shape`) to the tile at `index`; elements
+        outside the array are skipped. Tiles of overlapping views may update the same element."""
+
+    @stub
+    def atomic_store_max(self, index: Any, update: Any, /) -> None:
+        """Atomically take the maximum with `update` over the tile at `index`."""
+
+    @stub
+    def atomic_store_min(self, index: Any, update: Any, /) -> None:
+        """Atomically take the minimum with `update` over the tile at `index`."""
+
+    @stub
+    def atomic_store_and(self, index: Any, update: Any, /) -> None:
+        """Atomically AND `update` into the tile at `index`."""
+
+    @stub
+    def atomic_store_or(self, index: Any, update: Any, /) -> None:
+        """Atomically OR `update` into the tile at `index`."""
+
+    @stub
+    def atomic_store_xor(self, index: Any, update: Any, /) -> None:
+        """Atomically XOR `update` into the tile at `index`."""

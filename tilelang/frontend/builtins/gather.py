@@ -93,9 +93,9 @@ class _Access:
             raise TileTypeError(f"{self.fn}(): {what} must be a tile or a scalar, got "
                                 f"{describe(value)}")
         if exact and value.dtype is not dtype:
-            raise TileTypeError(
+            raise TileTypeError(  # dtypes shown as str() shows them, as cuTile's tests expect
                 f"Bitwise atomic read-modify-write operations require the update dtype "
-                f"({value.dtype.name}) to exactly match the target dtype ({dtype.name})",
+                f"({value.dtype}) to exactly match the target dtype ({dtype})",
                 hint=f"convert it with .astype(tilelang.{dtype.name})",
             )
         if not semantics.lossless_cast(value.dtype, dtype):
@@ -174,7 +174,7 @@ def _atomic_attrs(fn: str, access: _Access, kind: str, memory_order: Any,
     dtype = access.array.dtype
     if dtype not in ATOMIC_DTYPES[kind]:
         names = ", ".join(d.name for d in ATOMIC_DTYPES[kind])
-        raise TileTypeError(f"{fn}(): unsupported array dtype {dtype.name}",
+        raise TileTypeError(f"Unsupported array dtype {dtype.name} for {fn}()",
                             hint=f"{fn} works on arrays of {names}")
     if not isinstance(memory_order, MemoryOrder):
         raise TileTypeError(f"memory_order must be a tilelang.MemoryOrder, got "

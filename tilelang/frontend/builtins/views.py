@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang.errors import TileTypeError
-from tilelang.frontend import build, semantics
+from tilelang.frontend import build, operators, semantics
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.grid import cdiv
 from tilelang.frontend.builtins.memory import _indices, _padding, _stored_value
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
+from tilelang.language.enums import MemoryOrder, MemoryScope
 from tilelang.language.views import Array, TiledView
 
 # ----- Array.slice -----------------------------------------------------------------------------
@@ -176,3 +177,50 @@ def _steps(view: TiledViewValue) -> dict[str, tuple[int, ...]]:
 def _check_bounds_flag(value: Any) -> None:
     if not isinstance(value, bool):
         raise TileTypeError(f"check_bounds must be a constant bool, got {describe(value)}")
+
+
+# ----- atomic updates of a whole tile ---------------------------------------------------------
+
+
+def _atomic_store_emitter(kind: str) -> Any:
+    name = f"atomic_store_{kind}"
+
+    def emit(em: Any, self: TiledViewValue, index: Any, update: Any) -> None:
+        from tilelang.frontend.builtins.gather import ATOMIC_DTYPES, rmw_emitter
+
+        array = self.array
+        if array.dtype not in ATOMIC_DTYPES[kind]:
+            names = ", ".join(d.name for d in ATOMIC_DTYPES[kind])
+            raise TileTypeError(f"Unsupported tiled view dtype {array.dtype.name} for {name}()",
+                                hint=f"{name} works on views of {names}")
+        if isinstance(update, TileValue) and not _broadcasts(update.shape, self.shape):
+            raise TileTypeError(f"Update shape {update.shape} is not broadcastable to the tile "
+                                f"shape {self.shape}")
+        coords = _element_indices(self, _indices(array, index))
+        rmw_emitter(kind)(em, array, coords, update, True, MemoryOrder.RELAXED,
+                          MemoryScope.DEVICE)
+
+    return emit
+
+
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return semantics.broadcast_shapes(shape, target) == target
+    except TileTypeError:
+        return False
+
+
+def _element_indices(view: TiledViewValue, tile_index: list[TileValue]) -> tuple[TileValue, ...]:
+    """Per dimension, the array index of every element of the tile at `tile_index`."""
+    ndim = view.array.ndim
+    coords = []
+    for d, (start, size) in enumerate(zip(tile_index, view.shape, strict=True)):
+        ramp = build.op("arange", [], start.dtype, (size,))
+        ramp = build.reshape(ramp, tuple(size if k == d else 1 for k in range(ndim)))
+        first = operators.binary("mul", start, view.steps[d])
+        coords.append(build.broadcast_to(operators.binary("add", ramp, first), view.shape))
+    return tuple(coords)
+
+
+for _kind in ("add", "max", "min", "and", "or", "xor"):
+    lowers(getattr(TiledView, f"atomic_store_{_kind}"))(_atomic_store_emitter(_kind))
