@@ -7,6 +7,7 @@ import pytest
 
 import tilelang as ct
 
+
 def add_method(tv):
     return tv.atomic_store_add
 
