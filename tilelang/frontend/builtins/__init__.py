@@ -72,6 +72,10 @@ def call_method(em: Any, method: Any, args: list[Any], kwargs: dict[str, Any]) -
     if method.name == "item":
         if args or kwargs:
             raise TileTypeError("Tile.item() takes no arguments")
+        shape = getattr(method.receiver, "shape", ())
+        if any(d != 1 for d in shape):
+            raise TileTypeError(f"Cannot reshape {shape} to ()",
+                                hint="item() reads a tile of one element")
         args, fn = [()], lang.reshape
     else:
         fn = method.fn or getattr(lang, method.name)

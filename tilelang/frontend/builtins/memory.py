@@ -62,6 +62,10 @@ def emit_load(
 ) -> TileValue:
     array = as_array(array, "load")
     shape = check_shape(as_tuple(shape)) if shape != () else ()
+    if shape == () and array.ndim:  # one element, as a scalar (cuTile)
+        one = emit_load(em, array, index, (1,) * array.ndim, order, padding_mode, latency,
+                        allow_tma)
+        return build.reshape(one, ())
     if len(shape) != array.ndim:
         raise TileValueError(
             f"expected a shape of length {array.ndim} for a {array.ndim}-d array, got {shape}"

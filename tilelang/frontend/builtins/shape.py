@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang.dialect import ops, tensor_type
-from tilelang.errors import TileTypeError, TileValueError
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
 from tilelang.frontend import build
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype, as_tile, as_tuple, index_scalar
@@ -77,14 +77,14 @@ def emit_permute(em: Any, x: Any, axes: Any) -> TileValue:
 def emit_transpose(em: Any, x: Any, axis0: Any, axis1: Any) -> TileValue:
     tile = as_tile(x, "transpose")
     if tile.ndim < 2:
-        raise TileTypeError(f"cannot transpose a tile with fewer than 2 dimensions "
+        raise TileTypeError(f"Cannot transpose a tile with fewer than 2 dimensions "
                             f"(shape {tile.shape})")
     if (axis0 is None) != (axis1 is None):
-        raise TileTypeError("transpose() axes must either both be given or both be None")
+        raise TileTypeError("transpose axes must either both be specified or both be None")
     if axis0 is None:
         if tile.ndim > 2:
-            raise TileTypeError(f"transpose() needs axis0 and axis1 for a tile of more than 2 "
-                                f"dimensions (shape {tile.shape})")
+            raise TileTypeError(f"`axes` must be specified for tile with more than 2 dimensions "
+                                f"(shape {tile.shape})")
         axis0, axis1 = 0, 1
     a, b = normalize_axis(axis0, tile.ndim, "axis0"), normalize_axis(axis1, tile.ndim, "axis1")
     axes = list(range(tile.ndim))
@@ -97,27 +97,43 @@ def emit_cat(em: Any, tiles: Any, axis: Any) -> TileValue:
     if not isinstance(tiles, tuple) or not tiles:
         raise TileTypeError(f"cat() expects a tuple of tiles, got {describe(tiles)}")
     if len(tiles) > 2:
-        raise TileTypeError(f"cat() concatenates at most 2 tiles, got {len(tiles)}")
+        raise TileTypeError(f"cat() supports at most 2 tiles, got {len(tiles)}")
     parts = [as_tile(t, "cat") for t in tiles]
     first = parts[0]
     if not first.shape:
         raise TileTypeError("cat() cannot concatenate scalars")
-    axis = normalize_axis(axis, first.ndim)
+    try:
+        axis = normalize_axis(axis, first.ndim)
+    except TileValueError as e:  # cuTile reports a bad cat axis as a type error
+        raise TileTypeError(e.message) from None
     if len(parts) == 1:
         return first
     second = parts[1]
-    if second.dtype is not first.dtype:
-        raise TileTypeError(f"cat() needs tiles of one dtype, got {first.dtype.name} and "
-                            f"{second.dtype.name}")
-    if second.shape != first.shape:
-        raise TileTypeError(f"cat() needs tiles of one shape, got {first.shape} and "
-                            f"{second.shape}")
-    size = first.shape[axis]
-    if size & (size - 1):
-        raise TileValueError(f"cat() needs tiles whose size along axis {axis} is a power of two, "
-                             f"got shape {first.shape}")
+    _check_cat_pair(first, second, axis)
     shape = tuple(2 * s if d == axis else s for d, s in enumerate(first.shape))
     return build.op("cat", [first, second], first.dtype, shape, axis=axis)
+
+
+def _check_cat_pair(first: TileValue, second: TileValue, axis: int) -> None:
+    """cuTile's rules and messages; tilelang concatenates tiles of one shape only."""
+    if second.dtype is not first.dtype:
+        raise TileTypeError(f"Expected tiles to have the same dtype, got {first.dtype.name} and "
+                            f"{second.dtype.name}")
+    if second.ndim != first.ndim:
+        raise TileTypeError(f"Expected tiles to have the same rank, got shapes {first.shape} and "
+                            f"{second.shape}")
+    if any(a != b for d, (a, b) in enumerate(zip(first.shape, second.shape, strict=True))
+           if d != axis):
+        raise TileTypeError("Expected tiles to have the same shape for non axis dimensions, got "
+                            f"{first.shape} and {second.shape}")
+    total = first.shape[axis] + second.shape[axis]
+    if total & (total - 1):
+        raise TileTypeError(f"Result tile shape must be power of 2 along axis {axis}, got "
+                            f"{first.shape} and {second.shape}")
+    if second.shape != first.shape:
+        raise TileUnsupportedFeatureError(
+            f"cat() of tiles of different sizes along axis {axis} ({first.shape} and "
+            f"{second.shape}) is not supported yet", hint="concatenate tiles of one shape")
 
 
 def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -> list[TileValue]:
@@ -128,8 +144,8 @@ def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -
                             f"{tile.ndim} (tile shape {tile.shape})")
     for k, (size, part) in enumerate(zip(tile.shape, sub, strict=True)):
         if size % part:
-            raise TileValueError(f"{fn}(): the sub-tile shape {sub} does not divide the tile "
-                                 f"shape {tile.shape} (dimension {k})")
+            raise TileTypeError(f"{fn}(): tile shape {tile.shape} is not divisible by the "
+                                f"sub-tile shape {sub} (dimension {k})")
         if part != size and part & (part - 1):
             raise TileValueError(f"{fn}(): the sub-tile size {part} along dimension {k} must be "
                                  f"a power of two (or the whole dimension, {size})")
@@ -141,8 +157,8 @@ def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -
     for k, i in enumerate(index):
         count = tile.shape[k] // sub[k]
         if isinstance(i, int) and not isinstance(i, bool) and not 0 <= i < count:
-            raise TileValueError(f"{fn}(): index {i} along dimension {k} is out of bounds: "
-                                 f"the tile holds {count} sub-tiles of size {sub[k]} there")
+            raise TileTypeError(f"{fn}(): index {i} along dimension {k} is out of bounds: "
+                                f"the tile holds {count} sub-tiles of size {sub[k]} there")
         values.append(index_scalar(i, f"each {fn}() index"))
     if any(v.dtype is dt.int64 for v in values):  # the index operands share one type
         values = [build.cast(v, dt.int64) for v in values]
@@ -154,13 +170,15 @@ def emit_extract(em: Any, x: Any, index: Any, shape: Any) -> TileValue:
     tile = as_tile(x, "extract")
     if not tile.shape:
         raise TileTypeError("extract() needs a tile, got a scalar")
-    sub = check_shape(as_tuple(shape), "extract() shape")
+    scalar = shape == ()  # one element, as a scalar (cuTile)
+    sub = (1,) * tile.ndim if scalar else check_shape(as_tuple(shape), "extract() shape")
     indices = _subtile_index("extract", tile, sub, index)
     if sub == tile.shape:
-        return tile
+        return build.reshape(tile, ()) if scalar else tile
     result = ops.create("extract", [tile.value, *(i.value for i in indices)],
                         [tensor_type(sub, tile.dtype)])
-    return TileValue(result.result, tile.dtype, sub)
+    part = TileValue(result.result, tile.dtype, sub)
+    return build.reshape(part, ()) if scalar else part
 
 
 @lowers(lang.insert)
@@ -170,7 +188,7 @@ def emit_insert(em: Any, x: Any, index: Any, value: Any) -> TileValue:
         raise TileTypeError("insert() needs a tile, got a scalar")
     part = value if isinstance(value, TileValue) else build.to_tile(value, tile.dtype)
     if part.dtype is not tile.dtype:
-        raise TileTypeError(f"cannot insert a tile of dtype {part.dtype.name} into a tile of "
+        raise TileTypeError(f"Cannot insert a tile of dtype {part.dtype.name} into a tile of "
                             f"dtype {tile.dtype.name}")
     if not part.shape:
         part = build.reshape(part, (1,) * tile.ndim)
