@@ -182,3 +182,33 @@ def test_check_bounds_at_run_time(fe):
     fe.expect_error(k, (fe.array(), True), TileTypeError,
                     "check_bounds must be a compile-time constant bool",
                     "ct.gather(a, 0, check_bounds=flag)")
+
+
+def test_advanced_indexing_without_an_index_tile(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load_advanced_indexing(a, (ct.Slice(0, 4), ct.Slice(0, 4)))
+
+    fe.expect_error(k, (fe.array(np.float32, (8, 8)),), TileTypeError,
+                    "exactly one index must be a 1D integer Tile",
+                    "ct.load_advanced_indexing(a, (ct.Slice(0, 4), ct.Slice(0, 4)))")
+
+
+def test_advanced_indexing_with_a_slice_length_of_three(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load_advanced_indexing(a, (ct.arange(4, dtype=ct.int32), ct.Slice(0, 3)))
+
+    fe.expect_error(k, (fe.array(np.float32, (8, 8)),), TileTypeError,
+                    "the length 3 along dimension 1 must be a power of two",
+                    "ct.load_advanced_indexing(a, (ct.arange(4, dtype=ct.int32), ct.Slice(0, 3)))")
+
+
+def test_advanced_indexing_of_the_wrong_rank(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load_advanced_indexing(a, (ct.arange(4, dtype=ct.int32),))
+
+    fe.expect_error(k, (fe.array(np.float32, (8, 8)),), TileTypeError,
+                    "does not match array rank 2",
+                    "ct.load_advanced_indexing(a, (ct.arange(4, dtype=ct.int32),))")

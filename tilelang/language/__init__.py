@@ -1,5 +1,6 @@
 """Language: everything users write inside kernels (stubs the front end compiles)."""
 
+from tilelang.language.advanced import Slice, load_advanced_indexing, store_advanced_indexing
 from tilelang.language.constant import Constant, ConstantAnnotation
 from tilelang.language.creation import arange, full, ones, zeros
 from tilelang.language.dtypes import (
@@ -113,6 +114,7 @@ __all__ = [
     "MemoryScope",
     "PaddingMode",
     "RoundingMode",
+    "Slice",
     "TiledView",
     "abs",
     "add",
@@ -170,6 +172,7 @@ __all__ = [
     "less",
     "less_equal",
     "load",
+    "load_advanced_indexing",
     "log",
     "log2",
     "max",
@@ -197,6 +200,7 @@ __all__ = [
     "static_assert",
     "static_eval",
     "store",
+    "store_advanced_indexing",
     "sub",
     "sum",
     "tan",

@@ -86,6 +86,7 @@ def call_method(em: Any, method: Any, args: list[Any], kwargs: dict[str, Any]) -
 
 
 from tilelang.frontend.builtins import (  # noqa: E402  (registration side effects)
+    advanced,
     creation,
     elementwise,
     gather,
@@ -99,6 +100,6 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
 )
 
 __all__ = [
-    "Builtin", "creation", "elementwise", "gather", "grid", "lowers", "memory", "python",
-    "raw_memory", "reduction", "shape", "views",
+    "Builtin", "advanced", "creation", "elementwise", "gather", "grid", "lowers", "memory",
+    "python", "raw_memory", "reduction", "shape", "views",
 ]
