@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 
+import numpy as np
 import pytest
 
 import tilelang as ct
@@ -31,3 +32,14 @@ def test_static_eval_picks_functions_and_values(it, rng, op):
     y = it.poison(40, "int32")
     it.launch(pick, (1,), x, y, op, 64)
     it.assert_same(y, (x * x + 100) if op else (x + x - 1))
+
+
+@ct.kernel
+def infinities(y):
+    ct.store(y, (0,), ct.full((4,), float("-inf"), ct.float32) + float("1.5"))
+
+
+def test_float_of_a_string_constant(it):
+    y = it.poison(4, "float32")
+    it.launch(infinities, (1,), y)
+    it.assert_same(y, np.full(4, -np.inf, np.float32))
