@@ -16,7 +16,10 @@ lint:
 	$(PY) -m ruff check tilelang tests samples benchmarks
 
 samples:
-	for s in vector_add silu_and_mul row_bias_scale transpose_copy; do $(PY) samples/$$s.py || exit 1; done
+	for s in vector_add silu_and_mul row_bias_scale transpose_copy transpose softmax layer_norm \
+	    rms_norm cumsum cross_entropy histogram embedding_gather; do \
+	  $(PY) samples/$$s.py || exit 1; done
 
 bench:
 	$(PY) benchmarks/bench_elementwise.py
+	$(PY) benchmarks/bench_reductions.py
