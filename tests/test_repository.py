@@ -34,3 +34,11 @@ def test_ruff_is_clean() -> None:
         cwd=ROOT, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_readme_kernel_example_runs_as_pasted(tmp_path: Path) -> None:
+    example = re.findall(r"```python\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)[0]
+    script = tmp_path / "example.py"  # kernels are read from a file, as users write them
+    script.write_text(example)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -36,6 +36,18 @@ def _init() -> None:
         _initialized = True
 
 
+def gpu_count() -> int:
+    """How many CUDA devices the driver sees (0 without a driver or a GPU)."""
+    try:
+        (err,) = driver.cuInit(0)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            return 0
+        err, count = driver.cuDeviceGetCount()
+        return count if err == driver.CUresult.CUDA_SUCCESS else 0
+    except Exception:  # no libcuda at all
+        return 0
+
+
 def current_ordinal() -> int:
     """The device of the thread's current context (device 0 in a thread without one)."""
     _init()

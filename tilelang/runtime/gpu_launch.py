@@ -112,6 +112,12 @@ def _check_device_arrays(kernel: Kernel, args: Any) -> list[Any]:
     for param, arg in zip(kernel.params, args, strict=True):
         f = None if param.constant else array_facts(arg, param.name)
         if f is not None and f.device != "cuda":
+            if not binary.gpu_count():
+                raise TileArgumentError(
+                    f"argument `{param.name}` is in {f.device} memory and no GPU was found: "
+                    "kernels on host arrays run on the CPU interpreter",
+                    hint="set TILELANG_INTERPRET=1, or use @tilelang.kernel(interpret=True)",
+                )
             raise TileArgumentError(
                 f"argument `{param.name}` is in {f.device} memory; a GPU launch needs device "
                 "arrays", hint="move it to the GPU (e.g. tensor.cuda()), or use the interpreter "

@@ -1,0 +1,25 @@
+"""Launching on host arrays where no GPU is found: a clear error that names the interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang.runtime import binary
+
+
+@ct.kernel
+def add_one(x):
+    ct.store(x, (0,), ct.load(x, (0,), (4,)) + 1.0)
+
+
+def test_host_arrays_without_a_gpu(monkeypatch):
+    monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+    monkeypatch.setattr(binary, "gpu_count", lambda: 0)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ct.TileArgumentError, match="no GPU was found") as info:
+        ct.launch(None, (1,), add_one, (x,))
+    assert "TILELANG_INTERPRET=1" in info.value.hint
+    ct.launch(None, (1,), add_one.replace_hints(interpret=True), (x,))  # what the hint says
+    assert x.tolist() == [1.0] * 4
