@@ -20,7 +20,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Run tilelang and upstream MLIR passes on a .mlir file with the tile dialect.",
     )
     p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
-    p.add_argument("-p", "--pipeline", default="", help="comma-separated passes to run")
+    p.add_argument("-p", "--pipeline", default="",
+                   help="comma-separated passes to run; a stage name (tile-opt, layout, simt, "
+                        "llvm, ptx) stands for the default pipeline that produces that stage")
     p.add_argument("-o", "--output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--split-input-file", action="store_true",
                    help=f"process each chunk between '{SPLIT_MARKER}' lines on its own")
@@ -36,7 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         for info in passes.passes().values():
             print(f"{info.name:42s} {info.summary.splitlines()[0] if info.summary else ''}")
         return 0
+    if args.input.endswith(".py"):
+        print("error: tilelang-opt reads MLIR text, not Python: get a kernel's IR with "
+              "tilelang.compile(kernel, args, stop_after=STAGE).asm[STAGE], or set "
+              "TILELANG_DUMP_DIR and launch it (see docs/debugging.md)", file=sys.stderr)
+        return 2
     text = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
+    args.pipeline = expand_stages(args.pipeline)
     chunks = text.split(f"\n{SPLIT_MARKER}\n") if args.split_input_file else [text]
     outputs, failed = [], False
     for chunk in chunks:
@@ -50,6 +58,17 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.output, "w") as f:
             f.write(out)
     return 1 if failed else 0
+
+
+def expand_stages(pipeline: str) -> str:
+    """Replace each stage name in `pipeline` by the default pipeline that produces the stage."""
+    from tilelang.passes import pipelines
+
+    stages = {"tile-opt": pipelines.TILE_OPT, "layout": pipelines.LAYOUT,
+              "simt": pipelines.SIMT.format(chip="sm_90", features="+ptx80"),
+              "llvm": pipelines.LLVM, "ptx": pipelines.PTX}
+    steps = passes.split_pipeline(pipeline) if pipeline else []
+    return ",".join(stages.get(step.strip(), step) for step in steps)
 
 
 def _process(text: str, args: argparse.Namespace) -> str | None:
