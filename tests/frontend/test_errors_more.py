@@ -295,3 +295,14 @@ def test_internal_errors_are_wrapped(fe, monkeypatch):
     fe.check_rendering(err)
     fe.check_traceback(err)
     monkeypatch.undo()
+
+
+def test_cutile_name_tilelang_lacks(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        c = ct.mma(t, t, t)
+
+    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
+                    "`tilelang.mma` (part of cuTile's API) is not supported by tilelang yet",
+                    "ct.mma")

@@ -19,6 +19,7 @@ from tilelang.frontend.values import (
 from tilelang.language import dtypes as dt
 from tilelang.language import views
 from tilelang.language.dtypes import DType
+from tilelang.language.future import NOT_YET
 
 TILE_METHODS = ("astype", "reshape", "item", "expand_dims", "broadcast_to", "permute", "transpose",
                 "extract", "insert")
@@ -42,6 +43,10 @@ def get_attribute(obj: Any, name: str) -> Any:
         try:
             return getattr(obj, name)
         except AttributeError:
+            if isinstance(obj, types.ModuleType) and name in NOT_YET:
+                raise TileUnsupportedFeatureError(
+                    f"`{_name_of(obj)}.{name}` (part of cuTile's API) is not supported by "
+                    "tilelang yet") from None
             raise TileTypeError(f"{_name_of(obj)} has no attribute `{name}`") from None
     raise TileTypeError(f"{describe(obj)} has no attribute `{name}` usable in a kernel")
 
