@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import Any
 
@@ -81,3 +82,20 @@ def check(name: str, got: np.ndarray, want: np.ndarray, rtol: float = 0.0, atol:
         raise AssertionError(f"{name}: {np.isnan(got64).sum()} elements were never written")
     np.testing.assert_allclose(got64, want64, rtol=rtol, atol=atol, err_msg=name)
     print(f"{name}: OK ({got.size} elements match)")
+
+
+def row_sample_args(doc: str, what: str, gpu: tuple[int, int] = (4096, 4096),
+                    cpu: tuple[int, int] = (37, 300)) -> tuple[Backend, int, int, str]:
+    """Command line of the row-wise samples: --rows, -n, --dtype, --interpret; the sizes default
+    to `gpu` or `cpu` (rows, n) by where the sample runs. Prints what runs where."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=None)
+    parser.add_argument("-n", type=int, default=None, help="row length")
+    parser.add_argument("--dtype", default="float32", choices=["bfloat16", "float16", "float32"])
+    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
+    args = parser.parse_args()
+    backend = Backend(force_interpreter=args.interpret)
+    rows, n = gpu if backend.gpu else cpu
+    rows, n = args.rows or rows, args.n or n
+    print(f"{what} over {rows} rows of {n} {args.dtype} on {backend.describe()}")
+    return backend, rows, n, args.dtype

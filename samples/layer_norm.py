@@ -9,11 +9,9 @@ Statistics and math in float32 whatever the storage dtype.
 
 from __future__ import annotations
 
-import argparse
-
 import ml_dtypes
 import numpy as np
-from _common import Backend, check
+from _common import Backend, check, row_sample_args
 
 import tilelang as ct
 
@@ -129,16 +127,8 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=None)
-    parser.add_argument("-n", type=int, default=None, help="row length")
-    parser.add_argument("--dtype", default="float32", choices=["bfloat16", "float16", "float32"])
-    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
-    args = parser.parse_args()
-    backend = Backend(force_interpreter=args.interpret)
-    rows, n = args.rows or (4096 if backend.gpu else 37), args.n or (4096 if backend.gpu else 300)
-    print(f"layer norm over {rows} rows of {n} {args.dtype} on {backend.describe()}")
-    run(rows, n, args.dtype, backend)
+    backend, rows, n, dtype = row_sample_args(__doc__, "layer norm")
+    run(rows, n, dtype, backend)
 
 
 if __name__ == "__main__":

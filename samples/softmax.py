@@ -14,12 +14,11 @@ bound by arithmetic, not memory, for no difference visible after rounding to bf1
 
 from __future__ import annotations
 
-import argparse
 import math
 
 import ml_dtypes
 import numpy as np
-from _common import Backend, check
+from _common import Backend, check, row_sample_args
 
 import tilelang as ct
 
@@ -94,18 +93,9 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=None)
-    parser.add_argument("-n", type=int, default=None, help="row length")
-    parser.add_argument("--dtype", default="float32", choices=["bfloat16", "float16", "float32"])
-    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
-    args = parser.parse_args()
-    backend = Backend(force_interpreter=args.interpret)
-    rows = args.rows or (4096 if backend.gpu else 37)
-    n = args.n or (4096 if backend.gpu else 1000)
-    print(f"softmax over {rows} rows of {n} {args.dtype} on {backend.describe()}")
-    run(rows, n, args.dtype, backend)
-    run(min(rows, 64), n * 4 + 3, args.dtype, backend, looped_block=1024)  # long rows
+    backend, rows, n, dtype = row_sample_args(__doc__, "softmax", cpu=(37, 1000))
+    run(rows, n, dtype, backend)
+    run(min(rows, 64), n * 4 + 3, dtype, backend, looped_block=1024)  # long rows
 
 
 if __name__ == "__main__":
