@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 import tilelang as ct
-from tilelang import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError
+from tilelang import (
+    TileStaticAssertionError,
+    TileStaticEvalError,
+    TileSyntaxError,
+    TileTypeError,
+    TileValueError,
+)
 
 
 def test_failed_assertion_with_a_message(fe):
@@ -78,3 +84,44 @@ def test_static_eval_inside_static_eval(fe):
     fe.expect_error(k, (fe.array(),), TileStaticEvalError,
                     "static_eval() cannot be used inside static_eval().",
                     "ct.static_eval(ct.static_eval(1))")
+
+
+def test_break_in_static_iter(fe):
+    @ct.kernel
+    def k(a):
+        for _ in ct.static_iter(range(3)):
+            break
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError,
+                    "Break in a for loop with static_iter() is not supported", "break")
+
+
+def test_static_iter_of_something_not_iterable(fe):
+    @ct.kernel
+    def k(a):
+        for _ in ct.static_iter(3):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Invalid static_iter() iterable: int is not iterable", "ct.static_iter(3)")
+
+
+def test_static_iter_too_long(fe):
+    @ct.kernel
+    def k(a):
+        for _ in ct.static_iter(range(2000)):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "Maximum number of iterations (1000) has been reached",
+                    "ct.static_iter(range(2000))")
+
+
+def test_static_iter_outside_a_for(fe):
+    @ct.kernel
+    def k(a):
+        it = ct.static_iter(range(3))
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError,
+                    "static_iter() is only allowed as iterable of a `for` loop",
+                    "ct.static_iter(range(3))")

@@ -43,3 +43,22 @@ def test_float_of_a_string_constant(it):
     y = it.poison(4, "float32")
     it.launch(infinities, (1,), y)
     it.assert_same(y, np.full(4, -np.inf, np.float32))
+
+
+@ct.kernel
+def unrolled(x, y, K: ct.Constant[int]):
+    t = ct.load(x, (0,), (8,))
+    states = ()
+    for k in ct.static_iter(range(K)):  # one copy of the body per k, k a Python int
+        states += (t * (k + 1),)
+    total = ct.zeros((8,), ct.int32)
+    for s in ct.static_iter(states[::-1]):
+        total = total + s
+    ct.store(y, (0,), total)
+
+
+def test_static_iter_unrolls(it, rng):
+    x = it.rand(rng, 8, "int32", low=-100, high=100)
+    y = it.poison(8, "int32")
+    it.launch(unrolled, (1,), x, y, 4)
+    it.assert_same(y, x * 10)

@@ -25,6 +25,8 @@ def emit_call(em: Emitter, node: ast.Call) -> Any:
     callee = em.expr(node.func)
     if stub_name(callee) in static.KEYWORDS:
         return static.emit(em, stub_name(callee), node)
+    if stub_name(callee) == "static_iter":
+        raise TileSyntaxError("static_iter() is only allowed as iterable of a `for` loop")
     args = em.exprs(node.args)
     kwargs = {}
     for kw in node.keywords:

@@ -59,11 +59,11 @@ def _binop(em: Emitter, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):
         raise TileUnsupportedFeatureError("the @ operator (matmul) is not supported yet")
     if isinstance(lhs, tuple) or isinstance(rhs, tuple):
-        return _tuple_arith(node.op, lhs, rhs)
+        return tuple_arith(node.op, lhs, rhs)
     return operators.binary(BINOPS[type(node.op)], lhs, rhs)
 
 
-def _tuple_arith(op: ast.operator, lhs: Any, rhs: Any) -> tuple:
+def tuple_arith(op: ast.operator, lhs: Any, rhs: Any) -> tuple:
     if isinstance(op, ast.Add) and isinstance(lhs, tuple) and isinstance(rhs, tuple):
         return lhs + rhs
     if isinstance(op, ast.Mult) and isinstance(lhs, tuple) and isinstance(rhs, int):

@@ -11,10 +11,11 @@ from tilelang.errors import (
     TileUnsupportedFeatureError,
     TileValueError,
 )
-from tilelang.frontend import control_flow, operators
+from tilelang.frontend import control_flow, operators, static
 from tilelang.frontend.emitter import Emitter, statement
-from tilelang.frontend.expressions import BINOPS
+from tilelang.frontend.expressions import BINOPS, tuple_arith
 from tilelang.frontend.values import TileValue
+from tilelang.language.stub import stub_name
 
 
 @statement(ast.Expr)
@@ -51,8 +52,11 @@ def _aug_assign(em: Emitter, node: ast.AugAssign) -> None:
         )
     if isinstance(node.op, ast.MatMult):
         raise TileUnsupportedFeatureError("the @ operator (matmul) is not supported yet")
-    current = em.lookup(node.target.id)
-    value = operators.binary(BINOPS[type(node.op)], current, em.expr(node.value))
+    current, operand = em.lookup(node.target.id), em.expr(node.value)
+    if isinstance(current, tuple) or isinstance(operand, tuple):
+        em.scope[node.target.id] = tuple_arith(node.op, current, operand)  # states += (t,)
+        return
+    value = operators.binary(BINOPS[type(node.op)], current, operand)
     em.scope[node.target.id] = value
 
 
@@ -97,6 +101,9 @@ def _for(em: Emitter, node: ast.For) -> None:
             bounds = control_flow.range_bounds(args)
         control_flow.emit_for(em, node, bounds)
         return
+    if isinstance(iterable, ast.Call) and stub_name(em.expr(iterable.func)) == "static_iter":
+        _static_for(em, node, iterable)
+        return
     values = em.expr(iterable)
     if not isinstance(values, tuple):
         raise TileTypeError(
@@ -106,6 +113,52 @@ def _for(em: Emitter, node: ast.For) -> None:
     for value in values:  # a tuple: unrolled at compile time
         em.bind(node.target, value)
         em.block(node.body)
+
+
+MAX_STATIC_ITERATIONS = 1000
+
+
+def _static_for(em: Emitter, node: ast.For, call: ast.Call) -> None:
+    """`for x in ct.static_iter(expr)`: `expr` is evaluated by Python (as by static_eval) and
+    the body is emitted once per item, with the target bound to it."""
+    _check_static_body(em, node.body)
+    with em.at(call):
+        if len(call.args) != 1 or call.keywords:
+            raise TileSyntaxError("static_iter(iterable) takes exactly one expression")
+        iterable = static.evaluate(em, call.args[0], "static_iter")
+        try:
+            iterator = iter(iterable)
+        except TypeError:
+            raise TileTypeError(f"Invalid static_iter() iterable: {type(iterable).__name__} "
+                                "is not iterable") from None
+        items = []
+        for item in iterator:
+            if len(items) == MAX_STATIC_ITERATIONS:
+                raise TileValueError(f"Maximum number of iterations ({MAX_STATIC_ITERATIONS}) "
+                                     "has been reached in static_iter()")
+            items.append(item)
+    for item in items:
+        em.bind(node.target, item)
+        em.block(node.body)
+
+
+def _check_static_body(em: Emitter, body: list[ast.stmt]) -> None:
+    """No break, continue or return in the unrolled body (nested loops and functions may)."""
+    words = {ast.Break: "Break in a for loop with static_iter() is not supported",
+             ast.Continue: "Continue in a for loop with static_iter() is not supported",
+             ast.Return: "Returning from a for loop is not supported"}
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        if type(stmt) in words:
+            with em.at(stmt):
+                raise TileSyntaxError(words[type(stmt)])
+        if isinstance(stmt, ast.FunctionDef):
+            continue  # its own returns
+        inner = [c for c in ast.iter_child_nodes(stmt) if isinstance(c, ast.stmt)]
+        if isinstance(stmt, ast.For | ast.While):  # its break/continue are its own
+            inner = [c for c in ast.walk(stmt) if isinstance(c, ast.Return)]
+        stack += inner
 
 
 def _is_range(em: Emitter, func: ast.expr) -> bool:

@@ -102,7 +102,7 @@ from tilelang.language.shape import (
     reshape,
     transpose,
 )
-from tilelang.language.static import static_assert, static_eval
+from tilelang.language.static import static_assert, static_eval, static_iter
 from tilelang.language.views import Array, TiledView
 
 __all__ = [
@@ -199,6 +199,7 @@ __all__ = [
     "sqrt",
     "static_assert",
     "static_eval",
+    "static_iter",
     "store",
     "store_advanced_indexing",
     "sub",

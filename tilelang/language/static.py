@@ -25,3 +25,15 @@ def static_assert(condition: Any, message: Any = None, /) -> None:
     Example:
         >>> tilelang.static_assert(BLOCK % 16 == 0, "BLOCK must be a multiple of 16")
     """
+
+
+@stub
+def static_iter(iterable: Any) -> Any:
+    """Only as the iterable of a `for` loop: `for x in tilelang.static_iter(expr)` evaluates
+    `expr` with Python (as static_eval does) and emits the loop body once per item (at most
+    1000), `x` bound to it; no break, continue or return inside.
+
+    Example:
+        >>> for k in tilelang.static_iter(range(4)):
+        ...     acc = acc + ct.load(x, (k,), (16,))
+    """
