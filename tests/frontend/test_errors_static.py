@@ -125,3 +125,14 @@ def test_static_iter_outside_a_for(fe):
     fe.expect_error(k, (fe.array(),), TileSyntaxError,
                     "static_iter() is only allowed as iterable of a `for` loop",
                     "ct.static_iter(range(3))")
+
+
+def test_comprehension_over_a_tile(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (4,))
+        parts = tuple(v for v in t)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "a comprehension iterates over ct.static_iter(...) or a tuple",
+                    ("v in t)", "t"))

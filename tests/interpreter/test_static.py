@@ -62,3 +62,22 @@ def test_static_iter_unrolls(it, rng):
     y = it.poison(8, "int32")
     it.launch(unrolled, (1,), x, y, 4)
     it.assert_same(y, x * 10)
+
+
+@ct.kernel
+def comprehensions(x, y):
+    tiles = tuple(ct.load(x, (i,), (16,)) for i in ct.static_iter(range(3)))
+    rotated = tuple(tiles[(i + 1) % 3] for i in ct.static_iter(range(3)))
+    pairs = tuple(u - v for u, v in ct.static_iter(zip(tiles, rotated)) if True)
+    sums = tuple(u + v for u in ct.static_iter(tiles[:2]) for v in ct.static_iter((tiles[0] * 2,)))
+    for i, t in ct.static_iter(enumerate(rotated + pairs + sums)):
+        ct.store(y, (i,), t)
+
+
+def test_tuple_comprehensions(it, rng):
+    x = it.rand(rng, 48, "int32", low=-100, high=100)
+    y = it.poison(16 * 8, "int32")
+    it.launch(comprehensions, (1,), x, y)
+    a, b, c = x[:16], x[16:32], x[32:]
+    want = np.concatenate([b, c, a, a - b, b - c, c - a, a + 2 * a, b + 2 * a])
+    it.assert_same(y, want.astype(np.int32))

@@ -9,6 +9,7 @@ from mlir.dialects import func
 
 from tilelang.dialect import array_type, mlir_type
 from tilelang.frontend import (  # noqa: F401  (register handlers)
+    comprehensions,
     expressions,
     local_functions,
     statements,

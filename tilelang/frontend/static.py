@@ -21,6 +21,7 @@ from tilelang.errors import (
     TileTypeError,
 )
 from tilelang.frontend.emitter import Emitter
+from tilelang.frontend.values import STATIC_EVALUATION
 from tilelang.language.stub import KernelOnlyCall
 
 KEYWORDS = ("static_eval", "static_assert")
@@ -70,3 +71,5 @@ def evaluate(em: Emitter, node: ast.expr, keyword: str) -> Any:
     except Exception as e:  # the user's Python raised
         raise TileStaticEvalError(
             f"Exception was raised inside {keyword}(): {type(e).__name__}: {e}") from None
+    finally:
+        STATIC_EVALUATION[0] -= 1

@@ -9,6 +9,20 @@ import mlir.ir as ir
 
 from tilelang.language.dtypes import DType
 
+STATIC_EVALUATION = [0]  # > 0 while static_eval / static_iter run the user's Python
+
+
+def _symbolic(name: str, reflected: bool = False) -> Any:
+    def apply(self: TileValue, other: Any) -> Any:
+        if not STATIC_EVALUATION[0]:
+            return NotImplemented
+        from tilelang.frontend import operators
+
+        return operators.binary(name, other, self) if reflected else \
+            operators.binary(name, self, other)
+
+    return apply
+
 
 @dataclass(frozen=True, eq=False)
 class TileValue:
@@ -24,6 +38,23 @@ class TileValue:
 
     def __repr__(self) -> str:  # what static_eval / static_assert messages show (as cuTile)
         return f"<tile[{self.dtype.name}, {self.shape}]>"
+
+    # Inside static_eval / static_iter, Python arithmetic on a tile emits the tile operation
+    # there (cuTile's "symbolic expressions" of proxies); anywhere else it is a TypeError.
+    __add__ = _symbolic("add")
+    __radd__ = _symbolic("add", reflected=True)
+    __sub__ = _symbolic("sub")
+    __rsub__ = _symbolic("sub", reflected=True)
+    __mul__ = _symbolic("mul")
+    __rmul__ = _symbolic("mul", reflected=True)
+    __truediv__ = _symbolic("truediv")
+    __rtruediv__ = _symbolic("truediv", reflected=True)
+    __floordiv__ = _symbolic("floordiv")
+    __mod__ = _symbolic("mod")
+    __pow__ = _symbolic("pow")
+    __and__ = _symbolic("bitwise_and")
+    __or__ = _symbolic("bitwise_or")
+    __xor__ = _symbolic("bitwise_xor")
 
 
 @dataclass(frozen=True, eq=False)

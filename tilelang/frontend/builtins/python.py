@@ -18,6 +18,17 @@ def emit_range(em: Any, *args: Any) -> Any:
     raise TileTypeError("range() can only be used as the iterable of a `for` loop")
 
 
+@lowers(builtins.tuple, raw=True)
+def emit_tuple(em: Any, *args: Any) -> tuple:
+    """`tuple(x)` of a tuple (a comprehension is one already) or of nothing."""
+    if not args:
+        return ()
+    if len(args) != 1 or not isinstance(args[0], tuple):
+        raise TileTypeError(f"tuple() takes a tuple or a comprehension in a kernel, got "
+                            f"{', '.join(describe(a) for a in args)}")
+    return args[0]
+
+
 @lowers(builtins.len, raw=True)
 def emit_len(em: Any, obj: Any) -> Any:
     if isinstance(obj, tuple):
