@@ -136,3 +136,14 @@ def test_comprehension_over_a_tile(fe):
     fe.expect_error(k, (fe.array(),), TileTypeError,
                     "a comprehension iterates over ct.static_iter(...) or a tuple",
                     ("v in t)", "t"))
+
+
+def test_ensure_constant_of_a_run_time_value(fe):
+    @ct.kernel
+    def k(a):
+        if ct.ensure_constant(a.ndim == 1):  # a constant: fine
+            ct.ensure_constant(ct.bid(0))
+
+    fe.expect_error(k, (fe.array(),), TileStaticAssertionError,
+                    "Argument of ensure_constant() is not a compile-time constant",
+                    "ct.ensure_constant(ct.bid(0))")

@@ -102,7 +102,7 @@ from tilelang.language.shape import (
     reshape,
     transpose,
 )
-from tilelang.language.static import static_assert, static_eval, static_iter
+from tilelang.language.static import ensure_constant, static_assert, static_eval, static_iter
 from tilelang.language.views import Array, TiledView
 
 __all__ = [
@@ -149,6 +149,7 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "ensure_constant",
     "equal",
     "exp",
     "exp2",

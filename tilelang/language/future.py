@@ -10,7 +10,7 @@ NOT_YET = frozenset({
     "mma", "mma_scaled", "matmul", "tfloat32", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu",
     "float4_e2m1fn",
     # debugging and static iteration
-    "print", "printf", "assert_", "ensure_constant",
+    "print", "printf", "assert_",
     # conversions and packing
     "astile", "pack_to_bytes", "unpack_from_bytes", "divmod", "function",
     # annotations and hints

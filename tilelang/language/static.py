@@ -37,3 +37,13 @@ def static_iter(iterable: Any) -> Any:
         >>> for k in tilelang.static_iter(range(4)):
         ...     acc = acc + ct.load(x, (k,), (16,))
     """
+
+
+@stub
+def ensure_constant(value: Any, /) -> Any:
+    """`value`, which must be a compile-time constant (else TileStaticAssertionError).
+
+    Example:
+        >>> if tilelang.ensure_constant(N > 8):   # an `if` decided while compiling
+        ...     ...
+    """

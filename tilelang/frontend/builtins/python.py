@@ -5,12 +5,17 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
+from tilelang.errors import (
+    TileStaticAssertionError,
+    TileTypeError,
+    TileUnsupportedFeatureError,
+)
 from tilelang.frontend import operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
+from tilelang.language import static as static_lang
 
 
 @lowers(builtins.range, raw=True)
@@ -101,3 +106,11 @@ def emit_isinstance(em: Any, obj: Any, cls: Any) -> bool:
     if isinstance(obj, TileValue | ArrayValue):
         raise TileTypeError("isinstance() of tiles and arrays is not supported")
     return isinstance(obj, cls)
+
+
+@lowers(static_lang.ensure_constant)
+def emit_ensure_constant(em: Any, value: Any) -> Any:
+    if isinstance(value, TileValue | ArrayValue):
+        raise TileStaticAssertionError(
+            "Argument of ensure_constant() is not a compile-time constant")
+    return value
