@@ -530,3 +530,16 @@ def test_cdiv_of_floats(fe):
 
     fe.expect_error(k, (fe.array(),), TileTypeError, "cdiv() requires integer operands",
                     "ct.cdiv(ct.load(a, (0,), (16,)), 4)")
+
+
+def test_array_chosen_by_a_run_time_if(fe):
+    @ct.kernel
+    def k(a, b, c):
+        if c:
+            alias = a
+        else:
+            alias = b
+        ct.store(alias, (0,), ct.zeros((4,), ct.float32))
+
+    fe.expect_error(k, (fe.array(), fe.array(), 1), TileTypeError,
+                    "`alias` is 1-d float32 array in one branch of a run-time `if`", "if c:")

@@ -73,6 +73,13 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue) -> None:
 
 def _join_branches(name: str, then_value: Any, else_value: Any) -> CarriedType:
     """The type both branches' values fit in; the branches are peers, so try both orders."""
+    for value in (then_value, else_value):
+        if not can_carry(value):  # an array, a tuple, a function: chosen at run time
+            raise TileTypeError(
+                f"`{name}` is {describe(value)} in one branch of a run-time `if` and something "
+                "else in the other; only tiles and numbers can differ between the branches",
+                hint="decide it with a compile-time condition, or assign it before the `if`",
+            )
     try:
         return join(name, initial_type(then_value), else_value)
     except (TileTypeError, TileValueError):
