@@ -81,3 +81,16 @@ def test_tuple_comprehensions(it, rng):
     a, b, c = x[:16], x[16:32], x[32:]
     want = np.concatenate([b, c, a, a - b, b - c, c - a, a + 2 * a, b + 2 * a])
     it.assert_same(y, want.astype(np.int32))
+
+
+@ct.kernel
+def numpy_scalars(x, y, N: ct.Constant[int]):
+    ct.store(x, (0,), ct.full((N,), np.float16(1.5), np.float16) + np.float16())
+    ct.store(y, (0,), ct.full((N,), np.int8(-3), np.int8))
+
+
+def test_numpy_scalar_types_called_in_kernels(it):
+    x, y = it.poison(8, "float16"), it.poison(8, "int8")
+    it.launch(numpy_scalars, (1,), x, y, 8)
+    it.assert_same(x, np.full(8, 1.5, np.float16))
+    it.assert_same(y, np.full(8, -3, np.int8))

@@ -8,9 +8,12 @@ import math
 import types
 from typing import Any
 
+import numpy as np
+
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import builtins as registry
 from tilelang.frontend import static
+from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
 from tilelang.frontend.local_functions import LocalFunction, call_local
 from tilelang.frontend.operators import astype, fold
@@ -44,6 +47,9 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
         return entry.call(em, args, kwargs)
     if isinstance(callee, DType):
         return _strict_constant(callee, args, kwargs)
+    if isinstance(callee, type) and issubclass(callee, np.generic):  # np.float32(1.5)
+        dtype = as_dtype(callee, "a NumPy scalar type")
+        return _strict_constant(dtype, args or [0], kwargs)
     if getattr(callee, "__tilelang_kernel__", False):
         raise TileTypeError(
             "a kernel cannot be called from a kernel", hint="call a plain helper function instead"
