@@ -543,3 +543,13 @@ def test_array_chosen_by_a_run_time_if(fe):
 
     fe.expect_error(k, (fe.array(), fe.array(), 1), TileTypeError,
                     "`alias` is 1-d float32 array in one branch of a run-time `if`", "if c:")
+
+
+def test_astile_of_ragged_tuples(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.astile(((1, 2), (3,)), dtype=ct.int32)
+
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "astile(): the tuples at one level must have one length",
+                    "ct.astile(((1, 2), (3,)), dtype=ct.int32)")

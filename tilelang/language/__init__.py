@@ -1,6 +1,7 @@
 """Language: everything users write inside kernels (stubs the front end compiles)."""
 
 from tilelang.language.advanced import Slice, load_advanced_indexing, store_advanced_indexing
+from tilelang.language.compose import astile, divmod
 from tilelang.language.constant import Constant, ConstantAnnotation
 from tilelang.language.creation import arange, full, ones, zeros
 from tilelang.language.dtypes import (
@@ -121,6 +122,7 @@ __all__ = [
     "arange",
     "argmax",
     "argmin",
+    "astile",
     "astype",
     "atan2",
     "atomic_add",
@@ -149,6 +151,7 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "divmod",
     "ensure_constant",
     "equal",
     "exp",

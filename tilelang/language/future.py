@@ -12,7 +12,7 @@ NOT_YET = frozenset({
     # debugging and static iteration
     "print", "printf", "assert_",
     # conversions and packing
-    "astile", "pack_to_bytes", "unpack_from_bytes", "divmod", "function",
+    "pack_to_bytes", "unpack_from_bytes", "function",
     # annotations and hints
     "ByTarget", "ScalarInt64", "IndexedWithInt64", "ArrayAnnotation", "ListAnnotation",
     "assume_divisible_by", "grid_dependency_control_wait",

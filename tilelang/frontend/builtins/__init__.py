@@ -87,6 +87,7 @@ def call_method(em: Any, method: Any, args: list[Any], kwargs: dict[str, Any]) -
 
 from tilelang.frontend.builtins import (  # noqa: E402  (registration side effects)
     advanced,
+    compose,
     creation,
     elementwise,
     gather,
@@ -100,6 +101,6 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
 )
 
 __all__ = [
-    "Builtin", "advanced", "creation", "elementwise", "gather", "grid", "lowers", "memory",
-    "python", "raw_memory", "reduction", "shape", "views",
+    "Builtin", "advanced", "compose", "creation", "elementwise", "gather", "grid", "lowers",
+    "memory", "python", "raw_memory", "reduction", "shape", "views",
 ]
