@@ -23,8 +23,9 @@ from common import bar_plot, device_ms, save, table
 import tilelang as ct
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from layer_norm import backward_blocks, column_sums, layer_norm_bwd, layer_norm_fwd
-from rms_norm import rms_norm
+from layer_norm import (backward_blocks, column_sums, layer_norm_bwd, layer_norm_fwd,
+                        layer_norm_fwd_looped)
+from rms_norm import rms_norm, rms_norm_looped
 from softmax import softmax_looped, softmax_rows
 
 TOTAL = 1 << 28  # elements per input
@@ -48,6 +49,13 @@ def tilelang_row_configs(n: int):
             rows = elems // block
             if rows >= 1 and 8 <= elems // (32 * warps) <= 64:
                 yield rows, block, warps
+
+
+LOOPED_CONFIGS = ((2048, 4), (4096, 8), (4096, 16), (8192, 16))  # (BLOCK, warps), rows > 16384
+
+
+def looped_configs(n: int):
+    return LOOPED_CONFIGS if n > 16384 else ()
 
 
 # ----- Triton kernels in the style of its tutorials ----------------------------------------------
@@ -115,7 +123,7 @@ def case_softmax(x, tri):
             k = softmax_rows.replace_hints(num_warps=w)
             ours.append((f"rows R={r},B={block},w={w}", lambda k=k, r=r, b=block: ct.launch(
                 stream, (ct.cdiv(rows, r),), k, (x, y, r, b)), k))
-    for block, w in ((2048, 4), (4096, 8), (8192, 8), (8192, 16), (16384, 16)):
+    for block, w in LOOPED_CONFIGS if n >= 16384 else ():
         k = softmax_looped.replace_hints(num_warps=w)
         ours.append((f"looped B={block},w={w}", lambda k=k, b=block: ct.launch(
             stream, (rows,), k, (x, y, b)), k))
@@ -143,6 +151,10 @@ def case_layer_norm(x, tri):
         k = layer_norm_fwd.replace_hints(num_warps=warps)
         ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
             stream, (ct.cdiv(rows, r),), k, (x, w, b, y, mean, rstd, EPS, r, bl)), k))
+    for block, warps in looped_configs(n):
+        k = layer_norm_fwd_looped.replace_hints(num_warps=warps)
+        ours.append((f"looped B={block},w={warps}", lambda k=k, bl=block: ct.launch(
+            stream, (rows,), k, (x, w, b, y, mean, rstd, EPS, bl)), k))
     compiled = torch.compile(lambda t: F.layer_norm(t, (n,), w, b, EPS))
     impls = {"tilelang": ours, "torch": [("F.layer_norm", lambda: F.layer_norm(x, (n,), w, b,
                                                                                 EPS))],
@@ -164,6 +176,10 @@ def case_rms_norm(x, tri):
         k = rms_norm.replace_hints(num_warps=warps)
         ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
             stream, (ct.cdiv(rows, r),), k, (x, w, y, EPS, r, bl)), k))
+    for block, warps in looped_configs(n):
+        k = rms_norm_looped.replace_hints(num_warps=warps)
+        ours.append((f"looped B={block},w={warps}", lambda k=k, bl=block: ct.launch(
+            stream, (rows,), k, (x, w, y, EPS, bl)), k))
     compiled = torch.compile(lambda t: F.rms_norm(t, (n,), w, EPS))
     impls = {"tilelang": ours, "torch": [("F.rms_norm", lambda: F.rms_norm(x, (n,), w, EPS))],
              "inductor": [("compile", lambda: compiled(x))]}

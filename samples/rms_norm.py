@@ -22,7 +22,41 @@ def rms_norm(x, w, y, eps, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
     ct.store(y, index=(i, 0), tile=(t * r * wt[None, :]).astype(y.dtype))
 
 
-def launch_rms_norm(stream, x, w, y, rows: int, n: int, eps: float = 1e-6) -> None:
+@ct.kernel
+def rms_norm_looped(x, w, y, eps, BLOCK: ct.Constant[int]):
+    """Rows longer than a tile: one block per row; the first sweep sums squares element-wise
+    (one block-wide reduction at the end, not one per chunk), the second scales. Each sweep
+    loads its next chunk before it uses the current one, so two chunks are in flight."""
+    i = ct.bid(0)
+    tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
+    acc = ct.zeros((1, BLOCK), ct.float32)
+    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ct.PaddingMode.ZERO)
+    for j in range(tiles):
+        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK),
+                            padding_mode=ct.PaddingMode.ZERO)
+        f = t.astype(ct.float32)
+        acc += f * f
+        t = following
+    r = ct.rsqrt(ct.sum(acc, axis=1, keepdims=True) / x.shape[1] + eps)
+    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ct.PaddingMode.ZERO)
+    for j in range(tiles):
+        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK),
+                            padding_mode=ct.PaddingMode.ZERO)
+        wt = ct.load(w, index=(j,), shape=(BLOCK,), padding_mode=ct.PaddingMode.ZERO)
+        out = t.astype(ct.float32) * r * wt.astype(ct.float32)[None, :]
+        ct.store(y, index=(i, j), tile=out.astype(y.dtype))
+        t = following
+
+
+LOOPED_ABOVE = 16384  # row length above which a block sweeps its row in chunks
+
+
+def launch_rms_norm(stream, x, w, y, rows: int, n: int, eps: float = 1e-6,
+                    looped_block: int | None = None) -> None:
+    if looped_block is not None or n > LOOPED_ABOVE:
+        ct.launch(stream, (rows,), rms_norm_looped.replace_hints(num_warps=8),
+                  (x, w, y, eps, looped_block or 4096))
+        return
     block = 1 << (n - 1).bit_length()
     r = max(1, 4096 // block)
     kernel = rms_norm.replace_hints(num_warps=8 if block >= 4096 else 4)
@@ -35,14 +69,15 @@ def reference(x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     return y.astype(x.dtype)
 
 
-def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None) -> None:
+def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None,
+        looped_block: int | None = None) -> None:
     backend = backend or Backend()
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
     x_host = backend.rng.standard_normal((rows, n)).astype(np_dtype)
     w_host = backend.rng.standard_normal(n).astype(np_dtype)
     x, w = backend.array(x_host), backend.array(w_host)
     y = backend.empty_like(x_host)
-    launch_rms_norm(backend.stream(), x, w, y, rows, n)
+    launch_rms_norm(backend.stream(), x, w, y, rows, n, looped_block=looped_block)
     backend.synchronize()
     tol = 2e-2 if dtype in ("bfloat16", "float16") else 1e-5
     check(f"rms_norm[{dtype}]", backend.numpy(y), reference(x_host, w_host), rtol=tol, atol=tol)

@@ -37,21 +37,32 @@ def softmax_rows(x, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
 
 @ct.kernel
 def softmax_looped(x, out, BLOCK: ct.Constant[int]):
+    """Rows longer than a tile: one block per row, two sweeps of BLOCK-wide chunks.
+
+    The first sweep keeps a running row maximum m (one block-wide max per chunk) and
+    element-wise running sums s of exp(x - m), rescaled when m grows; one block-wide sum at the
+    end. The second writes exp(x - m) / sum. Each sweep loads its next chunk before it uses the
+    current one, so two chunks are in flight.
+    """
     i = ct.bid(0)
     tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
     m = ct.full((1, 1), -math.inf, ct.float32)
-    s = ct.zeros((1, 1), ct.float32)
+    s = ct.zeros((1, BLOCK), ct.float32)
+    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
     for j in range(tiles):
-        t = ct.load(x, index=(i, j), shape=(1, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
-        new_m = ct.maximum(m, ct.max(t, axis=1, keepdims=True))
-        e = ct.exp(t - new_m, rounding_mode=APPROX)
-        s = s * ct.exp(m - new_m, rounding_mode=APPROX) + ct.sum(e, axis=1, keepdims=True)
+        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
+        f = t.astype(ct.float32)
+        new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True))
+        s = s * ct.exp(m - new_m, rounding_mode=APPROX) + ct.exp(f - new_m, rounding_mode=APPROX)
         m = new_m
-    inverse = 1.0 / s
+        t = following
+    inverse = 1.0 / ct.sum(s, axis=1, keepdims=True)
+    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
     for j in range(tiles):
-        t = ct.load(x, index=(i, j), shape=(1, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
-        ct.store(out, index=(i, j), tile=(ct.exp(t - m, rounding_mode=APPROX) * inverse)
-                 .astype(out.dtype))
+        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
+        e = ct.exp(t.astype(ct.float32) - m, rounding_mode=APPROX)
+        ct.store(out, index=(i, j), tile=(e * inverse).astype(out.dtype))
+        t = following
 
 
 def reference(x: np.ndarray) -> np.ndarray:

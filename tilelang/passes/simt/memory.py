@@ -54,6 +54,10 @@ class Access:
 
 
 def _stride(a: Access, k: int) -> ir.Value:
+    """Stride of tile axis k; a unit stride (known when the kernel is specialized) as the
+    constant 1, so that register offsets fold into address displacements."""
+    if a.array.unit_stride[a.order[k]]:
+        return const(i64(), 1)
     return a.array.strides[a.order[k]]
 
 
