@@ -194,7 +194,7 @@ def test_error_in_nested_helpers(fe):
         x = outer(ct.load(a, (0,), (16,)))
 
     err = fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
-                          "bitwise_and requires integer or bool operands",
+                          "Bitwise operations require integers or booleans",
                           "t.astype(ct.float32) & 1", helper=inner, call_at="inner(t)",
                           caller=outer)
     fe.check_loc(err.loc.call_site.call_site, k.fn, "outer(ct.load(a, (0,), (16,)))")

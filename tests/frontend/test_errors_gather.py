@@ -174,6 +174,44 @@ def test_memory_scope_not_an_enum(fe):
                     "ct.atomic_cas(a, 0, 1, 2, memory_scope=ct.MemoryOrder.RELAXED)")
 
 
+def test_weak_order_on_an_atomic(fe):
+    @ct.kernel
+    def k(a):
+        ct.atomic_cas(a, 0, 1, 2, memory_order=ct.MemoryOrder.WEAK)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "Invalid memory order for tile_atomic_cas. Got MemoryOrder.WEAK, expected one "
+                    "of MemoryOrder.RELAXED, MemoryOrder.ACQUIRE",
+                    "ct.atomic_cas(a, 0, 1, 2, memory_order=ct.MemoryOrder.WEAK)")
+
+
+def test_weak_order_on_raw_memory_atomic(fe):
+    @ct.kernel
+    def k(a):
+        a.get_raw_memory().atomic_max_offset(0, 1, memory_order=ct.MemoryOrder.WEAK)
+
+    fe.expect_error(k, (fe.array(np.int64),), TileTypeError,
+                    "Invalid memory order for tile_atomic_rmw",
+                    "a.get_raw_memory().atomic_max_offset(0, 1, memory_order=ct.MemoryOrder.WEAK)")
+
+
+@pytest.mark.parametrize("fn", ["atomic_add", "atomic_cas"])
+def test_atomic_without_a_memory_scope(fe, fn):
+    @ct.kernel
+    def k(a):
+        if fn == "atomic_cas":
+            old = ct.atomic_cas(a, 0, 1, 2, memory_order=ct.MemoryOrder.ACQUIRE,
+                                memory_scope=ct.MemoryScope.NONE)
+        else:
+            old = ct.atomic_add(a, 0, 1, memory_order=ct.MemoryOrder.ACQUIRE,
+                                memory_scope=ct.MemoryScope.NONE)
+
+    opcode = "tile_atomic_cas" if fn == "atomic_cas" else "tile_atomic_rmw"
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    f"{opcode} with ACQUIRE memory ordering requires a memory scope",
+                    (f"old = ct.{fn}(a, 0, 1, ", f"ct.{fn}(a, 0, 1, "))
+
+
 def test_check_bounds_at_run_time(fe):
     @ct.kernel
     def k(a, flag):

@@ -22,7 +22,7 @@ def test_int32_plus_uint32(fe):
         x = ct.load(a, (0,), (16,)) + ct.load(b, (0,), (16,))
 
     err = fe.expect_error(k, (fe.array(np.int32), fe.array(np.uint32)), TileTypeError,
-                          "implicit promotion of int32 and uint32 is not supported",
+                          "Implicit promotion of int32 and uint32 is not supported",
                           "ct.load(a, (0,), (16,)) + ct.load(b, (0,), (16,))")
     assert "astype" in err.hint
 
@@ -33,7 +33,7 @@ def test_float16_plus_bfloat16(fe):
         x = ct.load(a, (0,), (16,)) * ct.load(b, (0,), (16,))
 
     fe.expect_error(k, (fe.array(np.float16), fe.array("bfloat16")), TileTypeError,
-                    "implicit promotion of float16 and bfloat16 is not supported",
+                    "Implicit promotion of float16 and bfloat16 is not supported",
                     "ct.load(a, (0,), (16,)) * ct.load(b, (0,), (16,))")
 
 
@@ -43,7 +43,7 @@ def test_signed_unsigned_in_where(fe):
         t = ct.zeros((4,), ct.int8)
         x = ct.where(t > 0, t, ct.zeros((4,), ct.uint8))
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "implicit promotion of int8 and uint8",
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Implicit promotion of int8 and uint8",
                     "ct.where(t > 0, t, ct.zeros((4,), ct.uint8))")
 
 
@@ -105,7 +105,18 @@ def test_bitwise_and_on_floats(fe):
         x = t & t
 
     fe.expect_error(k, (fe.array(),), TileTypeError,
-                    "bitwise_and requires integer or bool operands, got float32", "t & t")
+                    "Bitwise operations require integers or booleans. Use an explicit bitcast()",
+                    "t & t")
+
+
+def test_bitwise_int_tile_and_float_constant(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.bitwise_xor(ct.load(a, (0,), (16,)), 1.5)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "Bitwise operations require integers or booleans",
+                    "ct.bitwise_xor(ct.load(a, (0,), (16,)), 1.5)")
 
 
 def test_bitwise_different_dtypes(fe):
@@ -114,8 +125,29 @@ def test_bitwise_different_dtypes(fe):
         x = ct.zeros((4,), ct.int32) | ct.zeros((4,), ct.int16)
 
     fe.expect_error(k, (fe.array(),), TileTypeError,
-                    "bitwise_or operands must have the same dtype, got int32 and int16",
+                    "Bitwise operands must have same data type, got: int32 and int16",
                     "ct.zeros((4,), ct.int32) | ct.zeros((4,), ct.int16)")
+
+
+def test_bitwise_tile_and_runtime_scalar_of_another_dtype(fe):
+    @ct.kernel
+    def k(a, s):
+        x = ct.load(a, (0,), (16,)) ^ s  # a run-time int is an int32 scalar: no adapting
+
+    fe.expect_error(k, (fe.array(np.int64), 5), TileTypeError,
+                    "Bitwise operands must have same data type, got: int64 and int32",
+                    "ct.load(a, (0,), (16,)) ^ s")
+
+
+def test_bitwise_bool_and_int(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = ct.bitwise_and(t > 0, t)
+
+    fe.expect_error(k, (fe.array(np.uint32),), TileTypeError,
+                    "Bitwise operands must have same data type, got: bool_ and uint32",
+                    "ct.bitwise_and(t > 0, t)")
 
 
 def test_shift_of_floats(fe):
@@ -123,8 +155,29 @@ def test_shift_of_floats(fe):
     def k(a):
         x = ct.load(a, (0,), (16,)) << 1
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "bitwise_lshift requires integer operands",
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Bitwise shift requires an integer for left-hand side, got: float32",
                     "ct.load(a, (0,), (16,)) << 1")
+
+
+def test_shift_by_float_tile(fe):
+    @ct.kernel
+    def k(a, b):
+        x = ct.bitwise_rshift(ct.load(a, (0,), (16,)), ct.load(b, (0,), (16,)))
+
+    fe.expect_error(k, (fe.array(np.int8), fe.array(np.float64)), TileTypeError,
+                    "Bitwise shift requires an integer for right-hand side, got: float64",
+                    "ct.bitwise_rshift(ct.load(a, (0,), (16,)), ct.load(b, (0,), (16,)))")
+
+
+def test_shift_of_unsigned_by_runtime_int(fe):
+    @ct.kernel
+    def k(a, s):
+        x = ct.load(a, (0,), (16,)) << s
+
+    fe.expect_error(k, (fe.array(np.uint32), 3), TileTypeError,
+                    "Implicit promotion of uint32 and int32 is not supported",
+                    "ct.load(a, (0,), (16,)) << s")
 
 
 def test_invert_float(fe):
@@ -176,8 +229,18 @@ def test_rounding_mode_on_ints(fe):
         x = ct.add(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZ)
 
     fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
-                    "a rounding mode can only be used with float operands",
+                    "Rounding mode can only be used for unrestricted float types, but got int32",
                     "ct.add(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZ)")
+
+
+def test_rounding_mode_checked_after_promotion(fe):
+    @ct.kernel
+    def k(a):  # int16 / int16 divides in float32, where APPROX is allowed
+        t = ct.load(a, (0,), (16,))
+        x = ct.truediv(t, t, rounding_mode=ct.RoundingMode.APPROX)
+        y = ct.sqrt(t, flush_to_zero=True)
+
+    fe.compile(k, fe.array(np.int16))
 
 
 def test_rounding_mode_not_supported_by_op(fe):
@@ -185,8 +248,19 @@ def test_rounding_mode_not_supported_by_op(fe):
     def k(a):
         x = ct.mul(ct.load(a, (0,), (16,)), 2.0, rounding_mode=ct.RoundingMode.APPROX)
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "is not supported by mul",
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Rounding mode approx is not supported for mul",
                     "ct.mul(ct.load(a, (0,), (16,)), 2.0, rounding_mode=ct.RoundingMode.APPROX)")
+
+
+def test_unsupported_rounding_mode_wins_over_dtype(fe):
+    @ct.kernel
+    def k(a):  # cuTile checks the mode before the dtype
+        x = ct.sub(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZI)
+
+    fe.expect_error(k, (fe.array(np.int8),), TileTypeError,
+                    "Rounding mode nearest_int_to_zero is not supported for sub",
+                    "ct.sub(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZI)")
 
 
 def test_directed_rounding_mode_not_supported_yet(fe):
@@ -204,7 +278,8 @@ def test_rounding_mode_not_an_enum(fe):
     def k(a):
         x = ct.sqrt(ct.load(a, (0,), (16,)), rounding_mode="rz")
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "rounding mode 'rz' is not supported by sqrt",
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Rounding mode 'rz' is not supported for sqrt",
                     'ct.sqrt(ct.load(a, (0,), (16,)), rounding_mode="rz")')
 
 
@@ -214,8 +289,17 @@ def test_approx_needs_float32(fe):
         x = ct.exp(ct.load(a, (0,), (16,)), rounding_mode=ct.RoundingMode.APPROX)
 
     fe.expect_error(k, (fe.array(np.float16),), TileTypeError,
-                    "rounding mode APPROX is only supported for float32",
+                    "Rounding mode approx can only be used for float32 type, but got float16",
                     "ct.exp(ct.load(a, (0,), (16,)), rounding_mode=ct.RoundingMode.APPROX)")
+
+
+def test_full_on_sqrt_not_supported(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.sqrt(ct.load(a, (0,), (16,)), rounding_mode=ct.RoundingMode.FULL)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Rounding mode full is not supported for sqrt",
+                    "ct.sqrt(ct.load(a, (0,), (16,)), rounding_mode=ct.RoundingMode.FULL)")
 
 
 def test_flush_to_zero_needs_float32(fe):
@@ -224,8 +308,18 @@ def test_flush_to_zero_needs_float32(fe):
         x = ct.sub(ct.load(a, (0,), (16,)), 1.0, flush_to_zero=True)
 
     fe.expect_error(k, (fe.array(np.float16),), TileTypeError,
-                    "flush_to_zero is only supported for float32 operands of sub",
+                    "Flush to zero can only be used for float32 type, but got float16",
                     "ct.sub(ct.load(a, (0,), (16,)), 1.0, flush_to_zero=True)")
+
+
+def test_flush_to_zero_on_exp2_of_bfloat16(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.exp2(ct.load(a, (0,), (16,)), flush_to_zero=True)
+
+    fe.expect_error(k, (fe.array("bfloat16"),), TileTypeError,
+                    "Flush to zero can only be used for float32 type, but got bfloat16",
+                    "ct.exp2(ct.load(a, (0,), (16,)), flush_to_zero=True)")
 
 
 def test_flush_to_zero_not_a_parameter(fe):

@@ -234,8 +234,8 @@ def ordered_histogram(data, hist, ORDER: ct.Constant, SCOPE: ct.Constant):
         ct.atomic_xor(hist, bins, old, memory_order=ORDER, memory_scope=SCOPE)
 
 
-@pytest.mark.parametrize("order", list(ct.MemoryOrder))
-@pytest.mark.parametrize("scope", list(ct.MemoryScope))
+@pytest.mark.parametrize("order", [o for o in ct.MemoryOrder if o is not ct.MemoryOrder.WEAK])
+@pytest.mark.parametrize("scope", [s for s in ct.MemoryScope if s is not ct.MemoryScope.NONE])
 def test_memory_orders_and_scopes(it, rng, order, scope):
     data = rng.integers(0, 9, 200).astype(np.int32)
     hist = np.zeros(9, np.int32)

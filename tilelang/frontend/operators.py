@@ -77,12 +77,10 @@ def coerce(values: list[Value], dtype: DType) -> list[TileValue]:
 
 def binary(name: str, lhs: Value, rhs: Value, **attrs: object) -> Value:
     """`lhs <name> rhs`; `attrs` (e.g. rounding_mode) go on the emitted op."""
-    fn, tile_op, kind = BINARY[name]
-    if is_loose(lhs) and is_loose(rhs):
+    fn, tile_op, _ = BINARY[name]
+    dtype = binary_dtype(name, lhs, rhs)
+    if dtype is None:
         return fold(fn, lhs, rhs)
-    _check_operand(lhs, name)
-    _check_operand(rhs, name)
-    dtype = _binary_dtype(name, kind, lhs, rhs)
     a, b = coerce([lhs, rhs], dtype)
     return build.elementwise(tile_op, [a, b], **{k: v for k, v in attrs.items() if v})
 
@@ -92,12 +90,21 @@ def _check_operand(value: Value, name: str) -> None:
         raise TileTypeError(f"{name} does not accept {describe(value)}")
 
 
+def binary_dtype(name: str, lhs: Value, rhs: Value) -> DType | None:
+    """The dtype `lhs <name> rhs` computes in; None when both are constants (folded)."""
+    if is_loose(lhs) and is_loose(rhs):
+        return None
+    _check_operand(lhs, name)
+    _check_operand(rhs, name)
+    return _binary_dtype(name, BINARY[name][2], lhs, rhs)
+
+
 def _binary_dtype(name: str, kind: str, lhs: Value, rhs: Value) -> DType:
     if kind == "bitwise":
-        return _bitwise_dtype(name, lhs, rhs)
+        return _bitwise_dtype(lhs, rhs)
+    if kind == "shift":
+        _check_shift_operands(lhs, rhs)
     dtype = common_dtype(lhs, rhs)
-    if kind == "shift" and not dtype.is_integer:
-        raise TileTypeError(f"{name} requires integer operands, got {dtype.name}")
     if kind in ("float", "math2") and not dtype.is_float:
         return dt.float32
     if dtype is dt.bool_:
@@ -105,21 +112,36 @@ def _binary_dtype(name: str, kind: str, lhs: Value, rhs: Value) -> DType:
     return dtype
 
 
-def _bitwise_dtype(name: str, lhs: Value, rhs: Value) -> DType:
-    typed = [v.dtype for v in (lhs, rhs) if isinstance(v, TileValue)]
-    if any(d.is_float for d in typed):
-        raise TileTypeError(f"{name} requires integer or bool operands, got {typed[0].name}")
-    if len(typed) == 2 and typed[0] is not typed[1]:
+def _operand_dtype(value: Value) -> DType:
+    """A tile's dtype, or the default dtype of a constant (cuTile's view of loose operands)."""
+    return value.dtype if isinstance(value, TileValue) else semantics.constant_dtype(value)  # type: ignore[arg-type]
+
+
+def _check_shift_operands(lhs: Value, rhs: Value) -> None:
+    for side, value in (("left", lhs), ("right", rhs)):
+        dtype = _operand_dtype(value)
+        if not dtype.is_integer:
+            raise TileTypeError(
+                f"Bitwise shift requires an integer for {side}-hand side, got: {dtype.name}")
+
+
+def _bitwise_dtype(lhs: Value, rhs: Value) -> DType:
+    """cuTile's rules: integer or bool operands of one dtype (a constant adapts to a tile)."""
+    dtypes = [_operand_dtype(v) for v in (lhs, rhs)]
+    if any(d.is_float for d in dtypes):
         raise TileTypeError(
-            f"{name} operands must have the same dtype, got {typed[0].name} and {typed[1].name}",
+            "Bitwise operations require integers or booleans. Use an explicit bitcast() "
+            "for non-integer operands.")
+    if is_loose(lhs) == is_loose(rhs) and dtypes[0] is not dtypes[1]:
+        raise TileTypeError(
+            f"Bitwise operands must have same data type, got: {dtypes[0].name} and "
+            f"{dtypes[1].name}",
             hint="convert one operand with .astype(...)",
         )
-    const = lhs if is_loose(lhs) else rhs
-    if len(typed) == 1:
-        if isinstance(const, float):
-            raise TileTypeError(f"{name} requires integer or bool operands, got {const!r}")
-        semantics.check_fits(const, typed[0])  # type: ignore[arg-type]
-    return typed[0]
+    tile, const = (lhs, rhs) if isinstance(lhs, TileValue) else (rhs, lhs)
+    if is_loose(const):
+        semantics.check_fits(const, tile.dtype)  # type: ignore[arg-type, union-attr]
+    return tile.dtype  # type: ignore[union-attr]
 
 
 def compare(name: str, lhs: Value, rhs: Value) -> Value:
@@ -192,15 +214,24 @@ MATH_UNARY: dict[str, Callable] = {
 FLOAT_ONLY = ("floor", "ceil", "isnan")
 
 
+def math_unary_dtype(name: str, x: Value) -> DType | None:
+    """The dtype a math function computes in: float32 for integers; None for constants."""
+    if is_loose(x):
+        return None
+    t = _tile(x, name)
+    if t.dtype.is_float:
+        return t.dtype
+    if name in FLOAT_ONLY:
+        raise TileTypeError(f"{name} requires a float operand, got {t.dtype.name}")
+    return dt.float32
+
+
 def math_unary(name: str, x: Value, **attrs: object) -> Value:
     """exp, log, ...: integer inputs are computed as float32; floor/ceil/isnan need floats."""
-    if is_loose(x):
+    dtype = math_unary_dtype(name, x)
+    if dtype is None:
         return fold(MATH_UNARY[name], x)
-    t = _tile(x, name)
-    if not t.dtype.is_float:
-        if name in FLOAT_ONLY:
-            raise TileTypeError(f"{name} requires a float operand, got {t.dtype.name}")
-        t = build.cast(t, dt.float32)
+    t = build.cast(x, dtype)  # type: ignore[arg-type]
     if name == "isnan":
         return build.elementwise("isnan", [t], dt.bool_)
     return build.elementwise(name, [t], **{k: v for k, v in attrs.items() if v is not None})

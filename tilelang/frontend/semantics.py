@@ -66,7 +66,7 @@ def promote(a: DType, b: DType) -> DType:
 
 def _no_promotion(a: DType, b: DType) -> TileTypeError:
     return TileTypeError(
-        f"implicit promotion of {a.name} and {b.name} is not supported",
+        f"Implicit promotion of {a.name} and {b.name} is not supported",
         hint="convert one operand explicitly with .astype(...)",
     )
 

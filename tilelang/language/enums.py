@@ -32,6 +32,7 @@ class RoundingMode(enum.Enum):
 class MemoryOrder(enum.Enum):
     """Memory ordering of an atomic operation (cuTile's values)."""
 
+    WEAK = "weak"  # not atomic: cuTile's default for loads and stores; atomics reject it
     RELAXED = "relaxed"  # atomic, but orders nothing else
     ACQUIRE = "acquire"  # later accesses of the block are not moved before it
     RELEASE = "release"  # earlier accesses of the block are not moved after it
@@ -41,6 +42,7 @@ class MemoryOrder(enum.Enum):
 class MemoryScope(enum.Enum):
     """The threads an atomic operation's ordering is guaranteed for (cuTile's values)."""
 
+    NONE = "none"  # no scope: only for WEAK accesses; atomics reject it
     BLOCK = "block"  # the threads of the same block
     DEVICE = "device"  # every thread on the same GPU
     SYS = "sys"  # the whole system: other GPUs and the host

@@ -12,26 +12,30 @@ from tilelang.frontend.values import TileValue
 from tilelang.language import dtypes as dt
 from tilelang.language import elementwise as ew
 from tilelang.language import math as lm
+from tilelang.language.dtypes import DType
 from tilelang.language.enums import RoundingMode
 
 
-def _check_rounding(name: str, x: Any, mode: Any, allowed: tuple[RoundingMode, ...]) -> None:
-    if mode is None:
-        return
-    if not isinstance(mode, RoundingMode) or mode not in allowed:
-        raise TileTypeError(f"rounding mode {mode!r} is not supported by {name}")
-    if isinstance(x, TileValue) and not x.dtype.is_float:
-        raise TileTypeError("a rounding mode can only be used with float operands")
-    if mode in (RoundingMode.FULL, RoundingMode.APPROX) and isinstance(x, TileValue) \
-            and x.dtype is not dt.float32:
-        raise TileTypeError(f"rounding mode {mode.name} is only supported for float32")
-
-
-def _check_ftz(name: str, flush_to_zero: Any, *operands: Any) -> None:
-    if not flush_to_zero:
-        return
-    if any(isinstance(v, TileValue) and v.dtype is not dt.float32 for v in operands):
-        raise TileTypeError(f"flush_to_zero is only supported for float32 operands of {name}")
+def check_rounding_and_ftz(fn: str, dtype: DType | None, rounding: Any, ftz: Any,
+                           allowed: tuple[RoundingMode, ...], ftz_allowed: bool = True) -> None:
+    """cuTile's rules (and wording) for `rounding_mode` and `flush_to_zero`, checked on the
+    dtype the op computes in (after promotion; None for constants, which are folded)."""
+    if rounding is not None:
+        if not isinstance(rounding, RoundingMode) or rounding not in allowed:
+            value = getattr(rounding, "value", repr(rounding))
+            raise TileTypeError(f"Rounding mode {value} is not supported for {fn}")
+        if dtype is not None and not dtype.is_float:
+            raise TileTypeError("Rounding mode can only be used for unrestricted float types, "
+                                f"but got {dtype.name}")
+        if rounding in (RoundingMode.FULL, RoundingMode.APPROX) and dtype not in (None, dt.float32):
+            raise TileTypeError(f"Rounding mode {rounding.value} can only be used for float32 "
+                                f"type, but got {dtype.name}")
+    if ftz:
+        if not ftz_allowed:
+            raise TileTypeError(f"Flush to zero is not supported for {fn}")
+        if dtype not in (None, dt.float32):
+            raise TileTypeError(f"Flush to zero can only be used for float32 type, but got "
+                                f"{dtype.name}")
 
 
 _IEEE = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
@@ -52,10 +56,10 @@ def _make_binary(name: str) -> None:
 
     @lowers(fn)
     def emit(em: Any, x: Any, y: Any, **options: Any) -> Any:
-        _check_ftz(name, options.get("flush_to_zero"), x, y)
         rounding = options.get("rounding_mode")
         allowed = _IEEE + ((RoundingMode.FULL, RoundingMode.APPROX) if name == "truediv" else ())
-        _check_rounding(name, x, rounding, allowed)
+        check_rounding_and_ftz(name, operators.binary_dtype(name, x, y), rounding,
+                               options.get("flush_to_zero"), allowed)
         if options.get("propagate_nan"):
             return _propagating(name, x, y)
         return operators.binary(name, x, y, rounding_mode=_mode(rounding))
@@ -96,9 +100,9 @@ _UNARY_ROUNDING = {
 def _make_math(name: str) -> None:
     @lowers(getattr(lm, name))
     def emit(em: Any, x: Any, **options: Any) -> Any:
-        _check_ftz(name, options.get("flush_to_zero"), x)
         rounding = options.get("rounding_mode")
-        _check_rounding(name, x, rounding, _UNARY_ROUNDING.get(name, ()))
+        check_rounding_and_ftz(name, operators.math_unary_dtype(name, x), rounding,
+                               options.get("flush_to_zero"), _UNARY_ROUNDING.get(name, ()))
         return operators.math_unary(name, x, rounding_mode=_mode(rounding))
 
 

@@ -182,8 +182,23 @@ def _atomic_attrs(fn: str, access: _Access, kind: str, memory_order: Any,
     if not isinstance(memory_scope, MemoryScope):
         raise TileTypeError(f"memory_scope must be a tilelang.MemoryScope, got "
                             f"{describe(memory_scope)}")
+    _check_order_and_scope("tile_atomic_cas" if kind == "cas" else "tile_atomic_rmw",
+                           memory_order, memory_scope)
     return {"memory_order": memory_order.value, "memory_scope": memory_scope.value,
             "check_bounds": _flag(check_bounds, "check_bounds")}
+
+
+ATOMIC_ORDERS = (MemoryOrder.RELAXED, MemoryOrder.ACQUIRE, MemoryOrder.RELEASE,
+                 MemoryOrder.ACQ_REL)
+
+
+def _check_order_and_scope(opcode: str, order: MemoryOrder, scope: MemoryScope) -> None:
+    """cuTile's rules (its messages name its IR ops): an atomic is never WEAK and needs a scope."""
+    if order not in ATOMIC_ORDERS:
+        raise TileTypeError(f"Invalid memory order for {opcode}. Got {order}, expected one of "
+                            f"{', '.join(str(o) for o in ATOMIC_ORDERS)}")
+    if scope is MemoryScope.NONE:
+        raise TileTypeError(f"{opcode} with {order.name} memory ordering requires a memory scope")
 
 
 def rmw_emitter(kind: str) -> Any:
