@@ -53,6 +53,26 @@ def test_wrong_number_of_indices(fe):
                     "gather() got 3 indices for a 2-d array", "ct.gather(a, (0, 1, 2))")
 
 
+def test_scalar_index_into_0d_array(fe):
+    @ct.kernel
+    def k(a):
+        ct.scatter(a, 0, 1.0)
+
+    fe.expect_error(k, (fe.array(shape=()),), TileValueError,
+                    "scatter() on a 0-d array needs the empty index tuple ()",
+                    "ct.scatter(a, 0, 1.0)")
+
+
+def test_tile_into_0d_array(fe):
+    @ct.kernel
+    def k(a):
+        ct.scatter(a, (), ct.zeros((4,), ct.float32))
+
+    fe.expect_error(k, (fe.array(shape=()),), TileTypeError,
+                    "scatter(): value of shape (4,) is not broadcastable to the indices' shape ()",
+                    "ct.scatter(a, (), ct.zeros((4,), ct.float32))")
+
+
 def test_single_index_for_2d_array(fe):
     @ct.kernel
     def k(a):

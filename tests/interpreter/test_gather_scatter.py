@@ -1,5 +1,6 @@
 """gather and scatter: random, out-of-bounds and negative indices, masks, 2-d arrays with
-broadcast index tiles, scalars, strided views, and the ordering of accesses within a block."""
+broadcast index tiles, scalars, 0-d arrays, strided views, and the ordering of accesses within a
+block."""
 
 from __future__ import annotations
 
@@ -177,6 +178,52 @@ def test_scalar_indices(it, rng):
         if 0 <= k + 1 < 12:
             expected[k + 1] = value * 2
         it.assert_same(y, expected)
+
+
+@ct.kernel
+def zero_d_gather_scatter(x, y, z, flag):
+    v = ct.gather(x, ())  # a 0-d array takes the empty index tuple
+    ct.scatter(y, (), v * 3 - 1, mask=flag > 0)
+    ct.scatter(z, (), ct.gather(x, (), mask=flag > 1, padding_value=7))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "bfloat16"])
+def test_zero_d_arrays(it, rng, dtype):
+    for flag in (0, 1, 2):
+        x = np.array(it.rand(rng, (), dtype, low=-9, high=9))
+        y, z = np.array(it.poison((), dtype)), np.array(it.poison((), dtype))
+        it.launch(zero_d_gather_scatter, (3,), x, y, z, flag)
+        it.assert_same(y, (x * 3 - 1).astype(x.dtype) if flag > 0 else it.poison((), dtype))
+        it.assert_same(z, x if flag > 1 else np.array(7, x.dtype))
+
+
+@ct.kernel
+def zero_d_atomics(counter, total, cas):
+    old = ct.atomic_add(counter, (), 1)
+    ct.atomic_add(total, (), old)  # the old values are 0, 1, ..., blocks - 1 in some order
+    ct.atomic_cas(cas, (), 0, 5)  # only the first block finds 0
+
+
+def test_zero_d_atomics(it):
+    counter, total, cas = (np.array(0, np.int32) for _ in range(3))
+    it.launch(zero_d_atomics, (9,), counter, total, cas)
+    it.assert_same(counter, np.array(9, np.int32))
+    it.assert_same(total, np.array(sum(range(9)), np.int32))
+    it.assert_same(cas, np.array(5, np.int32))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_ptx_of_zero_d_accesses(arch):
+    """The GPU code of 0-d gathers, scatters and atomics assembles; one thread stores and one
+    performs each atomic (a compile check: it runs in the CPU tier only)."""
+    x = np.zeros((), np.float32)
+    compiled = ct.compile(zero_d_gather_scatter, (x, x.copy(), x.copy(), 1), arch=arch)
+    assert compiled.resources().spill_stores == 0
+    assert "ld.global" in compiled.ptx and "st.global" in compiled.ptx
+    c = np.zeros((), np.int32)
+    ptx = ct.compile(zero_d_atomics, (c, c.copy(), c.copy()), arch=arch).ptx
+    assert ptx.count("atom.global.add") == 2 and ptx.count("cas.b32") == 1
+    assert ct.compile(zero_d_atomics, (c, c.copy(), c.copy()), arch=arch).resources()
 
 
 @ct.kernel

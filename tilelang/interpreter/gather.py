@@ -1,7 +1,8 @@
 """Interpreter: tile.gather, tile.scatter and the atomics, on NumPy arrays.
 
 With `check_bounds` false the program promised in-bounds indices: an out-of-bounds one that
-would be accessed is reported (on the GPU it is undefined behaviour).
+would be accessed is reported (on the GPU it is undefined behaviour). A 0-d array has no index
+tiles: every element of the op's tile accesses its one element.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ def _slots(c: _Compiler, op: ir.Operation, extra: int) -> tuple[int, list[int], 
     """(array, index slots, the `extra` trailing operand slots)."""
     a, *rest = [c.slot(v) for v in op.operands]
     return a, rest[: len(rest) - extra], rest[len(rest) - extra:]
+
+
+def _access(env: Env, a: int, idx: list[int], like: int) -> tuple[np.ndarray, indexed.Indices]:
+    """The array and index tiles of an op; a 0-d array (no index tiles) becomes a one-element
+    1-d view of the same memory, accessed at index 0 over the shape of the operand `like`."""
+    array, indices = env[a], [np.asarray(env[i]) for i in idx]
+    if indices:
+        return array, indices
+    return array.reshape(1), [np.zeros(np.shape(env[like]), np.int64)]
 
 
 def _allowed(op_name: str, check_bounds: bool, array: np.ndarray, indices: indexed.Indices,
@@ -45,7 +55,7 @@ def _gather(c: _Compiler, op: ir.Operation) -> Step:
     check = bool(ops.int_attr(op, "check_bounds"))
 
     def step(env: Env) -> None:
-        array, indices = env[a], [np.asarray(env[i]) for i in idx]
+        array, indices = _access(env, a, idx, m)
         ok = _allowed("gather", check, array, indices, env[m])
         env[r] = indexed.gather(array, indices, ok, np.asarray(env[p]))
 
@@ -58,7 +68,7 @@ def _scatter(c: _Compiler, op: ir.Operation) -> Step:
     check = bool(ops.int_attr(op, "check_bounds"))
 
     def step(env: Env) -> None:
-        array, indices = env[a], [np.asarray(env[i]) for i in idx]
+        array, indices = _access(env, a, idx, m)
         ok = _allowed("scatter", check, array, indices, env[m])
         indexed.scatter(array, indices, np.asarray(env[v]), ok)
 
@@ -72,7 +82,7 @@ def _atomic_rmw(c: _Compiler, op: ir.Operation) -> Step:
     kind, check = ops.str_attr(op, "kind"), bool(ops.int_attr(op, "check_bounds"))
 
     def step(env: Env) -> None:
-        array, indices = env[a], [np.asarray(env[i]) for i in idx]
+        array, indices = _access(env, a, idx, u)
         ok = _allowed(f"atomic_{kind}", check, array, indices)
         env[r] = indexed.atomic_rmw(kind, array, indices, np.asarray(env[u]), ok)
 
@@ -86,7 +96,7 @@ def _atomic_cas(c: _Compiler, op: ir.Operation) -> Step:
     check = bool(ops.int_attr(op, "check_bounds"))
 
     def step(env: Env) -> None:
-        array, indices = env[a], [np.asarray(env[i]) for i in idx]
+        array, indices = _access(env, a, idx, e)
         ok = _allowed("atomic_cas", check, array, indices)
         env[r] = indexed.atomic_cas(array, indices, np.asarray(env[e]), np.asarray(env[d]), ok)
 

@@ -3,7 +3,8 @@
 Each op works on the common shape of its index tiles: the indices are cast to one integer type
 (int32, or int64 when one needs 64 bits), and every other tile operand (mask, padding, value,
 update) is broadcast to that shape. All-scalar indices work on a one-element tile whose result
-is read back as a scalar.
+is read back as a scalar. A 0-d array takes the empty index tuple `()`: the op has no index
+tiles and works on a one-element tile too.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ class _Access:
 
     def _tuple(self, indices: Any) -> tuple:
         ndim = self.array.ndim
-        if ndim == 0:
-            raise TileValueError(f"{self.fn}() needs an array with at least one dimension")
         if not isinstance(indices, tuple):
+            if ndim == 0:
+                raise TileValueError(f"{self.fn}() on a 0-d array needs the empty index tuple ()")
             if ndim != 1:
                 raise TileValueError(
                     f"{self.fn}() on a {ndim}-d array needs a tuple of {ndim} indices",

@@ -3,6 +3,8 @@
 Every register computes its element's offset from its index registers and the array strides
 (64 bits) and a predicate: index in bounds (one unsigned compare per dimension, so negative
 indices fail too), the mask, and "not a padding element" for shapes that are not powers of two.
+A 0-d array has no index tiles: every element's offset is 0 (the op's shape comes from its other
+tile operands).
 
 A layout may hold copies of an element (small tiles on many threads). Scatters and atomics are
 issued by the owner slot of each element only (owned registers of owner threads), so each
@@ -53,8 +55,9 @@ class _Indexed:
         self.array: ArrayArgs = lw.array(operands[0])
         self.indices = [lw.tile(v) for v in operands[1:len(operands) - extra]]
         self.extra = [lw.tile(v) for v in operands[len(operands) - extra:]]
-        self.layout: LinearLayout = self.indices[0].layout
-        self.shape = self.indices[0].shape
+        shaped = (self.indices or self.extra)[0]  # a 0-d array has no index tiles
+        self.layout: LinearLayout = shaped.layout
+        self.shape = shaped.shape
         self.check = bool(ops.int_attr(op, "check_bounds"))
         self.mem = memory_type(self.array.dtype)
 
@@ -72,7 +75,7 @@ class _Indexed:
             offset = term if offset is None else arith.addi(offset, term)
         if mask is not None:
             ok = _and(ok, mask.regs[r])
-        return ok, offset
+        return ok, const(i64(), 0) if offset is None else offset
 
     def _valid(self, r: int) -> ir.Value | None:
         """Register `r` holds a real element, not padding of a non-power-of-two shape."""
