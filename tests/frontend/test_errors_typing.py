@@ -647,3 +647,26 @@ def test_astile_of_ragged_tuples(fe):
     fe.expect_error(k, (fe.array(),), TileValueError,
                     "astile(): the tuples at one level must have one length",
                     "ct.astile(((1, 2), (3,)), dtype=ct.int32)")
+
+
+# ----- dtypes called as constructors -----------------------------------------------------------
+
+
+def test_dtype_called_with_a_string(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.float16("1.5")
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Invalid argument type for float16: str", 'ct.float16("1.5")')
+
+
+def test_torch_dtype_called_in_a_kernel(fe):
+    torch = pytest.importorskip("torch")
+
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), ct.full((16,), torch.float16(), torch.float16) + torch.float16(2))
+
+    ir = fe.tile_ir(k, fe.array(np.float16))
+    assert "value = 2.000000e+00 : f16" in ir and "value = 0.000000e+00 : f16" in ir

@@ -94,3 +94,19 @@ def test_numpy_scalar_types_called_in_kernels(it):
     it.launch(numpy_scalars, (1,), x, y, 8)
     it.assert_same(x, np.full(8, 1.5, np.float16))
     it.assert_same(y, np.full(8, -3, np.int8))
+
+
+INT16 = np.dtype("int16")  # a dtype object of another library, called in the kernel
+
+
+@ct.kernel
+def dtype_constructors(x, y, N: ct.Constant[int]):
+    ct.store(x, (0,), ct.full((N,), ct.float32(), ct.float32) + ct.float32(ct.bid(0) + 2))
+    ct.store(y, (0,), ct.full((N,), INT16(-7), INT16) + ct.int16())
+
+
+def test_dtype_constructors_without_argument_and_foreign(it):
+    x, y = it.poison(4, "float32"), it.poison(4, "int16")
+    it.launch(dtype_constructors, (1,), x, y, 4)
+    it.assert_same(x, np.full(4, 2.0, np.float32))
+    it.assert_same(y, np.full(4, -7, np.int16))

@@ -45,11 +45,9 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
     entry = registry.lookup(callee)
     if entry is not None:
         return entry.call(em, args, kwargs)
-    if isinstance(callee, DType):
-        return _strict_constant(callee, args, kwargs)
-    if isinstance(callee, type) and issubclass(callee, np.generic):  # np.float32(1.5)
-        dtype = as_dtype(callee, "a NumPy scalar type")
-        return _strict_constant(dtype, args or [0], kwargs)
+    dtype = _constructed_dtype(callee)
+    if dtype is not None:  # ct.int16(5), np.float32(1.5), torch.float16(2), ct.int32()
+        return _strict_constant(dtype, args, kwargs)
     if getattr(callee, "__tilelang_kernel__", False):
         raise TileTypeError(
             "a kernel cannot be called from a kernel", hint="call a plain helper function instead"
@@ -68,11 +66,25 @@ def _callee_name(callee: Any) -> str:
     return f"`{name}`" if name else ""
 
 
+def _constructed_dtype(callee: Any) -> DType | None:
+    """The dtype a callee constructs: a tilelang dtype, a NumPy scalar type, or a NumPy or torch
+    dtype object (cuTile accepts them all as constructors)."""
+    if isinstance(callee, DType):
+        return callee
+    numpy_type = isinstance(callee, type) and issubclass(callee, np.generic)
+    if numpy_type or isinstance(callee, np.dtype) or (
+            type(callee).__module__ == "torch" and type(callee).__name__ == "dtype"):
+        return as_dtype(callee, "a dtype constructor")
+    return None
+
+
 def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> TileValue:
-    """`tilelang.int16(5)`: a constant (or value) of exactly that dtype."""
-    if len(args) != 1 or kwargs:
-        raise TileTypeError(f"{dtype.name}() takes exactly one argument")
-    value = args[0]
+    """`tilelang.int16(5)`: a constant (or value) of exactly that dtype; `int16()` is 0."""
+    if len(args) > 1 or kwargs:
+        raise TileTypeError(f"{dtype.name}() takes at most one argument")
+    value = args[0] if args else 0
+    if not isinstance(value, TileValue) and not is_loose(value):
+        raise TileTypeError(f"Invalid argument type for {dtype.name}: {describe(value)}")
     if isinstance(value, TileValue) and value.shape:
         raise TileTypeError(f"{dtype.name}() takes a scalar, got {describe(value)}")
     return astype(value, dtype)  # type: ignore[return-value]
