@@ -23,8 +23,13 @@ from common import bar_plot, device_ms, save, table
 import tilelang as ct
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from layer_norm import (backward_blocks, column_sums, layer_norm_bwd, layer_norm_fwd,
-                        layer_norm_fwd_looped)
+from layer_norm import (
+    backward_blocks,
+    column_sums,
+    layer_norm_bwd,
+    layer_norm_fwd,
+    layer_norm_fwd_looped,
+)
 from rms_norm import rms_norm, rms_norm_looped
 from softmax import softmax_looped, softmax_rows
 
@@ -42,16 +47,30 @@ def copy_bandwidth() -> float:
 
 
 def tilelang_row_configs(n: int):
-    """(ROWS, BLOCK, warps) for kernels holding whole rows: up to 16384 elements per block."""
+    """(ROWS, BLOCK, warps, occupancy) for kernels holding whole rows: up to 16384 elements
+    per block. Where a thread holds 32 or more elements, also with 2 blocks per SM asked for
+    (`occupancy=2` caps the registers so that a second row is in flight)."""
     block = 1 << (n - 1).bit_length()
     for elems in (2048, 4096, 8192, 16384):
         for warps in (4, 8, 16, 32):
             rows = elems // block
-            if rows >= 1 and 8 <= elems // (32 * warps) <= 64:
-                yield rows, block, warps
+            per_thread = elems // (32 * warps)
+            if rows >= 1 and 8 <= per_thread <= 64:
+                for occupancy in (None, 2) if per_thread >= 32 else (None,):
+                    yield rows, block, warps, occupancy
 
 
-LOOPED_CONFIGS = ((2048, 4), (4096, 8), (4096, 16), (8192, 16))  # (BLOCK, warps), rows > 16384
+def hinted(kernel, warps: int, occupancy: int | None):
+    return kernel.replace_hints(num_warps=warps, occupancy=occupancy)
+
+
+def label(config: str, occupancy: int | None) -> str:
+    return config if occupancy is None else f"{config},occ={occupancy}"
+
+
+# (BLOCK, warps, occupancy) of the looped kernels, for rows over 16384
+LOOPED_CONFIGS = ((2048, 4, None), (4096, 8, None), (4096, 8, 4), (4096, 16, None),
+                  (8192, 16, None), (8192, 16, 2))
 
 
 def looped_configs(n: int):
@@ -119,13 +138,14 @@ def case_softmax(x, tri):
     stream = torch.cuda.current_stream()
     ours = []
     if n <= 16384:
-        for r, block, w in tilelang_row_configs(n):
-            k = softmax_rows.replace_hints(num_warps=w)
-            ours.append((f"rows R={r},B={block},w={w}", lambda k=k, r=r, b=block: ct.launch(
-                stream, (ct.cdiv(rows, r),), k, (x, y, r, b)), k))
-    for block, w in LOOPED_CONFIGS if n >= 16384 else ():
-        k = softmax_looped.replace_hints(num_warps=w)
-        ours.append((f"looped B={block},w={w}", lambda k=k, b=block: ct.launch(
+        for r, block, w, occ in tilelang_row_configs(n):
+            k = hinted(softmax_rows, w, occ)
+            ours.append((label(f"rows R={r},B={block},w={w}", occ),
+                         lambda k=k, r=r, b=block: ct.launch(
+                             stream, (ct.cdiv(rows, r),), k, (x, y, r, b)), k))
+    for block, w, occ in LOOPED_CONFIGS if n >= 16384 else ():
+        k = hinted(softmax_looped, w, occ)
+        ours.append((label(f"looped B={block},w={w}", occ), lambda k=k, b=block: ct.launch(
             stream, (rows,), k, (x, y, b)), k))
     compiled = torch.compile(lambda t: torch.softmax(t, dim=-1))
     # torch and Inductor allocate their results: they are timed as they are, checked by value
@@ -147,13 +167,13 @@ def case_layer_norm(x, tri):
     want = F.layer_norm(x.float(), (n,), w.float(), b.float(), EPS).to(x.dtype)
     stream = torch.cuda.current_stream()
     ours = []
-    for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
-        k = layer_norm_fwd.replace_hints(num_warps=warps)
-        ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
+    for r, block, warps, occ in tilelang_row_configs(n) if n <= 16384 else ():
+        k = hinted(layer_norm_fwd, warps, occ)
+        ours.append((label(f"R={r},B={block},w={warps}", occ), lambda k=k, r=r, bl=block: ct.launch(
             stream, (ct.cdiv(rows, r),), k, (x, w, b, y, mean, rstd, EPS, r, bl)), k))
-    for block, warps in looped_configs(n):
-        k = layer_norm_fwd_looped.replace_hints(num_warps=warps)
-        ours.append((f"looped B={block},w={warps}", lambda k=k, bl=block: ct.launch(
+    for block, warps, occ in looped_configs(n):
+        k = hinted(layer_norm_fwd_looped, warps, occ)
+        ours.append((label(f"looped B={block},w={warps}", occ), lambda k=k, bl=block: ct.launch(
             stream, (rows,), k, (x, w, b, y, mean, rstd, EPS, bl)), k))
     compiled = torch.compile(lambda t: F.layer_norm(t, (n,), w, b, EPS))
     impls = {"tilelang": ours, "torch": [("F.layer_norm", lambda: F.layer_norm(x, (n,), w, b,
@@ -172,13 +192,13 @@ def case_rms_norm(x, tri):
     want = F.rms_norm(x.float(), (n,), w.float(), EPS).to(x.dtype)
     stream = torch.cuda.current_stream()
     ours = []
-    for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
-        k = rms_norm.replace_hints(num_warps=warps)
-        ours.append((f"R={r},B={block},w={warps}", lambda k=k, r=r, bl=block: ct.launch(
+    for r, block, warps, occ in tilelang_row_configs(n) if n <= 16384 else ():
+        k = hinted(rms_norm, warps, occ)
+        ours.append((label(f"R={r},B={block},w={warps}", occ), lambda k=k, r=r, bl=block: ct.launch(
             stream, (ct.cdiv(rows, r),), k, (x, w, y, EPS, r, bl)), k))
-    for block, warps in looped_configs(n):
-        k = rms_norm_looped.replace_hints(num_warps=warps)
-        ours.append((f"looped B={block},w={warps}", lambda k=k, bl=block: ct.launch(
+    for block, warps, occ in looped_configs(n):
+        k = hinted(rms_norm_looped, warps, occ)
+        ours.append((label(f"looped B={block},w={warps}", occ), lambda k=k, bl=block: ct.launch(
             stream, (rows,), k, (x, w, y, EPS, bl)), k))
     compiled = torch.compile(lambda t: F.rms_norm(t, (n,), w, EPS))
     impls = {"tilelang": ours, "torch": [("F.rms_norm", lambda: F.rms_norm(x, (n,), w, EPS))],
@@ -203,7 +223,9 @@ def case_layer_norm_bwd(x, tri):
     dx = torch.empty_like(x)
     stream = torch.cuda.current_stream()
     ours = []
-    for r, block, warps in tilelang_row_configs(n) if n <= 16384 else ():
+    for r, block, warps, occ in tilelang_row_configs(n) if n <= 16384 else ():
+        if occ is not None:
+            continue
         blocks = backward_blocks(rows, r)
         dw_part = torch.empty(blocks, n, device="cuda")
         db_part = torch.empty(blocks, n, device="cuda")

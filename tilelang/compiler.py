@@ -44,6 +44,7 @@ class CompileOptions:
     num_warps: int = DEFAULT_NUM_WARPS
     arch: str = "sm_90"
     extra_passes: dict[str, str] = field(default_factory=dict)  # stage -> pipeline appended
+    occupancy: int | None = None  # blocks per SM the register allocation must allow
 
 
 @dataclass
@@ -122,6 +123,7 @@ def compile(
         options = CompileOptions(
             num_warps or k.options.num_warps or DEFAULT_NUM_WARPS,
             arch or settings.arch_override() or "sm_90", dict(extra_passes or {}),
+            k.options.occupancy,
         )
         return compile_signature(k.fn, signature, options, stop_after)
     except TileError as e:
@@ -148,6 +150,9 @@ def compile_signature(
     result.context = ctx
     with ctx, ir.Location.unknown():
         module = build_module(fn, signature, options.num_warps)
+        if options.occupancy is not None:
+            _kernel_func(module).attributes["tile.occupancy"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), options.occupancy)
         _record(result, dumper, "tile", module)
         if stop_after == "tile":
             return result
@@ -262,7 +267,8 @@ def _kernel_func(module: ir.Module) -> ir.Operation:
 def _specialization_tag(signature: tuple[ParamSpec, ...], options: CompileOptions) -> str:
     """A short, stable name for one specialization (its dump folder)."""
     digest = hashlib.sha256(repr((signature, options.arch, options.num_warps,
-                                  sorted(options.extra_passes.items()))).encode())
+                                  sorted(options.extra_passes.items()),
+                                  options.occupancy)).encode())
     return digest.hexdigest()[:10]
 
 

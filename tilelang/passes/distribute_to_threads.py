@@ -77,6 +77,8 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> int:
                              sym_name=name_attr, kernel=True)
         func.attributes["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get([32 * num_warps, 1, 1])
         func.attributes["tile.num_warps"] = kernel.attributes["tile.num_warps"]
+        if "tile.occupancy" in kernel.attributes:  # ptxas keeps registers low enough for it
+            func.attributes["nvvm.minctasm"] = kernel.attributes["tile.occupancy"]
         entry = func.regions[0].blocks.append(*params)
     lw = Lowering(num_warps)
     lw.barrier_before = ordered_accesses(kernel)

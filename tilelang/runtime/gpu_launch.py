@@ -188,7 +188,8 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: 
 
     num_warps = kernel.options.num_warps or 4
     digest = fingerprint(kernel.fn)
-    key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps)
+    occupancy = kernel.options.occupancy
+    key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps, occupancy)
     start = time.perf_counter()
     cached = disk_cache.load(key)
     if cached is not None:
@@ -196,7 +197,8 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: 
         shared = int(meta.get("shared_bytes", 0))
         source = "disk"
     else:
-        compiled = compile_signature(kernel.fn, signature, CompileOptions(num_warps, arch))
+        compiled = compile_signature(kernel.fn, signature,
+                                     CompileOptions(num_warps, arch, occupancy=occupancy))
         ptx = compiled.ptx or ""
         shared = compiled.metadata.get("shared_bytes", 0)
         cubin = binary.to_cubin(ptx, arch)

@@ -17,12 +17,15 @@ class KernelOptions:
     num_warps: int | None = None  # None: chosen from the tile sizes
     interpret: bool | None = None  # None: follow TILELANG_INTERPRET
     num_ctas: int | None = None  # accepted for cuTile compatibility (one CTA per block)
-    occupancy: int | None = None  # accepted for cuTile compatibility
+    occupancy: int | None = None  # blocks per SM to allow for (PTX .minnctapersm)
     opt_level: int = 3
 
     def __post_init__(self) -> None:
         if self.num_warps is not None and self.num_warps not in (1, 2, 4, 8, 16, 32):
             raise TileTypeError(f"num_warps must be a power of two up to 32, got {self.num_warps}")
+        if self.occupancy is not None and (type(self.occupancy) is not int
+                                           or not 1 <= self.occupancy <= 32):
+            raise TileTypeError(f"occupancy must be an int from 1 to 32, got {self.occupancy!r}")
 
 
 class Kernel:
