@@ -116,12 +116,12 @@ class _Assigner:
         return rules.combining_layout(op, self.num_warps)
 
     def _load_layout(self, op: ir.Operation) -> LinearLayout:
-        _, unit, _ = parse_array_type(op.operands[0].type)
+        _, unit, align = parse_array_type(op.operands[0].type)
         order = ops.array_attr(op, "order")
         result = op.results[0]
         fastest = rules.fastest_tile_axis(unit, order)
         return rules.memory_layout(shape_of(result.type), dtype_of(result.type), self.num_warps,
-                                   fastest)
+                                   fastest, align)
 
     def default(self, value: ir.Value) -> LinearLayout:
         return rules.default_layout(shape_of(value.type), dtype_of(value.type), self.num_warps)
@@ -258,10 +258,10 @@ class _Assigner:
     def _store_layout(self, op: ir.Operation) -> LinearLayout:
         array, tile = op.operands[0], list(op.operands)[-1]
         current = self.layouts.get(tile)
-        _, unit, _ = parse_array_type(array.type)
+        _, unit, align = parse_array_type(array.type)
         fastest = rules.fastest_tile_axis(unit, ops.array_attr(op, "order"))
         preferred = rules.memory_layout(shape_of(tile.type), dtype_of(tile.type),
-                                        self.num_warps, fastest)
+                                        self.num_warps, fastest, align)
         if current is not None and (fastest is None or current == preferred):
             return current
         return preferred

@@ -20,16 +20,21 @@ VECTOR_BYTES = 16  # one ld/st.global.v4.b32: the widest access per thread
 
 
 def memory_layout(
-    shape: tuple[int, ...], dtype: DType, num_warps: int, fastest: int | None
+    shape: tuple[int, ...], dtype: DType, num_warps: int, fastest: int | None,
+    align: int = VECTOR_BYTES,
 ) -> LinearLayout:
     """A coalesced layout for moving a tile to or from memory.
 
     `fastest` is the tile axis that is contiguous in memory (unit stride), or None when no axis
-    is: then each thread holds single elements and lanes still run along the last axis.
+    is: then each thread holds single elements and lanes still run along the last axis. A thread
+    holds as many consecutive elements as one access can move: `align` (the bytes the array's
+    base and strides are known to be a multiple of) caps it, because consecutive elements that
+    cannot travel as one vector are better spread over consecutive lanes (one coalesced access
+    per warp instead of one per element run).
     """
     if not shape:
         return LinearLayout.scalar(num_warps)
-    vec = VECTOR_BYTES // dtype.itemsize if fastest is not None else 1
+    vec = max(1, min(VECTOR_BYTES, align) // dtype.itemsize) if fastest is not None else 1
     axis = len(shape) - 1 if fastest is None else fastest
     perm = [d for d in range(len(shape)) if d != axis] + [axis]
     moved = tuple(shape[d] for d in perm)
