@@ -388,4 +388,33 @@ irdl.dialect @tile {
     irdl.operands(x: %src)
     irdl.results(result: %dst)
   }
+
+  // ----- debugging -------------------------------------------------------------------------------
+
+  // Prints `format` (C printf text; each conversion takes the next operand, a scalar or a tile
+  // printed as a nested list, see tilelang/dialect/printing.py) once per block. Up to 16
+  // operands, in slots v0..v15 filled in order (`operandSegmentSizes`); IRDL ties the types of
+  // a variadic's values, so each slot has its own constraint.
+  irdl.operation @print {
+    %format = irdl.base "#builtin.string"
+    %v0 = irdl.any  %v1 = irdl.any  %v2 = irdl.any  %v3 = irdl.any
+    %v4 = irdl.any  %v5 = irdl.any  %v6 = irdl.any  %v7 = irdl.any
+    %v8 = irdl.any  %v9 = irdl.any  %v10 = irdl.any  %v11 = irdl.any
+    %v12 = irdl.any  %v13 = irdl.any  %v14 = irdl.any  %v15 = irdl.any
+    irdl.operands(
+      v0: optional %v0, v1: optional %v1, v2: optional %v2, v3: optional %v3,
+      v4: optional %v4, v5: optional %v5, v6: optional %v6, v7: optional %v7,
+      v8: optional %v8, v9: optional %v9, v10: optional %v10, v11: optional %v11,
+      v12: optional %v12, v13: optional %v13, v14: optional %v14, v15: optional %v15)
+    irdl.attributes { "format" = %format }
+  }
+
+  // Stops the kernel with `message` when `cond` is false (the front end reduces a bool tile to
+  // this one scalar).
+  irdl.operation @assert {
+    %i1 = irdl.is i1
+    %message = irdl.base "#builtin.string"
+    irdl.operands(cond: %i1)
+    irdl.attributes { "message" = %message }
+  }
 }

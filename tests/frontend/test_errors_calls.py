@@ -17,7 +17,6 @@ from tilelang import (
     TileNameError,
     TileRecursionError,
     TileTypeError,
-    TileUnsupportedFeatureError,
     TileValueError,
 )
 
@@ -107,13 +106,14 @@ def test_double_star_arguments(fe):
                     "ct.load(a, (0,), (16,), **opts)")
 
 
-def test_print_is_unsupported(fe):
+def test_print_takes_only_sep_and_end(fe):
     @ct.kernel
     def k(a):
-        print(ct.bid(0))
+        print(ct.bid(0), file=None)
 
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError, "print() is not supported",
-                    "print(ct.bid(0))")
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "print() in a kernel takes only `sep` and `end`, got `file`",
+                    "print(ct.bid(0), file=None)")
 
 
 # ----- kernels and Python functions ------------------------------------------------------------

@@ -101,12 +101,13 @@ def test_break_continue(fe, word):
     assert "while" in err.hint
 
 
-def test_f_string(fe):
+def test_f_string_of_an_array(fe):
     @ct.kernel
     def k(a):
         s = f"{a}"
 
-    fe.expect_error(k, (fe.array(),), TileSyntaxError, "an f-string is not supported", 'f"{a}"')
+    fe.expect_error(k, (fe.array(),), TileTypeError, "cannot print 1-d float32 array",
+                    ('f"{a}"', "a"))
 
 
 def test_dict_comprehension(fe):

@@ -21,6 +21,7 @@ from tilelang.frontend.semantics import describe
 from tilelang.frontend.source import parse_function
 from tilelang.frontend.values import BoundMethod, TileValue, is_loose
 from tilelang.language.dtypes import DType
+from tilelang.language.function import tile_function
 from tilelang.language.stub import stub_name
 
 
@@ -52,6 +53,8 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
         raise TileTypeError(
             "a kernel cannot be called from a kernel", hint="call a plain helper function instead"
         )
+    if tile_function(callee) is not None:  # @tilelang.function: inline the function itself
+        callee = tile_function(callee)
     if isinstance(callee, types.FunctionType):
         return inline(em, callee, args, kwargs)
     if isinstance(callee, LocalFunction):

@@ -7,7 +7,7 @@ import operator
 from typing import Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
-from tilelang.frontend import attributes, build, operators
+from tilelang.frontend import attributes, build, formatting, operators
 from tilelang.frontend.calls import emit_call
 from tilelang.frontend.emitter import Emitter, expression
 from tilelang.frontend.semantics import describe
@@ -60,6 +60,8 @@ def _binop(em: Emitter, node: ast.BinOp) -> Any:
         raise TileUnsupportedFeatureError("the @ operator (matmul) is not supported yet")
     if isinstance(lhs, tuple) or isinstance(rhs, tuple):
         return tuple_arith(node.op, lhs, rhs)
+    if isinstance(node.op, ast.Add) and formatting.is_text(lhs) and formatting.is_text(rhs):
+        return formatting.concat(lhs, rhs)  # strings, f-strings with run-time values included
     return operators.binary(BINOPS[type(node.op)], lhs, rhs)
 
 

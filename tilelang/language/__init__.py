@@ -4,6 +4,7 @@ from tilelang.language.advanced import Slice, load_advanced_indexing, store_adva
 from tilelang.language.compose import astile, divmod
 from tilelang.language.constant import Constant, ConstantAnnotation
 from tilelang.language.creation import arange, full, ones, zeros
+from tilelang.language.debug import assert_, print, printf
 from tilelang.language.dtypes import (
     DType,
     bfloat16,
@@ -48,6 +49,7 @@ from tilelang.language.elementwise import (
     where,
 )
 from tilelang.language.enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
+from tilelang.language.function import function
 from tilelang.language.grid import bid, cdiv, num_blocks, num_tiles
 from tilelang.language.indexed import (
     atomic_add,
@@ -80,6 +82,7 @@ from tilelang.language.math import (
     tanh,
 )
 from tilelang.language.memory import load, store
+from tilelang.language.packing import pack_to_bytes, unpack_from_bytes
 from tilelang.language.reduction import (
     argmax,
     argmin,
@@ -122,6 +125,7 @@ __all__ = [
     "arange",
     "argmax",
     "argmin",
+    "assert_",
     "astile",
     "astype",
     "atan2",
@@ -164,6 +168,7 @@ __all__ = [
     "floor",
     "floordiv",
     "full",
+    "function",
     "gather",
     "greater",
     "greater_equal",
@@ -190,8 +195,11 @@ __all__ = [
     "num_blocks",
     "num_tiles",
     "ones",
+    "pack_to_bytes",
     "permute",
     "pow",
+    "print",
+    "printf",
     "prod",
     "reduce",
     "reshape",
@@ -216,6 +224,7 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "unpack_from_bytes",
     "where",
     "zeros",
 ]

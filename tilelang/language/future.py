@@ -9,10 +9,6 @@ NOT_YET = frozenset({
     # matrix products (tensor cores) and their dtypes
     "mma", "mma_scaled", "matmul", "tfloat32", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu",
     "float4_e2m1fn",
-    # debugging and static iteration
-    "print", "printf", "assert_",
-    # conversions and packing
-    "pack_to_bytes", "unpack_from_bytes", "function",
     # annotations and hints
     "ByTarget", "ScalarInt64", "IndexedWithInt64", "ArrayAnnotation", "ListAnnotation",
     "assume_divisible_by", "grid_dependency_control_wait",

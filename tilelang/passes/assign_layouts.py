@@ -220,6 +220,9 @@ class _Assigner:
         if n in COMBINING:
             layout = self.combining_layout(op)
             return {i: layout for i in range(len(operands))}
+        if n == "tile.print":  # any layout: the tiles are gathered to one thread to print
+            return {i: self.layouts.get(v) or self.default(v)
+                    for i, v in enumerate(operands) if is_tile_type(v.type)}
         if not op.results or not is_tile_type(op.results[0].type):
             return {}
         layout = self.layouts.get(op.results[0])

@@ -20,6 +20,7 @@ from tilelang.language import dtypes as dt
 from tilelang.passes.ir_utils import name
 from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     control_flow,
+    debug,
     elementwise,
     gather,
     grid,

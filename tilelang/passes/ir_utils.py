@@ -9,7 +9,8 @@ import mlir.ir as ir
 from tilelang.dialect import dtype_of, ops
 
 SIDE_EFFECTS = ("tile.store", "tile.load",  # loads are not moved or merged across stores
-                "tile.gather", "tile.scatter", "tile.atomic_rmw", "tile.atomic_cas")
+                "tile.gather", "tile.scatter", "tile.atomic_rmw", "tile.atomic_cas",
+                "tile.print", "tile.assert")  # output: never removed, merged or reordered
 READS = ("tile.load", "tile.gather")  # memory accesses that only read
 
 

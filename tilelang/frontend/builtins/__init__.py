@@ -89,10 +89,12 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
     advanced,
     compose,
     creation,
+    debug,
     elementwise,
     gather,
     grid,
     memory,
+    packing,
     python,
     raw_memory,
     reduction,
@@ -101,6 +103,6 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
 )
 
 __all__ = [
-    "Builtin", "advanced", "compose", "creation", "elementwise", "gather", "grid", "lowers",
-    "memory", "python", "raw_memory", "reduction", "shape", "views",
+    "Builtin", "advanced", "compose", "creation", "debug", "elementwise", "gather", "grid",
+    "lowers", "memory", "packing", "python", "raw_memory", "reduction", "shape", "views",
 ]

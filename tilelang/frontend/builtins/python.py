@@ -5,11 +5,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from tilelang.errors import (
-    TileStaticAssertionError,
-    TileTypeError,
-    TileUnsupportedFeatureError,
-)
+from tilelang.errors import TileStaticAssertionError, TileTypeError
 from tilelang.frontend import operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.semantics import describe
@@ -94,11 +90,6 @@ def emit_float(em: Any, x: Any = 0.0) -> Any:
 @lowers(builtins.bool, raw=True)
 def emit_bool(em: Any, x: Any = False) -> Any:
     return _convert("bool", bool, dt.bool_, x)
-
-
-@lowers(builtins.print, raw=True)
-def emit_print(em: Any, *args: Any, **kwargs: Any) -> Any:
-    raise TileUnsupportedFeatureError("print() is not supported in kernels yet")
 
 
 @lowers(builtins.isinstance, raw=True)

@@ -113,14 +113,9 @@ def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
     dst_strides = _row_major(shape, row_pad) if shape == source.shape else _row_major(shape, 0)
     size = max(_extent(source.shape, src_strides), _extent(shape, dst_strides))
     lw.need_shared(size * itemsize)
-    base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
+    base = shared_base()
     gpu.barrier()  # an earlier conversion may still be reading the buffer
-    for r in owned_registers(source.layout):
-        offset, valid = _offset(lw, source.layout, source.shape, src_strides, r)
-        value = source.regs[r]
-        if source.dtype.kind == "b":
-            value = arith.extui(mem, value)
-        when(valid, lambda v=value, o=offset: llvm.store(v, _gep(base, o, mem)))
+    store_shared(lw, source, base, src_strides)
     gpu.barrier()
     regs = []
     for r in range(layout.num_registers):
@@ -130,6 +125,28 @@ def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
             value = arith.cmpi(arith.CmpIPredicate.ne, value, const(mem, 0))
         regs.append(value)
     return regs
+
+
+def shared_base() -> ir.Value:
+    """The kernel's shared-memory buffer, as a pointer."""
+    return llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
+
+
+def store_shared(lw: Lowering, source: Distributed, base: ir.Value,
+                 strides: tuple[int, ...]) -> None:
+    """Store every element of `source` at `base` + its offset under `strides` (in elements of
+    its memory type; bools as bytes), once per owner register; no barriers."""
+    mem = memory_type(source.dtype)
+    for r in owned_registers(source.layout):
+        offset, valid = _offset(lw, source.layout, source.shape, strides, r)
+        value = source.regs[r]
+        if source.dtype.kind == "b":
+            value = arith.extui(mem, value)
+        when(valid, lambda v=value, o=offset: llvm.store(v, _gep(base, o, mem)))
+
+
+def row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return _row_major(shape, 0)
 
 
 def _row_major(shape: tuple[int, ...], pad: int) -> tuple[int, ...]:
