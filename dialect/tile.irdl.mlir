@@ -54,18 +54,22 @@ irdl.dialect @tile {
     %array = irdl.base @tile::@array
     %d = irdl.base "#builtin.integer"
     %i32 = irdl.is i32
+    %i64 = irdl.is i64
+    %i = irdl.any_of(%i32, %i64)
     irdl.operands(array: %array)
     irdl.attributes { "dim" = %d }
-    irdl.results(result: %i32)
+    irdl.results(result: %i)
   }
 
   irdl.operation @stride {
     %array = irdl.base @tile::@array
     %d = irdl.base "#builtin.integer"
     %i32 = irdl.is i32
+    %i64 = irdl.is i64
+    %i = irdl.any_of(%i32, %i64)
     irdl.operands(array: %array)
     irdl.attributes { "dim" = %d }
-    irdl.results(result: %i32)
+    irdl.results(result: %i)
   }
 
   // A 0-d array loads (and stores) a scalar.
@@ -266,6 +270,17 @@ irdl.dialect @tile {
     irdl.operands(array: %array, start: %bound, stop: %bound)
     irdl.attributes { "axis" = %axis }
     irdl.results(result: %result)
+  }
+
+  // One of `arrays` (all of the result's type), chosen by the run-time `index` (0 picks the
+  // first): `xs[i]` on a list-of-arrays parameter. An index outside the list is undefined.
+  irdl.operation @array_select {
+    %i32 = irdl.is i32
+    %i64 = irdl.is i64
+    %i = irdl.any_of(%i32, %i64)
+    %array = irdl.base @tile::@array
+    irdl.operands(index: %i, arrays: variadic %array)
+    irdl.results(result: %array)
   }
 
   // The array's memory as a 1-d array of unit stride starting at its base pointer, for accesses

@@ -112,8 +112,15 @@ class TileRecursionError(TileError):
     """Helper functions call each other too deeply (every helper is inlined)."""
 
 
-class TileArgumentError(TileError):
-    """Bad arguments to a launch or compile: wrong count, CPU tensor for a GPU launch, ..."""
+class TileArgumentError(TileError, TypeError):
+    """Bad arguments to a launch or compile: wrong count, CPU tensor for a GPU launch, ...
+
+    A `TypeError` too, as cuTile's launch raises for bad arguments."""
+
+
+class TileArgumentValueError(TileArgumentError, ValueError):
+    """An argument of the right kind with a value its annotation rules out (an axis out of
+    range, arrays of one list that differ in a dimension compiled in); also a `ValueError`."""
 
 
 class TileInterpreterError(TileError):
@@ -140,6 +147,7 @@ __all__ = [
     "TileInternalError",
     "TileInterpreterError",
     "TileLaunchError",
+    "TileArgumentValueError",
     "TileNameError",
     "TileRecursionError",
     "TileSyntaxError",

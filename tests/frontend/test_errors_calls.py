@@ -102,7 +102,7 @@ def test_double_star_arguments(fe):
         opts = (1,)
         t = ct.load(a, (0,), (16,), **opts)
 
-    fe.expect_error(k, (fe.array(),), ct.TileSyntaxError, "`**` arguments are not supported",
+    fe.expect_error(k, (fe.array(),), TileTypeError, "argument after ** must be a dict",
                     "ct.load(a, (0,), (16,), **opts)")
 
 

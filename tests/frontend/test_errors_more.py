@@ -12,7 +12,6 @@ import pytest
 import tilelang as ct
 from tilelang import (
     TileInternalError,
-    TileSyntaxError,
     TileTypeError,
     TileUnsupportedFeatureError,
     TileValueError,
@@ -108,7 +107,7 @@ def k_tuple_arith(a):
 
 
 def k_in_with_tile(a):
-    x = ct.bid(0) in (1, 2)
+    x = ct.zeros((4,), ct.int32) in (1, 2)
 
 
 def k_runtime_slice(a):
@@ -197,9 +196,9 @@ CASES = [
      "the target of a `for` loop must be a single name", "for i, j in range(4):"),
     (k_range_arity, (), TileTypeError, "range() takes 1 to 3 arguments, got 4",
      "range(0, 8, 1, 2)"),
-    (k_star_unpack_scalar, (), TileTypeError, "cannot unpack int32 scalar with *",
+    (k_star_unpack_scalar, (), TileTypeError, "Expected a tuple after *, got int32 scalar",
      "*ct.bid(0)"),
-    (k_unpack_count, (), TileSyntaxError, "cannot unpack 3 values into 2 names",
+    (k_unpack_count, (), TileValueError, "Too many values to unpack (expected 2, got 3)",
      "x, y = 1, 2, 3"),
     (k_item_arguments, (), TileTypeError, "Tile.item() takes no arguments",
      "ct.zeros((1,), ct.float32).item(0)"),
@@ -218,12 +217,12 @@ CASES = [
      "ct.store(a, (0,), a)"),
     (k_bytes_constant, (), TileTypeError, "bytes constants are not supported", 'b"abc"'),
     (k_tuple_arith, (), TileTypeError, "unsupported operands tuple", "(1, 2) - (1,)"),
-    (k_in_with_tile, (), TileTypeError, "`In` cannot compare int32 scalar",
-     "ct.bid(0) in (1, 2)"),
+    (k_in_with_tile, (), TileTypeError, "'in' requires scalar operands",
+     "ct.zeros((4,), ct.int32) in (1, 2)"),
     (k_runtime_slice, (), TileTypeError, "slice bounds must be compile-time constants",
      ": ct.bid(0)"),
-    (k_tuple_runtime_index, (), TileTypeError,
-     "a tuple can only be indexed with a compile-time constant", "(1, 2)[ct.bid(0)]"),
+    (k_tuple_runtime_index, (), TileTypeError, "Tuple indices must be constant",
+     "(1, 2)[ct.bid(0)]"),
     (k_index_number, (), TileTypeError, "constant 3 cannot be indexed", "n[0]"),
     (k_two_ellipses, (), TileTypeError, "at most one `...`",
      "ct.zeros((4,), ct.float32)[..., ...]"),

@@ -153,8 +153,8 @@ def test_assign_to_subscript(fe):
         t = ct.zeros((4,), ct.float32)
         t[0] = 1.0
 
-    fe.expect_error(k, (fe.array(),), TileSyntaxError, "cannot assign to an indexed element",
-                    "t[0] = 1.0")
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Tiles are immutable: item assignment is not supported", "t[0] = 1.0")
 
 
 def test_augmented_assign_to_subscript(fe):

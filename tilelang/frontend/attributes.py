@@ -16,7 +16,6 @@ from tilelang.frontend.values import (
     TiledViewValue,
     TileValue,
 )
-from tilelang.language import dtypes as dt
 from tilelang.language import views
 from tilelang.language.dtypes import DType
 from tilelang.language.future import NOT_YET
@@ -39,6 +38,8 @@ def get_attribute(obj: Any, name: str) -> Any:
         return _view_attribute(obj, name)
     if isinstance(obj, RawMemoryValue):
         return _raw_attribute(obj, name)
+    if isinstance(obj, dict) and name in ("get", "keys", "values", "items"):
+        return getattr(obj, name)
     if isinstance(obj, types.ModuleType | type | DType | enum.Enum):
         try:
             return getattr(obj, name)
@@ -103,11 +104,17 @@ def _raw_attribute(raw: RawMemoryValue, name: str) -> Any:
     raise TileTypeError(f"raw array memory has no attribute `{name}`")
 
 
-def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue:
+def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue | int:
+    """An extent or stride: a constant when compiled in (ArrayAnnotation), else a scalar of the
+    array's index dtype."""
     from tilelang.dialect import ops, tensor_type
 
-    result = ops.create(op, [array.value], [tensor_type((), dt.int32)], dim=dim)
-    return TileValue(result.result, dt.int32, ())
+    known = array.static_shape if op == "dim" else array.static_strides
+    if known and known[dim] is not None:
+        return known[dim]  # type: ignore[return-value]
+    dtype = array.index_dtype
+    result = ops.create(op, [array.value], [tensor_type((), dtype)], dim=dim)
+    return TileValue(result.result, dtype, ())
 
 
 __all__ = ["build", "get_attribute"]

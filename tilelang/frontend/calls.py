@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import enum
 import inspect
 import math
 import types
@@ -12,7 +14,7 @@ import numpy as np
 
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import builtins as registry
-from tilelang.frontend import static
+from tilelang.frontend import dataclass_values, static
 from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
 from tilelang.frontend.local_functions import LocalFunction, call_local
@@ -32,22 +34,35 @@ def emit_call(em: Emitter, node: ast.Call) -> Any:
     if stub_name(callee) == "static_iter":
         raise TileSyntaxError("static_iter() is only allowed as iterable of a `for` loop")
     args = em.exprs(node.args)
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for kw in node.keywords:
-        if kw.arg is None:
-            raise TileSyntaxError("`**` arguments are not supported in a kernel")
-        kwargs[kw.arg] = em.expr(kw.value)
+        value = em.expr(kw.value)
+        for name, item in (_double_star(value) if kw.arg is None else [(kw.arg, value)]):
+            if name in kwargs:
+                raise TileTypeError(f"got multiple values for keyword argument '{name}'")
+            kwargs[name] = item
     return call(em, callee, args, kwargs)
 
 
 def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     if isinstance(callee, BoundMethod):
+def _double_star(value: Any) -> list[tuple[str, Any]]:
+    """The keyword arguments `**value` passes (a dict with string keys, such as **kwargs)."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise TileTypeError(f"argument after ** must be a dict with string keys, got "
+                            f"{describe(value)}")
+    return list(value.items())
+
+
         return registry.call_method(em, callee, args, kwargs)
     entry = registry.lookup(callee)
     if entry is not None:
         return entry.call(em, args, kwargs)
     dtype = _constructed_dtype(callee)
     if dtype is not None:  # ct.int16(5), np.float32(1.5), torch.float16(2), ct.int32()
+    user_value = _call_user_value(em, callee, args, kwargs)
+    if user_value is not NOT_HANDLED:
+        return user_value
         return _strict_constant(dtype, args, kwargs)
     if getattr(callee, "__tilelang_kernel__", False):
         raise TileTypeError(
@@ -66,6 +81,32 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
 
 def _callee_name(callee: Any) -> str:
     name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
+NOT_HANDLED = object()
+DICT_METHODS = ("get", "keys", "values", "items")
+
+
+def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Calls of the user's dataclasses and Enum classes, of their instances and methods, of
+    `dataclasses.replace` and of dict methods; NOT_HANDLED for anything else."""
+    if isinstance(callee, dataclass_values.BoundUserMethod):
+        return dataclass_values.call_method(em, callee, args, kwargs)
+    if callee is dataclasses.replace:
+        return dataclass_values.replace(em, args[0] if args else None, args[1:], kwargs)
+    if isinstance(callee, enum.EnumMeta):
+        return dataclass_values.call_enum(callee, args, kwargs)
+    if dataclass_values.is_dataclass_type(callee):
+        return dataclass_values.construct(em, callee, args, kwargs)
+    if dataclass_values.is_instance(callee):
+        return dataclass_values.call_instance(em, callee, args, kwargs)
+    if isinstance(callee, types.BuiltinMethodType) and isinstance(callee.__self__, dict) and \
+            callee.__name__ in DICT_METHODS:
+        if kwargs:
+            raise TileTypeError(f"dict.{callee.__name__}() takes no keyword arguments")
+        result = fold(callee, *args)
+        return result if callee.__name__ == "get" else tuple(result)  # views become tuples
+    return NOT_HANDLED
+
+
     return f"`{name}`" if name else ""
 
 

@@ -19,6 +19,7 @@ from tilelang.errors import (
     TileNameError,
     TileSyntaxError,
     TileTypeError,
+    TileValueError,
 )
 from tilelang.frontend.source import FunctionSource
 from tilelang.frontend.values import Undefined
@@ -131,7 +132,7 @@ class Emitter:
                 if not isinstance(value, tuple):
                     from tilelang.frontend.semantics import describe
 
-                    raise TileTypeError(f"cannot unpack {describe(value)} with *")
+                    raise TileTypeError(f"Expected a tuple after *, got {describe(value)}")
                 out.extend(value)
         return out
 
@@ -181,6 +182,10 @@ class Emitter:
             raise TileSyntaxError(
                 f"cannot assign to {_describe_node(target)}: tiles and arrays are immutable",
                 hint="bind a new name, or write to an array with tilelang.store",
+        elif isinstance(target, ast.Subscript):
+            from tilelang.frontend.containers import assign_item
+
+            assign_item(self, self.expr(target.value), self.expr(target.slice), value)
             )
 
     def _unpack(self, target: ast.Tuple | ast.List, value: Any) -> None:
@@ -191,8 +196,9 @@ class Emitter:
                 f"cannot unpack {type(value).__name__} into {len(target.elts)} names"
             )
         if len(value) != len(target.elts):
-            raise TileSyntaxError(
-                f"cannot unpack {len(value)} values into {len(target.elts)} names"
+            few = "few" if len(value) < len(target.elts) else "many"
+            raise TileValueError(
+                f"Too {few} values to unpack (expected {len(target.elts)}, got {len(value)})"
             )
         for t, v in zip(target.elts, value, strict=True):
             with self.at(t):

@@ -7,11 +7,11 @@ import operator
 from typing import Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
-from tilelang.frontend import attributes, build, formatting, operators
+from tilelang.frontend import attributes, build, containers, dataclass_values, formatting, operators
 from tilelang.frontend.calls import emit_call
 from tilelang.frontend.emitter import Emitter, expression
 from tilelang.frontend.semantics import describe
-from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 
 BINOPS = {
@@ -50,7 +50,10 @@ def _tuple(em: Emitter, node: ast.Tuple | ast.List) -> tuple:
 
 @expression(ast.Attribute)
 def _attribute(em: Emitter, node: ast.Attribute) -> Any:
-    return attributes.get_attribute(em.expr(node.value), node.attr)
+    obj = em.expr(node.value)
+    if dataclass_values.is_instance(obj):
+        return dataclass_values.attribute(em, obj, node.attr)
+    return attributes.get_attribute(obj, node.attr)
 
 
 @expression(ast.BinOp)
@@ -128,6 +131,12 @@ def _compare(em: Emitter, node: ast.Compare) -> Any:
 
 
 def _compare_pair(op: ast.cmpop, lhs: Any, rhs: Any) -> Any:
+    if isinstance(op, ast.In | ast.NotIn):
+        found = containers.contains(rhs, lhs)
+        return found if isinstance(op, ast.In) else containers.negate(found)
+    if not isinstance(op, ast.Is | ast.IsNot) and (isinstance(lhs, tuple) or
+                                                   isinstance(rhs, tuple)):
+        return containers.compare_tuples(op, lhs, rhs)
     if not isinstance(lhs, TileValue) and not isinstance(rhs, TileValue):
         return operators.fold(PY_COMPARES[type(op)], lhs, rhs)
     if type(op) not in COMPARES:
@@ -164,13 +173,38 @@ def _subscript(em: Emitter, node: ast.Subscript) -> Any:
         return _index_tile(value, index)
     if isinstance(value, ArrayValue):
         raise TileTypeError(
-            "arrays cannot be indexed in a kernel", hint="read tiles with tilelang.load"
+            "Arrays are not directly subscriptable. Use load() or gather() instead.",
+            hint="read tiles with tilelang.load",
         )
     if isinstance(value, tuple):
-        if isinstance(index, TileValue):
-            raise TileTypeError("a tuple can only be indexed with a compile-time constant")
+        return containers.tuple_item(value, index)
+    if isinstance(value, ListValue):
+        return containers.list_item(value, index)
+    if isinstance(value, dict):
+        return containers.dict_item(value, index)
+    if dataclass_values.is_instance(value):
+        return dataclass_values.getitem(em, value, index)
+    if isinstance(value, str | bytes):
         return operators.fold(operator.getitem, value, index)
     raise TileTypeError(f"{describe(value)} cannot be indexed")
+
+
+@expression(ast.Dict)
+def _dict(em: Emitter, node: ast.Dict) -> dict:
+    """A dict of compile-time keys (any values), as helpers' `**kwargs` are."""
+    result: dict = {}
+    for key_node, value_node in zip(node.keys, node.values, strict=True):
+        value = em.expr(value_node)
+        if key_node is None:  # {**other}
+            if not isinstance(value, dict):
+                raise TileTypeError(f"cannot unpack {describe(value)} with ** in a dict")
+            result.update(value)
+            continue
+        key = em.expr(key_node)
+        if isinstance(key, TileValue | ArrayValue):
+            raise TileTypeError(f"dict keys must be compile-time constants, got {describe(key)}")
+        operators.fold(result.__setitem__, key, value)
+    return result
 
 
 def _index_tile(tile: TileValue, index: Any) -> TileValue:

@@ -15,17 +15,26 @@ from tilelang.frontend import (  # noqa: F401  (register handlers)
     statements,
 )
 from tilelang.frontend.emitter import Emitter, Frame, to_mlir_location
-from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec, kernel_parameters
+from tilelang.frontend.signature import (
+    ArraySpec,
+    ConstSpec,
+    DataclassSpec,
+    ListSpec,
+    ParamSpec,
+    TupleSpec,
+    kernel_parameters,
+    leaves,
+)
 from tilelang.frontend.source import parse_function
-from tilelang.frontend.values import ArrayValue, TileValue
+from tilelang.frontend.values import ArrayValue, ListValue, TileValue
 
 
 def build_module(fn: Any, signature: tuple[ParamSpec, ...], num_warps: int) -> ir.Module:
     """Emit the kernel `fn` specialized for `signature` into a new module of the current context."""
     source = parse_function(fn)
     params = kernel_parameters(fn)
-    runtime = [(p, s) for p, s in zip(params, signature, strict=True)
-               if not isinstance(s, ConstSpec)]
+    runtime = [(name, leaf) for p, s in zip(params, signature, strict=True)
+               for name, leaf in _named_leaves(p.name, s)]
     arg_types = [_arg_type(s) for _, s in runtime]
     module = ir.Module.create(loc=ir.Location.unknown())
     with to_mlir_location(source.loc(source.tree)), ir.InsertionPoint(module.body):
@@ -34,7 +43,7 @@ def build_module(fn: Any, signature: tuple[ParamSpec, ...], num_warps: int) -> i
         kernel.attributes["tile.num_warps"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
                                                                  num_warps)
         kernel.arg_attrs = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"tile.name": ir.StringAttr.get(p.name)}) for p, _ in runtime]
+            [ir.DictAttr.get({"tile.name": ir.StringAttr.get(name)}) for name, _ in runtime]
         )
         entry = kernel.add_entry_block()
     scope: dict[str, Any] = {}
@@ -55,10 +64,42 @@ def _arg_type(spec: ParamSpec) -> ir.Type:
     return mlir_type(spec.dtype)  # type: ignore[union-attr]
 
 
+def _named_leaves(name: str, spec: ParamSpec) -> list[tuple[str, Any]]:
+    """The run-time leaves of a parameter, each named as Python would write it (`xs[1]`)."""
+    names = list(_leaf_names(name, spec))
+    return list(zip(names, (leaf for leaf, _ in leaves(spec)), strict=True))
+
+
+def _leaf_names(name: str, spec: ParamSpec) -> Any:
+    if isinstance(spec, TupleSpec):
+        for i, item in enumerate(spec.items):
+            yield from _leaf_names(f"{name}[{i}]", item)
+    elif isinstance(spec, ListSpec):
+        yield from (f"{name}[{i}]" for i in range(spec.length))
+    elif isinstance(spec, DataclassSpec):
+        for field_name, item in spec.fields:
+            yield from _leaf_names(f"{name}.{field_name}", item)
+    elif not isinstance(spec, ConstSpec):
+        yield name
+
+
 def _param_value(name: str, spec: ParamSpec, args: Any) -> Any:
+    """What the kernel's name holds: constants, tiles, arrays, and tuples, lists and dataclass
+    instances of those (rebuilt around the run-time leaves, taken from `args` in order)."""
     if isinstance(spec, ConstSpec):
         return spec.value
+    if isinstance(spec, TupleSpec):
+        return tuple(_param_value(f"{name}[{i}]", s, args) for i, s in enumerate(spec.items))
+    if isinstance(spec, ListSpec):
+        return ListValue(tuple(_param_value(f"{name}[{i}]", spec.element, args)
+                               for i in range(spec.length)), name)
+    if isinstance(spec, DataclassSpec):
+        from tilelang.frontend.dataclass_values import make_instance
+
+        fields = {f: _param_value(f"{name}.{f}", s, args) for f, s in spec.fields}
+        return make_instance(spec.cls, fields)
     value = next(args)
     if isinstance(spec, ArraySpec):
-        return ArrayValue(value, spec.dtype, spec.ndim, name)
+        return ArrayValue(value, spec.dtype, spec.ndim, name, spec.index_dtype,
+                          spec.static_shape, spec.static_strides)
     return TileValue(value, spec.dtype, ())

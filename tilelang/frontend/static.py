@@ -33,7 +33,11 @@ def emit(em: Emitter, keyword: str, node: ast.Call) -> Any:
     if keyword == "static_eval":
         if len(node.args) != 1:
             raise TileSyntaxError("static_eval(expr, /) takes exactly one expression")
-        return evaluate(em, node.args[0], keyword)
+        from tilelang.frontend.dataclass_values import check_frozen
+
+        result = evaluate(em, node.args[0], keyword)
+        check_frozen(result)  # a dataclass instance in a kernel is a compile-time value
+        return result
     if not 1 <= len(node.args) <= 2:
         raise TileSyntaxError("static_assert(cond, msg=None, /) takes one or two expressions")
     condition = evaluate(em, node.args[0], keyword)

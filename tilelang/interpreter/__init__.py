@@ -9,7 +9,7 @@ import numpy as np
 
 from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError
-from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
+from tilelang.frontend.signature import ArraySpec, ParamSpec, leaves
 from tilelang.interpreter import debug, gather, reduction, shape_ops
 from tilelang.interpreter.program import Program, compile_function
 
@@ -22,8 +22,9 @@ def run(
 ) -> None:
     """Run every block of `grid`; array arguments are written in place."""
     values = [
-        _host_value(a, s, n) for a, s, n in zip(args, signature, names, strict=True)
-        if not isinstance(s, ConstSpec)
+        _host_value(value, leaf, name)
+        for arg, spec, name in zip(args, signature, names, strict=True)
+        for leaf, value in leaves(spec, arg)
     ]
     entry, state = program.entry, program.state
     state.grid = grid

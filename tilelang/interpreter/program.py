@@ -258,11 +258,12 @@ def _array_query(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     dim = ops.int_attr(op, "dim")
     is_dim = op.name == "tile.dim"
+    index_type = np_dtype(dtype_of(op.results[0].type)).type  # int32, or int64 (IndexedWithInt64)
 
     def step(env: Env) -> None:
         array = env[a]
         value = array.shape[dim] if is_dim else array.strides[dim] // array.itemsize
-        env[r] = np.int32(value)
+        env[r] = index_type(value)
 
     return step
 
@@ -313,6 +314,20 @@ def _raw_view(c: _Compiler, op: ir.Operation) -> Step:
 
     def step(env: Env) -> None:
         env[r] = memory.raw_view(env[a])
+
+    return step
+
+
+@rule("tile.array_select")
+def _array_select(c: _Compiler, op: ir.Operation) -> Step:
+    (index, *arrays), r = _io(c, op)
+
+    def step(env: Env) -> None:
+        i = int(env[index])
+        if not 0 <= i < len(arrays):
+            raise TileInterpreterError(
+                f"list index {i} out of range for a list of {len(arrays)} arrays")
+        env[r] = env[arrays[i]]
 
     return step
 

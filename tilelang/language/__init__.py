@@ -1,6 +1,13 @@
 """Language: everything users write inside kernels (stubs the front end compiles)."""
 
 from tilelang.language.advanced import Slice, load_advanced_indexing, store_advanced_indexing
+from tilelang.language.annotations import (
+    ArrayAnnotation,
+    IndexedWithInt64,
+    ListAnnotation,
+    ScalarAnnotation,
+    ScalarInt64,
+)
 from tilelang.language.compose import astile, divmod
 from tilelang.language.constant import Constant, ConstantAnnotation
 from tilelang.language.creation import arange, full, ones, zeros
@@ -111,13 +118,18 @@ from tilelang.language.views import Array, TiledView
 
 __all__ = [
     "Array",
+    "ArrayAnnotation",
     "Constant",
     "ConstantAnnotation",
     "DType",
+    "IndexedWithInt64",
+    "ListAnnotation",
     "MemoryOrder",
     "MemoryScope",
     "PaddingMode",
     "RoundingMode",
+    "ScalarAnnotation",
+    "ScalarInt64",
     "Slice",
     "TiledView",
     "abs",

@@ -10,7 +10,7 @@ NOT_YET = frozenset({
     "mma", "mma_scaled", "matmul", "tfloat32", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu",
     "float4_e2m1fn",
     # annotations and hints
-    "ByTarget", "ScalarInt64", "IndexedWithInt64", "ArrayAnnotation", "ListAnnotation",
+    "ByTarget",
     "assume_divisible_by", "grid_dependency_control_wait",
     "grid_dependency_control_launch_dependents",
 })

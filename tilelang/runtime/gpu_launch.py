@@ -8,9 +8,11 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.errors import TileArgumentError
-from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
-from tilelang.runtime import binary, disk_cache
-from tilelang.runtime.host_arrays import array_facts
+from tilelang.frontend import parameters as kinds
+from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
+from tilelang.runtime import binary, disk_cache, fast_path
+from tilelang.runtime.fast_path import fast_key, is_torch_tensor
+from tilelang.runtime.host_arrays import ArrayFacts, array_facts
 from tilelang.runtime.kernel import Kernel
 from tilelang.runtime.launcher import Launcher
 from tilelang.runtime.streams import stream_device, stream_handle
@@ -20,7 +22,7 @@ MAX_FAST_ENTRIES = 4096
 
 def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
     if kernel.fast_launch is None:
-        kernel.fast_launch = _generate_fast_path(kernel)
+        kernel.fast_launch = fast_path.generate(kernel, slow_launch, stream_handle)
     kernel.fast_launch(stream, grid, args)
 
 
@@ -33,8 +35,9 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
 
     gx, gy, gz = normalize_grid(grid)
     signature = kernel.specialize(args)
-    facts = _check_device_arrays(kernel, args)
-    device = _launch_device(kernel, facts, stream)
+    _check_parameter_count(kernel, signature)
+    facts = _check_device_arrays(kernel, signature, args)
+    device = _launch_device(facts, stream)
     launcher = specialization(kernel, signature, device)
     values = _parameter_values(kernel, signature, args, facts)
     launcher(stream_handle(stream, tuple(args), device), gx, gy, gz, values)
@@ -63,8 +66,8 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
     if native is None or not hasattr(native, "fast"):
         return None
     plan, constants = bytearray(), []
-    for spec, arg in zip(signature, args, strict=True):
-        record = _plan_record(spec, arg)
+    for param, spec, arg in zip(kernel.params, signature, args, strict=True):
+        record = _plan_record(spec, arg, isinstance(param.kind, kinds.Scalar))
         if record is None:
             return None
         plan += record
@@ -88,11 +91,15 @@ def _install_native_entry(native: Any) -> None:
         tilelang.launch = native.entry
 
 
-def _plan_record(spec: ParamSpec, arg: Any) -> bytes | None:
+def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:
+    """8 bytes for one argument; None for arguments the C path does not read (tuples, lists,
+    dataclass instances, arrays other than torch tensors, bool or half scalars...)."""
     if isinstance(spec, ConstSpec):
         return b"C" + bytes(7)
     if isinstance(spec, ArraySpec):
-        if not (_is_torch_tensor(arg) and hasattr(type(arg), "__dlpack_c_exchange_api__")):
+        if spec.static_shape or spec.static_strides:
+            return None  # compiled-in extents or strides: the C path does not check them
+        if not (is_torch_tensor(arg) and hasattr(type(arg), "__dlpack_c_exchange_api__")):
             return None
         code = 4 if spec.dtype.name == "bfloat16" else _DLPACK_CODES[spec.dtype.kind]
         bits = 8 if spec.dtype.kind == "b" else spec.dtype.bitwidth
@@ -100,41 +107,66 @@ def _plan_record(spec: ParamSpec, arg: Any) -> bytes | None:
         if spec.ndim > 8:
             return None
         return bytes([ord("A"), code, bits, spec.ndim, mask, spec.align, 0, 0])
-    kinds = {"int32": b"I", "int64": b"L", "float32": b"F"}
-    kind = kinds.get(spec.dtype.name)
-    if kind is None or type(arg) not in (int, float):
+    if not isinstance(spec, ScalarSpec):
         return None
-    return kind + bytes(7)
+    codes = {"int32": b"I", "int64": b"W" if wide else b"L", "float32": b"F"}
+    code = codes.get(spec.dtype.name)
+    if code is None or type(arg) not in (int, float):
+        return None
+    return code + bytes(7)
 
 
-def _check_device_arrays(kernel: Kernel, args: Any) -> list[Any]:
-    facts = []
-    for param, arg in zip(kernel.params, args, strict=True):
-        f = None if param.constant else array_facts(arg, param.name)
-        if f is not None and f.device != "cuda":
-            if not binary.gpu_count():
-                raise TileArgumentError(
-                    f"argument `{param.name}` is in {f.device} memory and no GPU was found: "
-                    "kernels on host arrays run on the CPU interpreter",
-                    hint="set TILELANG_INTERPRET=1, or use @tilelang.kernel(interpret=True)",
-                )
-            raise TileArgumentError(
-                f"argument `{param.name}` is in {f.device} memory; a GPU launch needs device "
-                "arrays", hint="move it to the GPU (e.g. tensor.cuda()), or use the interpreter "
-                "(TILELANG_INTERPRET=1)",
-            )
-        facts.append(f)
-    return facts
+MAX_PARAMETERS = 256  # 8-byte slots: runtime/native/launch.c's bound (the driver allows 4 KB)
 
 
-def _launch_device(kernel: Kernel, facts: list[Any], stream: Any) -> int:
+def _check_parameter_count(kernel: Kernel, signature: tuple[ParamSpec, ...]) -> None:
+    count = sum(1 + 2 * leaf.ndim if isinstance(leaf, ArraySpec) else 1
+                for spec in signature for leaf, _ in leaves(spec))
+    if count > MAX_PARAMETERS:
+        raise TileArgumentError(
+            f"the arguments of kernel {kernel.name} make {count} kernel parameters; at most "
+            f"{MAX_PARAMETERS} are supported (an array of rank n takes 2n + 1)",
+            hint="pass fewer arrays, or arrays of lower rank",
+        )
+
+
+def _check_device_arrays(kernel: Kernel, signature: tuple[ParamSpec, ...],
+                         args: Any) -> list[tuple[str, ArrayFacts | None]]:
+    """(name, facts) of every run-time leaf of the arguments, in kernel-parameter order (facts
+    None for scalars); arrays must be in device memory."""
+    found = []
+    for param, spec, arg in zip(kernel.params, signature, args, strict=True):
+        for i, (leaf, value) in enumerate(leaves(spec, arg)):
+            name = param.name if isinstance(spec, ArraySpec | ScalarSpec) else \
+                f"{param.name} (array {i})"
+            f = array_facts(value, name) if isinstance(leaf, ArraySpec) else None
+            if f is not None and f.device != "cuda":
+                _not_on_device(name, f.device)
+            found.append((name, f))
+    return found
+
+
+def _not_on_device(name: str, device: str) -> None:
+    if not binary.gpu_count():
+        raise TileArgumentError(
+            f"argument `{name}` is in {device} memory and no GPU was found: "
+            "kernels on host arrays run on the CPU interpreter",
+            hint="set TILELANG_INTERPRET=1, or use @tilelang.kernel(interpret=True)",
+        )
+    raise TileArgumentError(
+        f"argument `{name}` is in {device} memory; a GPU launch needs device "
+        "arrays", hint="move it to the GPU (e.g. tensor.cuda()), or use the interpreter "
+        "(TILELANG_INTERPRET=1)",
+    )
+
+
+def _launch_device(facts: list[tuple[str, ArrayFacts | None]], stream: Any) -> int:
     """The device the arrays are on (all on one), checked against the stream's when it says."""
     found: dict[int, str] = {}
-    for param, f in zip(kernel.params, facts, strict=True):
+    for name, f in facts:
         if f is not None:
             ordinal = f.device_id if f.device_id is not None else binary.pointer_device(f.ptr)
-            found.setdefault(ordinal if ordinal is not None else binary.current_ordinal(),
-                             param.name)
+            found.setdefault(ordinal if ordinal is not None else binary.current_ordinal(), name)
     if len(found) > 1:
         where = ", ".join(f"`{name}` on cuda:{ordinal}" for ordinal, name in found.items())
         raise TileArgumentError(f"the kernel's arrays are on different devices: {where}",
@@ -150,17 +182,18 @@ def _launch_device(kernel: Kernel, facts: list[Any], stream: Any) -> int:
 
 
 def _parameter_values(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
-                      facts: list[Any]) -> tuple[Any, ...]:
+                      facts: list[tuple[str, ArrayFacts | None]]) -> tuple[Any, ...]:
     values: list[Any] = []
-    for param, spec, arg, f in zip(kernel.params, signature, args, facts, strict=True):
-        if param.constant:
-            continue
-        if isinstance(spec, ArraySpec):
-            values += [f.ptr, *f.shape, *f.strides]
-        elif spec.dtype.name == "bfloat16":
-            values.append(_bfloat16_bits(float(arg)))
-        else:
-            values.append(arg.item() if hasattr(arg, "item") else arg)
+    found = iter(facts)
+    for spec, arg in zip(signature, args, strict=True):
+        for leaf, value in leaves(spec, arg):
+            _, f = next(found)
+            if f is not None:
+                values += [f.ptr, *f.shape, *f.strides]
+            elif leaf.dtype.name == "bfloat16":
+                values.append(_bfloat16_bits(float(value)))
+            else:
+                values.append(value.item() if hasattr(value, "item") else value)
     return tuple(values)
 
 
@@ -208,100 +241,3 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: 
     loaded = binary.load(kernel.name, ptx, cubin, device, shared)
     kernel.cache.setdefault("timings", []).append((source, time.perf_counter() - start))
     return Launcher(loaded, signature, 32 * num_warps)
-
-
-# ----- the fast path ---------------------------------------------------------------------------
-
-
-def fast_key(kernel: Kernel, args: Any) -> tuple | None:
-    """The key the generated fast path computes for these arguments (None: never fast)."""
-    parts: list[Any] = []
-    for param, arg in zip(kernel.params, args, strict=True):
-        if param.constant:
-            parts.append(_constant_key(arg))
-        elif _is_torch_tensor(arg):
-            parts.append((arg.dtype, arg.shape, arg.stride(), arg.data_ptr() & 15,
-                          arg.get_device()))
-        elif type(arg) is int:
-            parts.append(-2147483648 <= arg <= 2147483647)
-        elif type(arg) is float:
-            parts.append(0)
-        else:
-            return None
-    return tuple(parts)
-
-
-def _constant_key(value: Any) -> Any:
-    """1, 1.0 and True (and 0.0 and -0.0) are equal but select different specializations."""
-    return (type(value), value.hex() if type(value) is float else value)
-
-
-def _is_torch_tensor(arg: Any) -> bool:
-    return type(arg).__module__ == "torch" and type(arg).__name__ == "Tensor"
-
-
-def _generate_fast_path(kernel: Kernel) -> Any:
-    """Python source specialized to the kernel's parameter list: no loops, one dict lookup.
-
-    Any argument of another type, a CPU tensor or an unseen key falls to the slow path, which
-    checks everything, and registers the key for next time.
-    """
-    n = len(kernel.params)
-    lines = ["def fast(stream, grid, args):",
-             f"    if type(args) is not tuple or len(args) != {n}:",
-             "        return slow(kernel, stream, grid, args)"]
-    keys, values = [], []
-    for i, param in enumerate(kernel.params):
-        lines.append(f"    a{i} = args[{i}]")
-        if param.constant:
-            keys.append(f"constant_key(a{i})")
-            continue
-        lines += [
-            f"    t{i} = type(a{i})",
-            f"    if t{i} is Tensor:",  # a CPU tensor's device (-1) is never in the table
-            f"        p{i} = a{i}.data_ptr(); n{i} = a{i}.shape; s{i} = a{i}.stride()",
-            f"        k{i} = (a{i}.dtype, n{i}, s{i}, p{i} & 15, a{i}.get_device())",
-            f"        v{i} = (p{i}, *n{i}, *s{i})",
-            f"    elif t{i} is int:",
-            f"        k{i} = -2147483648 <= a{i} <= 2147483647; v{i} = (a{i},)",
-            f"    elif t{i} is float:",
-            f"        k{i} = 0; v{i} = (a{i},)",
-            "    else:",
-            "        return slow(kernel, stream, grid, args)",
-        ]
-        keys.append(f"k{i}")
-        values.append(f"*v{i}")
-    lines += [
-        f"    launcher = table.get(({', '.join(keys)},))",
-        "    if launcher is None or type(grid) is not tuple:",
-        "        return slow(kernel, stream, grid, args)",
-        "    if type(stream) is TorchStream: h = stream.cuda_stream",
-        "    else: h = stream_handle(stream, args, launcher.loaded.device)",
-        "    g = len(grid)",
-        "    if g == 1: gx = grid[0]; gy = gz = 1",
-        "    elif g == 2: (gx, gy), gz = grid, 1",
-        "    elif g == 3: gx, gy, gz = grid",
-        "    else: return slow(kernel, stream, grid, args)",
-        "    if type(gx) is not int or type(gy) is not int or type(gz) is not int or \\",
-        "            gx <= 0 or gy <= 0 or gz <= 0:",
-        "        return slow(kernel, stream, grid, args)  # it raises the right error",
-        f"    err = launcher.call(h, gx, gy, gz, {', '.join(values)})",
-        "    if err is not None: return slow(kernel, stream, grid, args)  # validate, or raise",
-    ]
-    namespace = _fast_namespace(kernel)
-    exec(compile("\n".join(lines), f"<tilelang fast launch of {kernel.name}>", "exec"), namespace)
-    return namespace["fast"]
-
-
-def _fast_namespace(kernel: Kernel) -> dict[str, Any]:
-    try:
-        import torch
-
-        tensor, torch_stream = torch.Tensor, torch.cuda.Stream
-    except ImportError:
-        tensor = torch_stream = type("NoTorch", (), {})
-    return {
-        "Tensor": tensor, "TorchStream": torch_stream, "kernel": kernel,
-        "table": kernel.cache.setdefault("fast_table", {}), "slow": slow_launch,
-        "stream_handle": stream_handle, "constant_key": _constant_key,
-    }

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileArgumentError
-from tilelang.frontend.signature import ArraySpec, ConstSpec, Parameter, ParamSpec, ScalarSpec
+from tilelang.frontend.signature import ScalarSpec
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
@@ -26,7 +26,7 @@ class ArrayFacts:
 def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     """Facts of an array-like argument, or None if `obj` is not an array."""
     module = type(obj).__module__.split(".")[0]
-    if (module == "numpy" and not hasattr(obj, "__array_interface__")) or _is_numpy_scalar(obj):
+    if (module == "numpy" and not hasattr(obj, "__array_interface__")) or is_numpy_scalar(obj):
         return None  # NumPy scalars (np.float32(2.0), ...) are scalar arguments
     if module == "torch" and hasattr(obj, "data_ptr"):
         return _torch_facts(obj, name)
@@ -41,7 +41,7 @@ def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     return None
 
 
-def _is_numpy_scalar(obj: Any) -> bool:
+def is_numpy_scalar(obj: Any) -> bool:
     import sys
 
     np = sys.modules.get("numpy")
@@ -104,7 +104,7 @@ def unit_strides(facts: ArrayFacts) -> tuple[bool, ...]:
 
 
 def scalar_spec(value: Any, name: str) -> ScalarSpec:
-    if _is_numpy_scalar(value):  # first: np.float64 is also a Python float
+    if is_numpy_scalar(value):  # first: np.float64 is also a Python float
         found = dt.from_numpy(value.dtype)
         if found is None:
             raise TileArgumentError(f"argument `{name}` has unsupported dtype {value.dtype}")
@@ -120,26 +120,10 @@ def scalar_spec(value: Any, name: str) -> ScalarSpec:
     if isinstance(value, float):
         return ScalarSpec(dt.float32)
     dtype = getattr(value, "dtype", None)
-    found = dt.from_numpy(dtype) if _is_numpy_scalar(value) else None
+    found = dt.from_numpy(dtype) if is_numpy_scalar(value) else None
     if found is None:
         raise TileArgumentError(
             f"argument `{name}` is a {type(value).__name__}; expected an array, a number "
             "or a NumPy scalar"
         )
     return ScalarSpec(found)
-
-
-def spec_of(param: Parameter, value: Any) -> ParamSpec:
-    """The specialization entry of one argument."""
-    if param.constant:
-        try:
-            hash(value)
-        except TypeError:
-            raise TileArgumentError(
-                f"constant argument `{param.name}` must be hashable, got {type(value).__name__}"
-            ) from None
-        return ConstSpec(value)
-    facts = array_facts(value, param.name)
-    if facts is None:
-        return scalar_spec(value, param.name)
-    return ArraySpec(facts.dtype, len(facts.shape), unit_strides(facts), alignment(facts))

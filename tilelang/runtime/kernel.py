@@ -9,7 +9,7 @@ from typing import Any
 
 from tilelang.errors import TileArgumentError, TileTypeError
 from tilelang.frontend.signature import Parameter, ParamSpec, check_arity, kernel_parameters
-from tilelang.runtime.host_arrays import spec_of
+from tilelang.runtime.arg_specs import spec_of
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,11 @@ class Kernel:
         self.interpret = options.interpret
 
     @property
+    def _pyfunc(self) -> Callable[..., Any]:
+        """The Python function (cuTile's name for it: `ct.kernel(k._pyfunc)` copies a kernel)."""
+        return self.fn
+
+    @property
     def params(self) -> tuple[Parameter, ...]:
         if self._params is None:
             self._params = kernel_parameters(self.fn)
@@ -69,7 +74,8 @@ class Kernel:
                 hint="write (x,) for a single argument",
             )
         check_arity(self.name, self.params, len(args))
-        return tuple(spec_of(p, a) for p, a in zip(self.params, args, strict=True))
+        return tuple(spec_of(p, a, i)
+                     for i, (p, a) in enumerate(zip(self.params, args, strict=True)))
 
     def replace_hints(self, **hints: Any) -> Kernel:
         """A copy of this kernel with other options (and its own cache)."""

@@ -17,7 +17,7 @@ import threading
 from typing import Any
 
 from tilelang.errors import TileLaunchError
-from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
+from tilelang.frontend.signature import ArraySpec, ParamSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.runtime.binary import LoadedKernel
 from tilelang.runtime.cuda_compat import driver
@@ -35,9 +35,7 @@ _SCALAR_FORMATS = {
 def parameter_format(signature: tuple[ParamSpec, ...]) -> str:
     """struct format of the kernel parameters (simt/abi.py), one 8-byte slot each."""
     parts = []
-    for spec in signature:
-        if isinstance(spec, ConstSpec):
-            continue
+    for spec in (leaf for entry in signature for leaf, _ in leaves(entry)):
         if isinstance(spec, ArraySpec):
             parts.extend(["Q"] + ["q"] * (2 * spec.ndim))
         else:

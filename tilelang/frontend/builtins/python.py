@@ -9,7 +9,7 @@ from tilelang.errors import TileStaticAssertionError, TileTypeError
 from tilelang.frontend import operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.semantics import describe
-from tilelang.frontend.values import ArrayValue, TileValue, is_loose
+from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import static as static_lang
 
@@ -32,7 +32,7 @@ def emit_tuple(em: Any, *args: Any) -> tuple:
 
 @lowers(builtins.len, raw=True)
 def emit_len(em: Any, obj: Any) -> Any:
-    if isinstance(obj, tuple):
+    if isinstance(obj, tuple | dict | ListValue):  # a list of arrays has a compiled-in length
         return len(obj)
     if isinstance(obj, TileValue) and obj.shape:
         return obj.shape[0]

@@ -193,10 +193,10 @@ def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name in ACCESSES:
-            array = _root_array(op.operands[0])
-            accesses.setdefault(array, []).append(op)
-            if op.name not in ("tile.load", "tile.gather"):
-                stored.add(array)
+            for array in _root_arrays(op.operands[0]):
+                accesses.setdefault(array, []).append(op)
+                if op.name not in ("tile.load", "tile.gather"):
+                    stored.add(array)
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
@@ -211,13 +211,38 @@ def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
     return needed
 
 
-def _root_array(value: ir.Value) -> ir.Value:
-    """The kernel argument a (possibly sliced) array value views: accesses through slices of
-    one array are ordered like accesses to the array itself."""
+def _root_arrays(value: ir.Value) -> list[ir.Value]:
+    """The kernel arguments a (possibly sliced or selected) array value may view: accesses
+    through slices of one array are ordered like accesses to the array itself, and accesses
+    through a `tile.array_select` like accesses to each array it may pick."""
     while isinstance(value.owner, ir.OpView | ir.Operation) and \
             value.owner.operation.name in ("tile.slice", "tile.raw_view"):
         value = value.owner.operation.operands[0]
-    return value
+    if isinstance(value.owner, ir.OpView | ir.Operation) and \
+            value.owner.operation.name == "tile.array_select":
+        arrays = list(value.owner.operation.operands)[1:]
+        return list(dict.fromkeys(r for a in arrays for r in _root_arrays(a)))
+    if _chosen_at_run_time(value):  # carried through scf: it may be any array argument
+        return _array_arguments(value)
+    return [value]
+
+
+def _chosen_at_run_time(value: ir.Value) -> bool:
+    """An array that is a result or block argument of an scf op (an array variable that
+    differs between the paths through run-time control flow)."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView | ir.Operation):
+        return owner.operation.name.startswith("scf.")
+    return owner.owner.operation.name != "func.func"
+
+
+def _array_arguments(value: ir.Value) -> list[ir.Value]:
+    owner = value.owner
+    op = owner.operation if isinstance(owner, ir.OpView | ir.Operation) else owner.owner
+    while op.operation.name != "func.func":
+        op = op.parent
+    return [a for a in op.regions[0].blocks[0].arguments
+            if str(a.type).startswith("!tile.array")]
 
 
 def _inside_loop(op: ir.Operation) -> bool:

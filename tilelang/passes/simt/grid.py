@@ -1,4 +1,4 @@
-"""Passes (simt): block indices, grid size, array shape/stride queries and slices."""
+"""Passes (simt): block indices, grid size, array shape/stride queries, slices and selects."""
 
 from __future__ import annotations
 
@@ -29,7 +29,30 @@ def lower_num_blocks(lw: Lowering, op: ir.Operation) -> None:
 def lower_array_query(lw: Lowering, op: ir.Operation) -> None:
     array = lw.array(op.operands[0])
     values = array.shape if op.name == "tile.dim" else array.strides
-    lw.set(op.results[0], arith.trunci(i32(), values[ops.int_attr(op, "dim")]))
+    value = values[ops.int_attr(op, "dim")]
+    lw.set(op.results[0], value if op.results[0].type == i64() else arith.trunci(i32(), value))
+
+
+@lowers("tile.array_select")
+def lower_array_select(lw: Lowering, op: ir.Operation) -> None:
+    """A chain of selects over the base pointers, extents and strides (lists are short)."""
+    index, *operands = list(op.operands)
+    arrays = [lw.array(a) for a in operands]
+    i = _wide(lw.get(index))
+    chosen = arrays[0]
+    for k, other in enumerate(arrays[1:], 1):
+        pick = arith.cmpi(arith.CmpIPredicate.eq, i, arith.constant(i64(), k))
+
+        def sel(a: ir.Value, b: ir.Value, pick: ir.Value = pick) -> ir.Value:
+            return arith.select(pick, a, b)
+
+        chosen = ArrayArgs(sel(other.ptr, chosen.ptr),
+                           tuple(map(sel, other.shape, chosen.shape)),
+                           tuple(map(sel, other.strides, chosen.strides)),
+                           chosen.dtype, chosen.unit_stride, chosen.align)
+    _, unit_stride, align = parse_array_type(op.results[0].type)
+    lw.set(op.results[0], ArrayArgs(chosen.ptr, chosen.shape, chosen.strides, chosen.dtype,
+                                    unit_stride, align))
 
 
 @lowers("tile.slice")

@@ -15,9 +15,10 @@
  *   that every argument matches what `entry` was compiled for, packs and launches. Anything
  *   else (another specialization, another array type, a CPU tensor) returns NotImplemented
  *   and Python takes over. entry = (function, block, plan, constants, device, context), where
- *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64, 'F'
- *   float32, 'C' constant), then for arrays the DLPack dtype code and bits, ndim, unit-stride
- *   mask and alignment in bytes; every array must be on CUDA device `device`.
+ *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64 beyond
+ *   int32, 'W' any int64 (ScalarInt64), 'F' float32, 'C' constant), then for arrays the
+ *   DLPack dtype code and bits, ndim, unit-stride mask and alignment in bytes; every array
+ *   must be on CUDA device `device`.
  *
  * entry(stream, grid, kernel, args) -> None
  *   tilelang.launch itself once the native module is built: fast() on kernel.native_entry
@@ -262,12 +263,12 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.strides[d], 8); params[n] = &slots[n]; n++; }
         } else if (n >= MAX_PARAMS) {
             MISS;
-        } else if (p[0] == 'I' || p[0] == 'L') {
+        } else if (p[0] == 'I' || p[0] == 'L' || p[0] == 'W') {
             if (!PyLong_CheckExact(arg)) MISS;
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
             int fits32 = !overflow && v >= INT32_MIN && v <= INT32_MAX;
-            if (overflow || (p[0] == 'I') != fits32) MISS;
+            if (overflow || (p[0] != 'W' && (p[0] == 'I') != fits32)) MISS;
             slots[n] = 0;
             if (p[0] == 'I') { int32_t w = (int32_t)v; memcpy(&slots[n], &w, 4); }
             else memcpy(&slots[n], &v, 8);

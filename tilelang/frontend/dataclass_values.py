@@ -1,0 +1,188 @@
+"""Front end: frozen dataclass instances and Enum classes in kernels.
+
+A dataclass instance in a kernel is a real instance of the user's class whose fields hold the
+front end's values (constants, tiles, arrays, tuples...). Constructing one runs no Python: the
+arguments are bound to the generated `__init__`'s signature and `__post_init__` (if any) is
+compiled like a helper. Methods, properties, `__call__`, `__getitem__` and `__setitem__` are
+inlined with `self` bound to the instance. The rules and messages are cuTile's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from tilelang.errors import TileTypeError, TileValueError
+from tilelang.frontend import build
+from tilelang.frontend.semantics import describe
+from tilelang.frontend.values import TileValue
+
+
+@dataclass(frozen=True)
+class BoundUserMethod:
+    """`instance.method` before it is called: the function and its `self`."""
+
+    fn: types.FunctionType
+    receiver: Any
+
+
+def is_instance(value: Any) -> bool:
+    """An instance of a user's dataclass (the front end's own values are dataclasses too)."""
+    return dataclasses.is_dataclass(value) and not isinstance(value, type) and \
+        not type(value).__module__.startswith("tilelang.")
+
+
+def is_dataclass_type(value: Any) -> bool:
+    return isinstance(value, type) and dataclasses.is_dataclass(value) and \
+        not value.__module__.startswith("tilelang.")
+
+
+def check_frozen(value: Any) -> None:
+    """Instances (also inside tuples) must be of frozen classes: they are compile-time values."""
+    if isinstance(value, tuple):
+        for item in value:
+            check_frozen(item)
+    elif is_instance(value) and not type(value).__dataclass_params__.frozen:
+        raise TileTypeError("Only frozen dataclasses are supported",
+                            hint=f"declare {type(value).__qualname__} with "
+                                 "@dataclass(frozen=True)")
+
+
+def _check_class(cls: type) -> None:
+    if "__dataclass_fields__" not in cls.__dict__:
+        raise TileTypeError("Non-dataclass subclasses of a dataclass are not supported")
+    if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        raise TileTypeError("Only frozen dataclasses are supported",
+                            hint=f"declare {cls.__qualname__} with @dataclass(frozen=True)")
+    if any("__new__" in c.__dict__ for c in cls.__mro__ if c is not object):
+        raise TileTypeError("Dataclasses with custom __new__ are not supported")
+    if not _generated_init(cls):
+        raise TileTypeError("Dataclass instance creation is only supported for dataclasses "
+                            "with a default generated __init__() method")
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            raise TileTypeError("Dataclasses with init=False fields are not supported")
+        if f.default_factory is not dataclasses.MISSING:
+            raise TileTypeError("Dataclasses with default_factory fields are not supported")
+
+
+def _generated_init(cls: type) -> bool:
+    init = cls.__dict__.get("__init__")
+    code = getattr(init, "__code__", None)
+    return code is not None and code.co_filename == "<string>"  # dataclasses exec()s it
+
+
+def construct(em: Any, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`cls(*args, **kwargs)` in a kernel."""
+    _check_class(cls)
+    try:
+        bound = inspect.signature(cls).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TileTypeError(f"{cls.__name__}(): {e}") from None
+    bound.apply_defaults()
+    instance = make_instance(cls, bound.arguments)
+    post_init = getattr(cls, "__post_init__", None)
+    if isinstance(post_init, types.FunctionType):
+        _inline(em, post_init, [instance], {})
+    return instance
+
+
+def make_instance(cls: type, fields: dict[str, Any]) -> Any:
+    """An instance of `cls` holding `fields`, made without running its `__init__`."""
+    instance = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(instance, name, value)
+    return instance
+
+
+def replace(em: Any, instance: Any, args: list[Any], changes: dict[str, Any]) -> Any:
+    """`dataclasses.replace(instance, **changes)`."""
+    if args or not is_instance(instance):
+        raise TileTypeError("dataclasses.replace() takes a dataclass instance and keyword "
+                            "arguments")
+    cls = type(instance)
+    names = [f.name for f in dataclasses.fields(cls)]
+    for name in changes:
+        if name not in names:
+            raise TileTypeError(f"Dataclass '{cls.__name__}' has no such field '{name}'")
+    fields = {name: changes.get(name, getattr(instance, name)) for name in names}
+    return construct(em, cls, [], fields)
+
+
+def attribute(em: Any, instance: Any, name: str) -> Any:
+    """A field, a class constant, a property's value (its getter inlined) or a bound method."""
+    cls = type(instance)
+    if name in {f.name for f in dataclasses.fields(cls)}:
+        return getattr(instance, name)
+    try:
+        found = inspect.getattr_static(cls, name)
+    except AttributeError:
+        raise TileTypeError(f"{cls.__name__} has no attribute `{name}`") from None
+    if isinstance(found, property):
+        return _inline(em, found.fget, [instance], {})  # type: ignore[arg-type]
+    if isinstance(found, staticmethod):
+        return found.__func__
+    if isinstance(found, classmethod):
+        return BoundUserMethod(found.__func__, cls)  # type: ignore[arg-type]
+    if isinstance(found, types.FunctionType):
+        return BoundUserMethod(found, instance)
+    return getattr(cls, name)
+
+
+def call_method(em: Any, method: BoundUserMethod, args: list[Any],
+                kwargs: dict[str, Any]) -> Any:
+    return _inline(em, method.fn, [method.receiver, *args], kwargs)
+
+
+def call_instance(em: Any, instance: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`instance(...)`: its class's `__call__`."""
+    fn = inspect.getattr_static(type(instance), "__call__", None)
+    if not isinstance(fn, types.FunctionType):
+        raise TileTypeError(f"Cannot call an object of type {type(instance).__name__}")
+    return _inline(em, fn, [instance, *args], kwargs)
+
+
+def getitem(em: Any, instance: Any, index: Any) -> Any:
+    fn = getattr(type(instance), "__getitem__", None)
+    if not isinstance(fn, types.FunctionType):
+        raise TileTypeError(f"{type(instance).__name__} cannot be indexed")
+    return _inline(em, fn, [instance, index], {})
+
+
+def setitem(em: Any, instance: Any, index: Any, value: Any) -> None:
+    fn = getattr(type(instance), "__setitem__", None)
+    if not isinstance(fn, types.FunctionType):
+        raise TileTypeError(f"{type(instance).__name__} does not support item assignment")
+    _inline(em, fn, [instance, index, value], {})
+
+
+def _inline(em: Any, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    from tilelang.frontend.calls import inline
+
+    return inline(em, fn, args, kwargs)
+
+
+# ----- Enum classes --------------------------------------------------------------------------
+
+
+def call_enum(cls: type[enum.Enum], args: list[Any], kwargs: dict[str, Any]) -> enum.Enum:
+    """`Color(1)`: the member with that value, looked up while compiling."""
+    if kwargs or len(args) != 1:
+        raise TileTypeError(f"{cls.__name__}() takes exactly one value in a kernel")
+    value = args[0]
+    if isinstance(value, TileValue):
+        known = build.constant_value(value)
+        if known is None:
+            raise TileTypeError(f"{cls.__name__}() needs a compile-time constant value, got "
+                                f"{describe(value)}")
+        value = known
+    try:
+        return cls(value)
+    except ValueError as e:
+        raise TileValueError(str(e)) from None
+    except TypeError as e:
+        raise TileTypeError(str(e)) from None

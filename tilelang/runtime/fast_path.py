@@ -1,0 +1,178 @@
+"""Runtime: the generated Python fast path of GPU launches, and the key it looks launches up by.
+
+Each kernel gets a function generated for its parameter list on its first GPU launch. For each
+argument it computes a key part and the kernel parameters the argument becomes: torch tensors,
+ints and floats inline; tuples, lists of arrays and dataclass instances through `flatten`,
+which walks them once. The key of the whole launch selects a specialization seen before (the
+slow path registers each one under the key `fast_key` computes, which is the same); anything
+unseen, or any argument of another type, goes to the slow path, which checks everything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+from typing import Any
+
+from tilelang.frontend import parameters as kinds
+from tilelang.language.dtypes import DType
+from tilelang.runtime.kernel import Kernel
+
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def fast_key(kernel: Kernel, args: Any) -> tuple | None:
+    """The key the generated fast path computes for these arguments (None: never fast)."""
+    parts = []
+    for param, arg in zip(kernel.params, args, strict=True):
+        part = flatten(param.kind, arg, [])
+        if part is None:
+            return None
+        parts.append(part)
+    return tuple(parts)
+
+
+def constant_key(value: Any) -> Any:
+    """1, 1.0 and True (and 0.0 and -0.0) are equal but select different specializations."""
+    return (type(value), value.hex() if type(value) is float else value)
+
+
+def is_torch_tensor(arg: Any) -> bool:
+    return type(arg).__module__ == "torch" and type(arg).__name__ == "Tensor"
+
+
+def flatten(kind: kinds.Kind, value: Any, out: list[Any]) -> Any:
+    """The key part of one argument; appends its kernel parameters to `out` (None: a value the
+    fast path does not take)."""
+    if isinstance(kind, kinds.Const):
+        return constant_key(value)
+    t = type(value)
+    if is_torch_tensor(value):
+        p, n, s = value.data_ptr(), value.shape, value.stride()
+        out += (p, *n, *s)
+        return (value.dtype, n, s, p & 15, value.get_device())
+    if t is int:
+        low, high = INT64 if isinstance(kind, kinds.Scalar) else INT32
+        if isinstance(kind, kinds.Scalar):
+            if not low <= value <= high:
+                return None
+            out.append(value)
+            return "L"
+        out.append(value)
+        return low <= value <= high
+    if t is float:
+        out.append(value)
+        return 0
+    if t is tuple:
+        return _flatten_tuple(kind, value, out)
+    if t is list:
+        parts = tuple(flatten(kinds.INFERRED, item, out) for item in value)
+        return None if None in parts or not parts else ("list", parts)
+    if isinstance(value, enum.Enum | DType) or value is None:
+        return constant_key(value)
+    names = _field_names(t)
+    if names is not None:
+        parts = tuple(flatten(kinds.INFERRED, getattr(value, n), out) for n in names)
+        return None if None in parts else (t, parts)
+    return None
+
+
+def _flatten_tuple(kind: kinds.Kind, value: tuple, out: list[Any]) -> Any:
+    item_kinds = kind if isinstance(kind, kinds.Tuple) else None
+    if item_kinds is not None and item_kinds.items is not None and \
+            len(item_kinds.items) != len(value):
+        return None  # the slow path says why
+    parts = tuple(flatten(kinds.INFERRED if item_kinds is None else item_kinds.item(i), v, out)
+                  for i, v in enumerate(value))
+    return None if None in parts else ("tuple", parts)
+
+
+@functools.lru_cache(maxsize=256)
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of a frozen dataclass, in order (None: not one)."""
+    if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen or \
+            cls.__module__.startswith("tilelang."):  # type: ignore[attr-defined]
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def generate(kernel: Kernel, slow: Any, stream_handle: Any) -> Any:
+    """Python source specialized to the kernel's parameter list: no loops over plain
+    arguments, one dict lookup."""
+    n = len(kernel.params)
+    lines = ["def fast(stream, grid, args):",
+             f"    if type(args) is not tuple or len(args) != {n}:",
+             "        return slow(kernel, stream, grid, args)"]
+    keys, values = [], []
+    for i, param in enumerate(kernel.params):
+        lines.append(f"    a{i} = args[{i}]")
+        if isinstance(param.kind, kinds.Const):
+            keys.append(f"constant_key(a{i})")
+            continue
+        lines += _argument_lines(i, param.kind)
+        keys.append(f"k{i}")
+        values.append(f"*v{i}")
+    key = "(" + "".join(f"{k}, " for k in keys) + ")"
+    call_args = "".join(f", {v}" for v in values)
+    lines += [
+        f"    launcher = table.get({key})",
+        "    if launcher is None or type(grid) is not tuple:",
+        "        return slow(kernel, stream, grid, args)",
+        "    if type(stream) is TorchStream: h = stream.cuda_stream",
+        "    else: h = stream_handle(stream, args, launcher.loaded.device)",
+        "    g = len(grid)",
+        "    if g == 1: gx = grid[0]; gy = gz = 1",
+        "    elif g == 2: (gx, gy), gz = grid, 1",
+        "    elif g == 3: gx, gy, gz = grid",
+        "    else: return slow(kernel, stream, grid, args)",
+        "    if type(gx) is not int or type(gy) is not int or type(gz) is not int or \\",
+        "            gx <= 0 or gy <= 0 or gz <= 0:",
+        "        return slow(kernel, stream, grid, args)  # it raises the right error",
+        f"    err = launcher.call(h, gx, gy, gz{call_args})",
+        "    if err is not None: return slow(kernel, stream, grid, args)  # validate, or raise",
+    ]
+    namespace = _namespace(kernel, slow, stream_handle)
+    exec(compile("\n".join(lines), f"<tilelang fast launch of {kernel.name}>", "exec"), namespace)
+    return namespace["fast"]
+
+
+def _argument_lines(i: int, kind: kinds.Kind) -> list[str]:
+    """Key part k{i} and parameters v{i} of argument a{i}: tensors, ints and floats inline
+    (an int is int64 when annotated ScalarInt64), anything else through flatten()."""
+    wide = isinstance(kind, kinds.Scalar)
+    low, high = INT64 if wide else INT32
+    int_key = f'"L" if {low} <= a{i} <= {high} else None' if wide else \
+        f"{low} <= a{i} <= {high}"
+    return [
+        f"    t{i} = type(a{i})",
+        f"    if t{i} is Tensor:",  # a CPU tensor's device (-1) is never in the table
+        f"        p{i} = a{i}.data_ptr(); n{i} = a{i}.shape; s{i} = a{i}.stride()",
+        f"        k{i} = (a{i}.dtype, n{i}, s{i}, p{i} & 15, a{i}.get_device())",
+        f"        v{i} = (p{i}, *n{i}, *s{i})",
+        f"    elif t{i} is int:",
+        f"        k{i} = {int_key}; v{i} = (a{i},)",
+        f"    elif t{i} is float:",
+        f"        k{i} = 0; v{i} = (a{i},)",
+        "    else:",
+        f"        v{i} = []; k{i} = flatten(kind{i}, a{i}, v{i})",
+        f"        if k{i} is None: return slow(kernel, stream, grid, args)",
+    ]
+
+
+def _namespace(kernel: Kernel, slow: Any, stream_handle: Any) -> dict[str, Any]:
+    try:
+        import torch
+
+        tensor, torch_stream = torch.Tensor, torch.cuda.Stream
+    except ImportError:
+        tensor = torch_stream = type("NoTorch", (), {})
+    namespace = {
+        "Tensor": tensor, "TorchStream": torch_stream, "kernel": kernel,
+        "table": kernel.cache.setdefault("fast_table", {}), "slow": slow,
+        "stream_handle": stream_handle, "constant_key": constant_key, "flatten": flatten,
+    }
+    for i, param in enumerate(kernel.params):
+        namespace[f"kind{i}"] = param.kind
+    return namespace
