@@ -44,8 +44,6 @@ def emit_call(em: Emitter, node: ast.Call) -> Any:
     return call(em, callee, args, kwargs)
 
 
-def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    if isinstance(callee, BoundMethod):
 def _double_star(value: Any) -> list[tuple[str, Any]]:
     """The keyword arguments `**value` passes (a dict with string keys, such as **kwargs)."""
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
@@ -54,15 +52,17 @@ def _double_star(value: Any) -> list[tuple[str, Any]]:
     return list(value.items())
 
 
+def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    if isinstance(callee, BoundMethod):
         return registry.call_method(em, callee, args, kwargs)
     entry = registry.lookup(callee)
     if entry is not None:
         return entry.call(em, args, kwargs)
-    dtype = _constructed_dtype(callee)
-    if dtype is not None:  # ct.int16(5), np.float32(1.5), torch.float16(2), ct.int32()
     user_value = _call_user_value(em, callee, args, kwargs)
     if user_value is not NOT_HANDLED:
         return user_value
+    dtype = _constructed_dtype(callee)
+    if dtype is not None:  # ct.int16(5), np.float32(1.5), torch.float16(2), ct.int32()
         return _strict_constant(dtype, args, kwargs)
     if getattr(callee, "__tilelang_kernel__", False):
         raise TileTypeError(
@@ -79,8 +79,6 @@ def _double_star(value: Any) -> list[tuple[str, Any]]:
     raise TileTypeError(f"{describe(callee)} {_callee_name(callee)} cannot be called in a kernel")
 
 
-def _callee_name(callee: Any) -> str:
-    name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
 NOT_HANDLED = object()
 DICT_METHODS = ("get", "keys", "values", "items")
 
@@ -107,6 +105,8 @@ def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str
     return NOT_HANDLED
 
 
+def _callee_name(callee: Any) -> str:
+    name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
     return f"`{name}`" if name else ""
 
 

@@ -178,14 +178,14 @@ class Emitter:
             self._unpack(target, value)
         elif isinstance(target, ast.Starred):
             raise TileSyntaxError("starred assignment is not supported in a kernel")
-        else:
-            raise TileSyntaxError(
-                f"cannot assign to {_describe_node(target)}: tiles and arrays are immutable",
-                hint="bind a new name, or write to an array with tilelang.store",
         elif isinstance(target, ast.Subscript):
             from tilelang.frontend.containers import assign_item
 
             assign_item(self, self.expr(target.value), self.expr(target.slice), value)
+        else:
+            raise TileSyntaxError(
+                f"cannot assign to {_describe_node(target)}: tiles and arrays are immutable",
+                hint="bind a new name, or write to an array with tilelang.store",
             )
 
     def _unpack(self, target: ast.Tuple | ast.List, value: Any) -> None:

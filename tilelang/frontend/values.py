@@ -66,6 +66,38 @@ class ArrayValue:
     dtype: DType
     ndim: int
     name: str
+    index_dtype: DType = dt.int32  # of its shape and strides in the kernel (IndexedWithInt64)
+    static_shape: tuple[int | None, ...] = ()  # extents compiled in (ArrayAnnotation); () if none
+    static_strides: tuple[int | None, ...] = ()
+
+    def __repr__(self) -> str:
+        known = self.static_shape or (None,) * self.ndim
+        extents = ", ".join("?" if e is None else str(e) for e in known)
+        return f"<array[{self.dtype.name}, ({extents}{',' if self.ndim == 1 else ''})]>"
+
+    # read inside static_eval: compiled-in extents and strides are ints, others run-time scalars
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        from tilelang.frontend.attributes import get_attribute
+
+        return get_attribute(self, "shape")  # type: ignore[no-any-return]
+
+    @property
+    def strides(self) -> tuple[Any, ...]:
+        from tilelang.frontend.attributes import get_attribute
+
+        return get_attribute(self, "strides")  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, eq=False)
+class ListValue:
+    """A list-of-arrays parameter: its arrays (one kernel argument each, of one type)."""
+
+    items: tuple[ArrayValue, ...]
+    name: str
+
+    def __len__(self) -> int:
+        return len(self.items)
 
     def __repr__(self) -> str:
         return f"<list of {len(self.items)} {self.items[0]!r}>"
@@ -100,38 +132,6 @@ class TiledViewValue:
 @dataclass(frozen=True)
 class BoundMethod:
     """`tile.astype` and friends before they are called."""
-    index_dtype: DType = dt.int32  # of its shape and strides in the kernel (IndexedWithInt64)
-    static_shape: tuple[int | None, ...] = ()  # extents compiled in (ArrayAnnotation); () if none
-    static_strides: tuple[int | None, ...] = ()
-
-    def __repr__(self) -> str:
-        known = self.static_shape or (None,) * self.ndim
-        extents = ", ".join("?" if e is None else str(e) for e in known)
-        return f"<array[{self.dtype.name}, ({extents}{',' if self.ndim == 1 else ''})]>"
-
-    # read inside static_eval: compiled-in extents and strides are ints, others run-time scalars
-    @property
-    def shape(self) -> tuple[Any, ...]:
-        from tilelang.frontend.attributes import get_attribute
-
-        return get_attribute(self, "shape")  # type: ignore[no-any-return]
-
-    @property
-    def strides(self) -> tuple[Any, ...]:
-        from tilelang.frontend.attributes import get_attribute
-
-        return get_attribute(self, "strides")  # type: ignore[no-any-return]
-
-
-@dataclass(frozen=True, eq=False)
-class ListValue:
-    """A list-of-arrays parameter: its arrays (one kernel argument each, of one type)."""
-
-    items: tuple[ArrayValue, ...]
-    name: str
-
-    def __len__(self) -> int:
-        return len(self.items)
 
     receiver: Any
     name: str
