@@ -16,16 +16,26 @@ from tilelang.language import dtypes as dt
 from tilelang.layout import padded_shape
 from tilelang.runtime import binary
 from tilelang.runtime.launcher import Launcher
-from tilelang.testing.conversions import KERNEL, convert_kernel_ptx, random_layout
+from tilelang.testing.conversions import (
+    KERNEL,
+    convert_kernel_ptx,
+    random_layout,
+    warp_local_layout,
+)
 
 DTYPES = {"float32": (dt.float32, torch.float32), "float16": (dt.float16, torch.float16),
           "int8": (dt.int8, torch.int8), "float64": (dt.float64, torch.float64)}
 
 
 def run_conversion(shape: tuple[int, ...], padded: tuple[int, ...], dtype: str, num_warps: int,
-                   seed: int) -> None:
+                   seed: int, in_warp: bool | None = None) -> None:
+    """Convert between two random layouts; with `in_warp` set, the second re-deals the first's
+    elements inside each warp (the shuffle paths: True, one source register per shuffle;
+    False, source registers chosen per lane)."""
     rng = random.Random(seed)
-    a, b = (random_layout(rng, padded, num_warps) for _ in range(2))
+    a = random_layout(rng, padded, num_warps)
+    b = random_layout(rng, padded, num_warps) if in_warp is None else \
+        warp_local_layout(rng, a, in_warp)
     ours, theirs = DTYPES[dtype]
     kernel = convert_kernel_ptx(a, b, shape, ours, num_warps)
     device = torch.cuda.current_device()
@@ -62,6 +72,13 @@ def test_random_conversions_move_every_element(case):
     shape, padded, dtype, num_warps, seed = case
     assert padded_shape(shape) == padded
     run_conversion(shape, padded, dtype, num_warps, seed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases(), st.booleans())
+def test_random_in_warp_conversions_move_every_element(case, lanes_from_lanes):
+    shape, padded, dtype, num_warps, seed = case
+    run_conversion(shape, padded, dtype, num_warps, seed, in_warp=lanes_from_lanes)
 
 
 @pytest.mark.parametrize("shape", [(64, 64), (128, 32), (16, 16, 16), (4096,)])

@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from . import gf2
 from .linear import IN_DIMS, LinearLayout
 from .maps import Coord
 from .shape_ops import flatten
@@ -15,7 +16,69 @@ from .shape_ops import flatten
 class ConversionKind(enum.Enum):
     IDENTICAL = "identical"
     REGISTER_PERMUTATION = "register_permutation"
+    WARP_SHUFFLE = "warp_shuffle"
     SHARED_MEMORY = "shared_memory"
+
+
+# A shuffle plan whose source register depends on the reading lane takes one shuffle per
+# possible source register (then a select); beyond this many, shared memory is cheaper.
+MAX_SHUFFLE_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class LaneShuffle:
+    """A conversion that stays inside each warp, as linear maps over GF(2).
+
+    Lane l's dst register r is src register A.r ^ B.l of lane C.r ^ D.l, in the same warp.
+    Each matrix is given by its columns, one bit mask per input bit (A, C per dst register bit;
+    B, D per lane bit).
+    """
+
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+    c: tuple[int, ...]
+    d: tuple[int, ...]
+
+    def source(self, register: int, lane: int) -> tuple[int, int]:
+        """(src register, src lane) that dst (register, lane) reads."""
+        return (gf2.matvec(self.a, register) ^ gf2.matvec(self.b, lane),
+                gf2.matvec(self.c, register) ^ gf2.matvec(self.d, lane))
+
+    def register_choices(self) -> tuple[int, ...]:
+        """The values B.l takes over the lanes: one shuffle round each."""
+        span = {0}
+        for column in self.b:
+            span |= {v ^ column for v in span}
+        return tuple(sorted(span))
+
+    def reads_own_lane(self, register: int) -> bool:
+        """Whether every lane reads dst `register` from itself (no shuffle needed)."""
+        return (not any(self.b) and gf2.matvec(self.c, register) == 0
+                and self.d == tuple(1 << k for k in range(len(self.d))))
+
+
+def lane_shuffle(src: LinearLayout, dst: LinearLayout) -> LaneShuffle | None:
+    """The in-warp shuffle plan from src to dst, or None when elements must cross warps.
+
+    Exists when both layouts have the same warp bases and every register and lane basis of dst
+    is a combination of src's register and lane bases (the solution need not be unique: src
+    replicas hold equal values).
+    """
+    if src.shape != dst.shape or src.bases["warp"] != dst.bases["warp"]:
+        return None
+    columns = src._dim_columns("register") + src._dim_columns("lane")
+    reg_bits = src.in_bits("register")
+    parts: dict[str, list[tuple[int, int]]] = {}
+    for dim in ("register", "lane"):
+        parts[dim] = []
+        for target in dst._dim_columns(dim):
+            mask = gf2.solve(columns, target)
+            if mask is None:
+                return None
+            parts[dim].append((mask & ((1 << reg_bits) - 1), mask >> reg_bits))
+    regs, lanes = parts["register"], parts["lane"]
+    return LaneShuffle(tuple(r for r, _ in regs), tuple(r for r, _ in lanes),
+                       tuple(lane for _, lane in regs), tuple(lane for _, lane in lanes))
 
 
 @dataclass(frozen=True)
@@ -23,14 +86,16 @@ class ConversionPlan:
     """How to turn a value in layout `src` into layout `dst`.
 
     REGISTER_PERMUTATION: dst register r takes src register register_map[r], same
-    thread. SHARED_MEMORY: owner slots of src store each element at
-    shared_offset(coord), barrier, then every dst slot loads its element.
+    thread. WARP_SHUFFLE: each dst register is read from another lane of the warp (`shuffle`).
+    SHARED_MEMORY: owner slots of src store each element at shared_offset(coord), barrier,
+    then every dst slot loads its element.
     """
 
     kind: ConversionKind
     src: LinearLayout
     dst: LinearLayout
     register_map: tuple[int, ...] | None = None
+    shuffle: LaneShuffle | None = None
 
     def shared_bytes(self, elem_bytes: int) -> int:
         """Shared memory needed by this plan (0 unless it goes through shared memory)."""
@@ -40,7 +105,8 @@ class ConversionPlan:
 
 
 def plan_conversion(src: LinearLayout, dst: LinearLayout) -> ConversionPlan:
-    """Cheapest known plan: identical, in-thread register permutation, or shared memory."""
+    """Cheapest known plan: identical, in-thread register permutation, shuffles within warps
+    (up to MAX_SHUFFLE_ROUNDS per register), or shared memory."""
     if src.shape != dst.shape:
         raise ValueError(f"cannot convert between shapes {src.shape} and {dst.shape}")
     if src == dst:
@@ -48,6 +114,9 @@ def plan_conversion(src: LinearLayout, dst: LinearLayout) -> ConversionPlan:
     register_map = src.register_permutation_to(dst)
     if register_map is not None:
         return ConversionPlan(ConversionKind.REGISTER_PERMUTATION, src, dst, register_map)
+    shuffle = lane_shuffle(src, dst)
+    if shuffle is not None and len(shuffle.register_choices()) <= MAX_SHUFFLE_ROUNDS:
+        return ConversionPlan(ConversionKind.WARP_SHUFFLE, src, dst, shuffle=shuffle)
     return ConversionPlan(ConversionKind.SHARED_MEMORY, src, dst)
 
 

@@ -55,6 +55,40 @@ def random_layout(rng: random.Random, shape: tuple[int, ...], num_warps: int,
     return LinearLayout(bases, shape)
 
 
+def warp_local_layout(rng: random.Random, a: LinearLayout, lanes_from_lanes: bool) -> LinearLayout:
+    """A random layout holding in each warp the elements that warp holds in `a` (same warp
+    bases; register and lane bases re-dealt and XOR-mixed within their span), so that a
+    conversion from `a` can stay inside warps.
+
+    With `lanes_from_lanes`, lane bases are drawn from a's lane bases only and registers may
+    pick up lane offsets: every register then comes from one source register (one shuffle);
+    otherwise lane and register bits trade places (the source register depends on the lane).
+    """
+    zero = (0,) * a.ndim
+    lanes = [v for v in a.bases["lane"] if any(v)]
+    regs = list(a.bases["register"])
+    replicas = len(a.bases["lane"]) - len(lanes)
+
+    def mixed(vectors: list, extra: list) -> list:
+        out = list(vectors)
+        rng.shuffle(out)
+        for i in range(len(out)):  # XOR in earlier vectors or extras: still a basis of the span
+            pool = out[:i] + extra
+            if pool and rng.random() < 0.4:
+                out[i] = tuple(x ^ y for x, y in zip(out[i], rng.choice(pool), strict=True))
+        return out
+
+    if lanes_from_lanes:
+        new_lanes, new_regs = mixed(lanes, []), mixed(regs, lanes)
+    else:
+        pool = mixed(regs + lanes, [])
+        new_lanes, new_regs = pool[:len(lanes)], pool[len(lanes):]
+    new_lanes += [zero] * replicas
+    rng.shuffle(new_lanes)
+    return LinearLayout({"register": new_regs, "lane": new_lanes,
+                         "warp": list(a.bases["warp"])}, a.shape)
+
+
 def _array_type(dtype: DType, ndim: int, align: int) -> str:
     strides = ", ".join(["-1"] * (ndim - 1) + ["1"])
     return f"!tile.array<{dtype.mlir}, array<i64: {strides}>, {align} : i64>"

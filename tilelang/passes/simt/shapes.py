@@ -12,7 +12,13 @@ from mlir.dialects import arith, gpu, llvm
 
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
-from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.layout import (
+    ConversionKind,
+    LinearLayout,
+    owned_registers,
+    padded_shape,
+    plan_conversion,
+)
 from tilelang.passes.layout_rules import is_linear_reshape
 from tilelang.passes.simt.context import (
     Lowering,
@@ -89,11 +95,17 @@ def lower_reshape(lw: Lowering, op: ir.Operation) -> None:
 
 @lowers("tile.convert_layout")
 def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
+    from tilelang.passes.simt.warp import convert_by_shuffles
+
     source, result = lw.tile(op.operands[0]), op.results[0]
     layout = _layout(result.type)
-    mapping = source.layout.register_permutation_to(layout)
-    if mapping is not None:
-        regs = tuple(source.regs[m] for m in mapping)
+    plan = plan_conversion(source.layout, layout)
+    if plan.kind is ConversionKind.IDENTICAL:
+        regs = source.regs
+    elif plan.kind is ConversionKind.REGISTER_PERMUTATION:
+        regs = tuple(source.regs[m] for m in plan.register_map)
+    elif plan.kind is ConversionKind.WARP_SHUFFLE:
+        regs = tuple(convert_by_shuffles(lw, source.regs, plan.shuffle, layout.num_registers))
     else:
         pad = max(1, 4 // source.dtype.itemsize) if len(source.shape) > 1 else 0
         regs = tuple(through_shared(lw, source, layout, source.shape, row_pad=pad))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
+from tilelang.layout import LaneShuffle
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.memory import _gep
 from tilelang.passes.simt.shapes import SHARED_SYMBOL
@@ -33,6 +34,47 @@ def shuffle(value: ir.Value, offset: int | ir.Value, mode: str, width: int = 32)
     moved = _shuffle32(word, offset, mode, width)
     narrow = moved if bits == 32 else arith.trunci(_int(bits), moved)
     return narrow if isinstance(t, ir.IntegerType) else arith.bitcast(t, narrow)
+
+
+def convert_by_shuffles(lw: Lowering, regs: tuple[ir.Value, ...], plan: LaneShuffle,
+                        num_registers: int) -> list[ir.Value]:
+    """The registers of a layout conversion that stays inside warps (`plan`): dst register r
+    of lane l is src register A.r ^ B.l of lane C.r ^ D.l. One `shfl.sync.idx` per dst register
+    and per value B.l takes (the reader keeps its own with a select); none when every lane
+    reads itself."""
+    lane = lw.thread_index("lane")
+    lane_part = _gf2_apply(lane, plan.d)  # D.l
+    choices = plan.register_choices()
+    chosen = _gf2_apply(lane, plan.b) if len(choices) > 1 else None  # B.l
+    out = []
+    for r in range(num_registers):
+        src_reg, src_lane = plan.source(r, 0)  # A.r and C.r
+        if plan.reads_own_lane(r):
+            out.append(regs[src_reg])
+            continue
+        from_lane = arith.xori(lane_part, const(i32(), src_lane)) if src_lane else lane_part
+        value = None
+        for v in choices:
+            moved = shuffle(regs[src_reg ^ v], from_lane, "idx")
+            if value is None:
+                value = moved
+            else:
+                mine = arith.cmpi(arith.CmpIPredicate.eq, chosen, const(i32(), v))
+                value = arith.select(mine, moved, value)
+        out.append(value)
+    return out
+
+
+def _gf2_apply(lane: ir.Value, columns: tuple[int, ...]) -> ir.Value:
+    """XOR of the columns selected by the set bits of `lane` (i32), computed per thread."""
+    if columns == tuple(1 << k for k in range(len(columns))):
+        return lane
+    acc = const(i32(), 0)
+    for k, column in enumerate(columns):
+        if column:
+            bit = arith.andi(arith.shrui(lane, const(i32(), k)), const(i32(), 1))
+            acc = arith.xori(acc, arith.muli(bit, const(i32(), column)))
+    return acc
 
 
 def _shuffle32(word: ir.Value, offset: int | ir.Value, mode: str, width: int) -> ir.Value:
