@@ -142,12 +142,12 @@ class TileCompilerExecutionError(TileInternalError):
 __all__ = [
     "Loc",
     "TileArgumentError",
+    "TileArgumentValueError",
     "TileCompilerExecutionError",
     "TileError",
     "TileInternalError",
     "TileInterpreterError",
     "TileLaunchError",
-    "TileArgumentValueError",
     "TileNameError",
     "TileRecursionError",
     "TileSyntaxError",
