@@ -8,6 +8,9 @@ and a healthy compiler afterwards.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -80,6 +83,30 @@ def k_spec_wrong_kind(a):
     ct.print(f"{t:d}")
 
 
+@dataclasses.dataclass(frozen=True)
+class CustomFormat:
+    x: Any
+
+    def __format__(self, spec):
+        return "custom"
+
+
+def k_custom_format(a):
+    s = f"{CustomFormat(1)}"
+
+
+def k_str_not_text(a):
+    ct.print(BadStr(1))
+
+
+@dataclasses.dataclass(frozen=True)
+class BadStr:
+    x: Any
+
+    def __str__(self):
+        return self.x
+
+
 def k_print_array(a):
     ct.print("array:", a)
 
@@ -145,6 +172,11 @@ CASES = [
      ("{t:^8}", "t")),
     (k_spec_wrong_kind, TileTypeError, "print(): format spec 'd' is incompatible with dtype "
      "float32", ("{t:d}", "t")),
+    (k_custom_format, TileTypeError,
+     "Formatting dataclass values with custom __format__() is not supported",
+     ('f"{CustomFormat(1)}"', "CustomFormat(1)")),
+    (k_str_not_text, TileTypeError, "BadStr.__str__() returned constant 1, not a string",
+     "ct.print(BadStr(1))"),
     (k_print_array, TileTypeError, "cannot print 1-d float32 array",
      'ct.print("array:", a)'),
     (k_sep_not_string, TileTypeError, "print(): `sep` must be a string, got int32 scalar",

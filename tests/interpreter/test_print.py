@@ -8,7 +8,9 @@ Blocks run in any order on the GPU, so lines are compared as sorted lists.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import enum
+from typing import Any
 
 import numpy as np
 import pytest
@@ -153,6 +155,52 @@ def test_constants_tuples_and_strings(it, capfd):
         "msg=tile[0]:[   0,    1,    2,    3]|",
         "ab[0, 1, 2, 3]",
         "0-'q'+3",
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Plain:
+    x: Any
+    hidden: Any = dataclasses.field(repr=False)
+    name: Any = "p"
+
+
+@dataclasses.dataclass(frozen=True)
+class WithStr:
+    x: Any
+
+    def __str__(self):
+        return f"<{self.x}>"
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class NoRepr:
+    x: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class WithRepr:
+    x: Any
+
+    def __repr__(self):
+        return f"R({self.x:x})"
+
+
+@ct.kernel
+def dataclasses_(x):
+    t = ct.load(x, (0,), (3,))
+    print(Plain(t, t + 1), (Plain(t, 0, "q"),))
+    ct.print(WithStr(t), (WithStr(t),), NoRepr(t), (NoRepr(t),), WithRepr(t + 10), sep="|")
+
+
+def test_dataclass_instances(it, capfd):
+    """cuTile's rules: the default repr (fields with repr=True), or the user's __str__ and
+    __repr__ compiled as kernel code; repr=False without a __repr__ gives `<Name object>`."""
+    lines = run(it, capfd, dataclasses_, (1,), np.array([1, 2, 3], np.int32))
+    assert lines == [
+        "Plain(x=[1, 2, 3], name='p') (Plain(x=[1, 2, 3], name='q'),)",
+        "<[1, 2, 3]>|(WithStr(x=[1, 2, 3]),)|<NoRepr object>|(<NoRepr object>,)|"
+        "R([b, c, d])",
     ]
 
 

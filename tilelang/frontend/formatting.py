@@ -8,12 +8,15 @@ formatted by Python right away, so `f"{N}"` with a constant N is a plain str.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from tilelang.dialect.printing import FLOAT_CONVERSIONS, INT_CONVERSIONS, Conversion
 from tilelang.errors import TileSyntaxError, TileTypeError
+from tilelang.frontend import dataclass_values
 from tilelang.frontend.emitter import Emitter, expression
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import (
@@ -68,46 +71,93 @@ def is_text(value: Any) -> bool:
 # ----- str(), repr() and format() of kernel values ------------------------------------------
 
 
-def to_str(value: Any) -> Text:
+def to_str(value: Any, em: Emitter | None = None) -> Text:
     """Python's `str(value)`: a tile or scalar prints its elements, a constant its text."""
     if isinstance(value, FormattedString | str):
         return value
     if isinstance(value, TileValue):
         return FormattedString((Field(value, default_conversion(value.dtype)),))
     if isinstance(value, tuple):
-        return to_repr(value)
+        return to_repr(value, em)
+    if dataclass_values.is_instance(value):
+        custom = _user_method(type(value), "__str__")
+        return _call_text(em, custom, value) if custom else to_repr(value, em)
     return _constant_text(value, str)
 
 
-def to_repr(value: Any) -> Text:
+def to_repr(value: Any, em: Emitter | None = None) -> Text:
     """Python's `repr(value)`: strings get quotes, tuples their parentheses."""
     if isinstance(value, FormattedString):
         return _quoted(value)
     if isinstance(value, tuple):
-        items = [to_repr(v) for v in value]
+        items = [to_repr(v, em) for v in value]
         if len(items) == 1:
             return concat("(", items[0], ",)")
         return concat("(", *_joined(items, ", "), ")")
     if isinstance(value, TileValue):
         return to_str(value)
+    if dataclass_values.is_instance(value):
+        return _dataclass_repr(value, em)
     return _constant_text(value, repr)
 
 
-def format_field(value: Any, spec: str | None) -> Text:
+def format_field(value: Any, spec: str | None, em: Emitter | None = None) -> Text:
     """`f"{value:spec}"`: tiles take a C conversion made from the spec, constants Python's."""
     if isinstance(value, TileValue):
         if spec is None:
             return to_str(value)
         return FormattedString((Field(value, python_spec_to_c(spec, value.dtype)),))
+    if dataclass_values.is_instance(value) and _user_method(type(value), "__format__"):
+        raise TileTypeError("Formatting dataclass values with custom __format__() is not "
+                            "supported")
     if spec is None:
-        return to_str(value)
-    if isinstance(value, FormattedString | tuple) or _unprintable(value):
+        return to_str(value, em)
+    if isinstance(value, FormattedString | tuple) or _unprintable(value) or \
+            dataclass_values.is_instance(value):
         raise TileTypeError(f"f-string: cannot apply format spec to a value of type "
                             f"{_type_name(value)}")
     try:
         return format(value, spec)
     except (TypeError, ValueError) as e:
         raise TileTypeError(f"f-string: {e}") from None
+
+
+# ----- dataclass instances (cuTile's rules: the user's __str__/__repr__ run as kernel code) --
+
+
+def _dataclass_repr(value: Any, em: Emitter | None) -> Text:
+    cls = type(value)
+    custom = _user_method(cls, "__repr__")
+    if custom:
+        return _call_text(em, custom, value)
+    if not cls.__dataclass_params__.repr:  # type: ignore[attr-defined]
+        return f"<{cls.__name__} object>"
+    fields = [concat(f"{f.name}=", to_repr(getattr(value, f.name), em))
+              for f in dataclasses.fields(cls) if f.repr]
+    return concat(f"{cls.__qualname__}(", *_joined(fields, ", "), ")")
+
+
+def _user_method(cls: type, name: str) -> Any:
+    """`cls`'s own `name` method when the user wrote one (not object's nor the generated one)."""
+    for klass in cls.__mro__[:-1]:  # object's methods are not the user's
+        fn = klass.__dict__.get(name)
+        if fn is None:
+            continue
+        code = getattr(inspect.unwrap(fn), "__code__", None)
+        generated = code is None or code.co_filename == "<string>" or \
+            code.co_filename == dataclasses.__file__
+        return None if generated else fn
+    return None
+
+
+def _call_text(em: Emitter | None, fn: Any, value: Any) -> Text:
+    assert em is not None, "a user's __str__/__repr__ needs the emitter"
+    from tilelang.frontend.calls import inline
+
+    text = inline(em, fn, [value], {})
+    if not is_text(text):
+        raise TileTypeError(f"{fn.__qualname__}() returned {describe(text)}, not a string")
+    return text
 
 
 def _constant_text(value: Any, fn: Any) -> str:
@@ -219,4 +269,4 @@ def _field(em: Emitter, node: ast.FormattedValue) -> Text:
         if len(values) != 1 or not isinstance(values[0], ast.Constant):
             raise TileSyntaxError("f-string: format spec must be a literal string")
         spec = str(values[0].value)
-    return format_field(em.expr(node.value), spec)
+    return format_field(em.expr(node.value), spec, em)

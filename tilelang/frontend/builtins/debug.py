@@ -48,7 +48,7 @@ def emit_print(em: Any, *args: Any, sep: Any = " ", end: Any = "\n") -> None:
     for i, arg in enumerate(args):
         if i:
             parts.append(sep)
-        parts.append(to_str(arg))
+        parts.append(to_str(arg, em))
     parts.append(end)
     emit_text(concat(*parts))
 
@@ -63,12 +63,12 @@ def emit_builtin_print(em: Any, *args: Any, **kwargs: Any) -> None:
 
 @lowers(builtins.str, raw=True)
 def emit_str(em: Any, value: Any = "") -> Text:
-    return to_str(value)
+    return to_str(value, em)
 
 
 @lowers(builtins.repr, raw=True)
 def emit_repr(em: Any, value: Any) -> Text:
-    return to_repr(value)
+    return to_repr(value, em)
 
 
 def emit_text(text: Text) -> None:
