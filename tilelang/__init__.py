@@ -14,6 +14,7 @@ from tilelang.errors import (
     TileStaticEvalError,
     TileSyntaxError,
     TileTypeError,
+    TileUndefinedVariableError,
     TileUnsupportedFeatureError,
     TileValueError,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "TileStaticEvalError",
     "TileSyntaxError",
     "TileTypeError",
+    "TileUndefinedVariableError",
     "TileUnsupportedFeatureError",
     "TileValueError",
     "compile",

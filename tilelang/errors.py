@@ -100,6 +100,11 @@ class TileNameError(TileError):
     """A name used in a kernel is not defined, or is defined in only some branches."""
 
 
+class TileUndefinedVariableError(TileNameError, TileTypeError):
+    """A name read after run-time control flow that assigns it on only some paths (a
+    `TileTypeError` too, as cuTile reports it)."""
+
+
 class TileStaticEvalError(TileError):
     """`static_eval` / `static_assert` could not evaluate their expression at compile time."""
 
@@ -152,6 +157,7 @@ __all__ = [
     "TileRecursionError",
     "TileSyntaxError",
     "TileTypeError",
+    "TileUndefinedVariableError",
     "TileUnsupportedFeatureError",
     "TileValueError",
 ]

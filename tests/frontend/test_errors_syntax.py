@@ -15,6 +15,7 @@ from tilelang import (
     TileNameError,
     TileSyntaxError,
     TileTypeError,
+    TileUndefinedVariableError,
     TileUnsupportedFeatureError,
     TileValueError,
 )
@@ -84,21 +85,20 @@ def test_decorated_nested_def(fe):
 
 
 @pytest.mark.parametrize("word", ["break", "continue"])
-def test_break_continue(fe, word):
+def test_break_continue_in_a_loop_over_a_tuple(fe, word):
     @ct.kernel
     def k_break(a):
-        for i in range(4):
+        for i in (1, 2):
             break
 
     @ct.kernel
     def k_continue(a):
-        for i in range(4):
+        for i in (1, 2):
             continue
 
     kernel = k_break if word == "break" else k_continue
-    err = fe.expect_error(kernel, (fe.array(),), TileUnsupportedFeatureError,
-                          f"`{word}` is not supported", word)
-    assert "while" in err.hint
+    fe.expect_error(kernel, (fe.array(),), TileSyntaxError,
+                    f"`{word}` in a `for` loop over a tuple is not supported", word)
 
 
 def test_f_string_of_an_array(fe):
@@ -216,7 +216,7 @@ def test_name_defined_on_one_branch(fe):
             x = 1.0
         ct.store(a, (0,), x)
 
-    err = fe.expect_error(k, (fe.array(),), TileNameError,
+    err = fe.expect_error(k, (fe.array(),), TileUndefinedVariableError,
                           "`x` is only assigned on some paths through the `if`",
                           ("ct.store(a, (0,), x)", "x"))
     if_line, _, _ = fe.span(k.fn, "if ct.bid(0) > 0:")
@@ -230,7 +230,7 @@ def test_name_defined_only_in_loop(fe):
             y = 2.0
         ct.store(a, (0,), y)
 
-    fe.expect_error(k, (fe.array(),), TileNameError,
+    fe.expect_error(k, (fe.array(),), TileUndefinedVariableError,
                     "`y` is assigned inside a loop body and not defined before it",
                     ("ct.store(a, (0,), y)", "y"))
 
@@ -242,7 +242,7 @@ def test_loop_variable_after_loop(fe):
             pass
         ct.store(a, (0,), i)
 
-    fe.expect_error(k, (fe.array(), 3), TileNameError, "`i` is a loop variable",
+    fe.expect_error(k, (fe.array(), 3), TileUndefinedVariableError, "`i` is a loop variable",
                     ("ct.store(a, (0,), i)", "i"))
 
 
@@ -257,7 +257,7 @@ def test_loop_carried_type_depends_on_path(fe):
             x = ct.load(a, (0,), (16,))
 
     err = fe.expect_error(k, (fe.array(),), TileTypeError,
-                          "the type of `x` depends on the path taken", "for i in range(3):")
+                          "Type of `x` depends on path taken", "for i in range(3):")
     assert "int32 tile of shape (16,)" in err.message
     assert "float32 tile of shape (16,)" in err.message
 
@@ -270,8 +270,10 @@ def test_if_carried_type_depends_on_path(fe):
             x = ct.zeros((16,), ct.uint32)
         ct.store(a, (0,), x)
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "the type of `x` depends on the path taken",
-                    "if ct.bid(0) > 0:")
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "Type of `x` depends on path taken",
+                          ("ct.store(a, (0,), x)", "x"))  # when it is read
+    if_line, _, _ = fe.span(k.fn, "if ct.bid(0) > 0:")
+    assert f"at the `if` on line {if_line}" in err.message
 
 
 def test_if_carried_shape_depends_on_path(fe):
@@ -282,8 +284,10 @@ def test_if_carried_shape_depends_on_path(fe):
             x = ct.zeros((8,), ct.float32)
         ct.store(a, (0,), x)
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "the type of `x` depends on the path taken",
-                    "if ct.bid(0) > 0:")
+    err = fe.expect_error(k, (fe.array(),), TileTypeError, "Type of `x` depends on path taken",
+                          ("ct.store(a, (0,), x)", "x"))  # when it is read
+    if_line, _, _ = fe.span(k.fn, "if ct.bid(0) > 0:")
+    assert f"at the `if` on line {if_line}" in err.message
 
 
 def test_tile_as_if_condition(fe):
@@ -327,18 +331,7 @@ def test_return_value_from_kernel(fe):
     assert "tilelang.store" in err.hint
 
 
-def test_return_inside_runtime_if(fe):
-    @ct.kernel
-    def k(a):
-        if ct.bid(0) > 0:
-            return
-        ct.store(a, (0,), 1.0)
-
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
-                    "`return` inside a run-time `if`", "return")
-
-
-def test_return_inside_loop_of_helper(fe):
+def test_return_inside_a_for_loop(fe):
     def first_positive(n):
         for i in range(n):
             return i
@@ -348,8 +341,57 @@ def test_return_inside_loop_of_helper(fe):
     def k(a, n):
         ct.store(a, (0,), first_positive(n))
 
-    fe.expect_error(k, (fe.array(), 4), TileUnsupportedFeatureError, "`return` inside",
+    fe.expect_error(k, (fe.array(), 4), TileSyntaxError,
+                    "Returning from a for loop is not supported",
                     "return i", helper=first_positive, call_at="first_positive(n)")
+
+
+def test_return_values_of_different_types(fe):
+    def pick(c):
+        if c:
+            return 3
+        return 5.0
+
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), pick(ct.bid(0) == 0))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Type of return value depends on path taken: constant 3 vs. constant 5.0",
+                    "pick(ct.bid(0) == 0)")
+
+
+def test_return_value_on_some_paths_only(fe):
+    def pick(c, t):
+        if c:
+            return t
+
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), pick(ct.bid(0) == 0, 1.0))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Type of return value depends on path taken: constant 1.0 vs. None",
+                    "pick(ct.bid(0) == 0, 1.0)")
+
+
+def test_carried_value_that_changes_type_at_a_break(fe):
+    @ct.kernel
+    def k(a, n):
+        i = 0
+        while True:
+            i += 1
+            if i >= 5:
+                v = ct.zeros((4,), ct.float32)
+                break
+            elif i >= n:
+                v = ct.zeros((8,), ct.float32)
+                break
+        ct.store(a, (0,), v)
+
+    err = fe.expect_error(k, (fe.array(), 3), TileTypeError,
+                          "Type of `v` depends on path taken", ("ct.store(a, (0,), v)", "v"))
+    assert "tile of shape (4,)" in err.message and "tile of shape (8,)" in err.message
 
 
 def test_range_with_float_argument(fe):

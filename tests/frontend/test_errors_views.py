@@ -152,7 +152,8 @@ CASES = [
      "a.tiled_view(4).shape"),
     (k_view_check_bounds, (True,), TileTypeError, "check_bounds must be a constant bool",
      "a.tiled_view(4).load(0, check_bounds=flag)"),
-    (k_view_changes_in_loop, (3,), TileTypeError, "changes inside the loop", "for i in range(n):"),
+    (k_view_changes_in_loop, (3,), TileTypeError, "Type of `tv` depends on path taken",
+     "for i in range(n):"),
 ]
 
 

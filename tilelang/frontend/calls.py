@@ -14,7 +14,7 @@ import numpy as np
 
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import builtins as registry
-from tilelang.frontend import dataclass_values, static
+from tilelang.frontend import dataclass_values, exits, static
 from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
 from tilelang.frontend.local_functions import LocalFunction, call_local
@@ -148,8 +148,7 @@ def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[st
     bound.apply_defaults()
     em.frames.append(Frame(source, dict(bound.arguments), em.loc))
     try:
-        em.block(source.tree.body)
-        return em.frame.result
+        return exits.emit_body(em, source.tree.body)
     finally:
         em.frames.pop()
 

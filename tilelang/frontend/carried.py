@@ -1,20 +1,45 @@
-"""Front end: types of variables carried through `if`/`for`/`while` (join and coercion rules)."""
+"""Front end: values that differ between the paths of run-time control flow, and their types.
+
+A name's value after a run-time `if` or loop is described by a *skeleton*: the static parts of
+the value (constants, the structure of a tuple, a tiled view's tile shape) and the types of its
+run-time leaves (tiles and scalars, arrays). The scf ops carry the leaves; the skeleton rebuilds
+the value from them. A value that is the same constant on every path stays that constant.
+"""
 
 from __future__ import annotations
 
-import ast
+import dataclasses
+import enum
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileTypeError
-from tilelang.frontend import build, semantics
+import mlir.ir as ir
+
+from tilelang.dialect import tensor_type
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
+from tilelang.frontend import build, semantics, values
 from tilelang.frontend.semantics import describe
-from tilelang.frontend.values import TileValue, Undefined, is_loose
+from tilelang.frontend.values import (
+    ArrayValue,
+    RawMemoryValue,
+    TiledViewValue,
+    TileValue,
+    Undefined,
+    is_loose,
+)
 from tilelang.language.dtypes import DType
+
+# Values made of other values and static fields, carried field by field.
+WRAPPERS: tuple[type, ...] = (TiledViewValue, RawMemoryValue) + (
+    (values.ListValue,) if hasattr(values, "ListValue") else ()
+)
 
 
 @dataclass(frozen=True)
 class CarriedType:
+    """A tile or scalar leaf."""
+
     dtype: DType
     shape: tuple[int, ...]
     loose: Any = None  # the loose constant the variable started from, if any
@@ -23,47 +48,148 @@ class CarriedType:
         return f"{self.dtype.name} " + (f"tile of shape {self.shape}" if self.shape else "scalar")
 
 
-def assigned_names(body: list[ast.stmt]) -> list[str]:
-    """Names a list of statements assigns, in first-assignment order."""
-    names: dict[str, None] = {}
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.setdefault(node.id)
-    return list(names)
+@dataclass(frozen=True, eq=False)
+class ArraySlot:
+    """An array leaf: arrays of one type (dtype, rank, specialization facts) may differ."""
+
+    template: ArrayValue
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArraySlot) and _same_array_type(self.template, other.template)
+
+    def __hash__(self) -> int:
+        return hash(str(self.template.value.type))
 
 
-def can_carry(value: Any) -> bool:
-    return isinstance(value, TileValue) or is_loose(value)
+@dataclass(frozen=True, eq=False)
+class Fixed:
+    """A static part: the same constant (or object) on every path."""
+
+    value: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fixed) and same_constant(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return 0
 
 
-def initial_type(value: Any) -> CarriedType:
+@dataclass(frozen=True, eq=False)
+class Wrapper:
+    """A tiled view, raw memory or list: the wrapper's fields, each a skeleton."""
+
+    template: Any
+    fields: tuple[tuple[str, Any], ...]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Wrapper) and type(other.template) is type(self.template) \
+            and self.fields == other.fields
+
+    def __hash__(self) -> int:
+        return hash(type(self.template))
+
+
+Skeleton = CarriedType | ArraySlot | Fixed | Wrapper | tuple
+
+
+# ----- building and widening skeletons ---------------------------------------------------------
+
+
+def exact(value: Any) -> Skeleton:
+    """The skeleton of one value: constants are static, tiles and arrays are leaves."""
     if isinstance(value, TileValue):
         return CarriedType(value.dtype, value.shape)
-    return CarriedType(semantics.constant_dtype(value), (), loose=value)
+    if isinstance(value, ArrayValue):
+        return ArraySlot(value)
+    if isinstance(value, WRAPPERS):
+        return _wrapper(value)
+    if type(value) is tuple:
+        return tuple(exact(v) for v in value)
+    return Fixed(value)
 
 
-def join(name: str, current: CarriedType, value: Any) -> CarriedType:
-    """The type a carried variable needs so that both `current` and `value` fit in it."""
-    if isinstance(value, Undefined) or not can_carry(value):
-        raise TileTypeError(
-            f"`{name}` is {describe(value)} at the end of the body; only tiles and numbers "
-            "can change inside a loop or an `if`"
-        )
+def _wrapper(value: Any) -> Wrapper:
+    """A wrapper's arrays are leaves; its other fields (a tile shape, ...) are static."""
+    fields = []
+    for f in dataclasses.fields(value):
+        item = getattr(value, f.name)
+        if f.name == "name":
+            continue  # for messages only: the template's is kept
+        arrays = isinstance(item, ArrayValue) or (
+            type(item) is tuple and all(isinstance(v, ArrayValue) for v in item))
+        fields.append((f.name, exact(item) if arrays else Fixed(item)))
+    return Wrapper(value, tuple(fields))
+
+
+def initial(value: Any) -> Skeleton:
+    """The skeleton a loop starts carrying `value` with: as `exact`, but a loose constant is a
+    scalar of its default dtype inside the loop (and widens to what the body makes of it)."""
+    if is_loose(value):
+        return CarriedType(semantics.constant_dtype(value), (), loose=value)
+    if type(value) is tuple:
+        return tuple(initial(v) for v in value)
+    return exact(value)
+
+
+def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
+    """The skeleton that holds what `skel` holds and `value` too, or a TileTypeError."""
+    if isinstance(value, Undefined):
+        raise value.error_for(name)
+    if isinstance(skel, Fixed):
+        if same_constant(skel.value, value):
+            return skel
+        if is_loose(skel.value) and (is_loose(value) or isinstance(value, TileValue)):
+            start = CarriedType(semantics.constant_dtype(skel.value), (), loose=skel.value)
+            return _join_leaf(name, start, value)
+        raise path_error(name, _describe(skel.value), _describe(value))
+    if isinstance(skel, CarriedType):
+        if not (is_loose(value) or isinstance(value, TileValue)):
+            raise path_error(name, skel.describe(), _describe(value))
+        return _join_leaf(name, skel, value)
+    if isinstance(skel, ArraySlot):
+        if not isinstance(value, ArrayValue) or not _same_array_type(skel.template, value):
+            raise path_error(name, describe(skel.template), _describe(value))
+        return skel
+    if isinstance(skel, Wrapper):
+        if type(value) is not type(skel.template):
+            raise path_error(name, describe(skel.template), _describe(value))
+        fields = tuple((f, join(name, s, getattr(value, f))) for f, s in skel.fields)
+        return Wrapper(skel.template, fields)
+    if type(value) is not tuple or len(value) != len(skel):
+        raise path_error(name, describe_skeleton(skel), _describe(value))
+    return tuple(join(name, s, v) for s, v in zip(skel, value, strict=True))
+
+
+def join_branches(name: str, a: Any, b: Any) -> Skeleton:
+    """The skeleton of a name that is `a` on one path and `b` on another (peers: both orders
+    are tried, as lossless conversions go one way)."""
+    try:
+        return join(name, exact(a), b)
+    except (TileTypeError, TileValueError) as first:
+        try:
+            return join(name, exact(b), a)
+        except (TileTypeError, TileValueError):
+            raise first from None
+
+
+def _join_leaf(name: str, current: CarriedType, value: Any) -> CarriedType:
     if is_loose(value):
         if current.loose is not None:
-            return CarriedType(semantics.constant_dtype(_py_join(current.loose, value)), (),
-                               current.loose)
+            wider = _py_join(current.loose, value)
+            return CarriedType(semantics.constant_dtype(wider), current.shape, current.loose)
         semantics.check_fits(value, current.dtype)
         if semantics.category(semantics.constant_dtype(value)) > semantics.category(current.dtype):
-            raise _changes(name, current, describe(value))
+            raise path_error(name, current.describe(), describe(value))
         return current
-    shape = _join_shape(name, current, value)
+    try:
+        shape = semantics.broadcast_shapes(current.shape, value.shape)
+    except TileTypeError:
+        raise path_error(name, current.describe(), describe(value)) from None
     if current.loose is not None:
         return CarriedType(semantics.promote_with_constant(value.dtype, current.loose), shape,
                            current.loose)
     if not semantics.lossless_cast(value.dtype, current.dtype):
-        raise _changes(name, current, describe(value))
+        raise path_error(name, current.describe(), describe(value))
     return CarriedType(current.dtype, shape)
 
 
@@ -73,22 +199,155 @@ def _py_join(a: Any, b: Any) -> Any:
         semantics.category(semantics.constant_dtype(a)) else a
 
 
-def _join_shape(name: str, current: CarriedType, value: TileValue) -> tuple[int, ...]:
-    try:
-        return semantics.broadcast_shapes(current.shape, value.shape)
-    except TileTypeError:
-        raise _changes(name, current, describe(value)) from None
-
-
-def _changes(name: str, current: CarriedType, new: str) -> TileTypeError:
+def path_error(name: str, one: str, other: str) -> TileTypeError:
+    """cuTile's message for a name whose type differs between paths."""
     return TileTypeError(
-        f"the type of `{name}` depends on the path taken: {current.describe()} on one path, "
-        f"{new} on another",
-        hint="make both paths produce the same dtype and shape (astype, broadcast_to, full)",
+        f"Type of `{name}` depends on path taken: {one} vs. {other}",
+        hint="make every path produce the same type (astype, broadcast_to, full)",
     )
 
 
-def coerce(value: Any, carried: CarriedType) -> TileValue:
-    """`value` as a tile of exactly the carried dtype and shape."""
-    tile = build.to_tile(value, carried.dtype)
-    return build.broadcast_to(tile, carried.shape)
+def _describe(value: Any) -> str:
+    """`describe`, and what static values are (cuTile shows enum constants like this)."""
+    if isinstance(value, enum.Enum):
+        return f"<enum constant {type(value).__name__}.{value.name}>"
+    if isinstance(value, DType):
+        return f"dtype {value.name}"
+    if value is None or isinstance(value, str):
+        return repr(value)
+    if type(value) is tuple:
+        return "tuple (" + ", ".join(_describe(v) for v in value) + ")"
+    return describe(value)
+
+
+def describe_skeleton(skel: Skeleton) -> str:
+    if isinstance(skel, CarriedType):
+        return skel.describe()
+    if isinstance(skel, Fixed):
+        return _describe(skel.value)
+    if isinstance(skel, ArraySlot | Wrapper):
+        return describe(skel.template)
+    return "tuple (" + ", ".join(describe_skeleton(s) for s in skel) + ")"
+
+
+# ----- leaves ----------------------------------------------------------------------------------
+
+
+def mlir_types(skel: Skeleton) -> list[ir.Type]:
+    """The types of the run-time leaves, in order."""
+    if isinstance(skel, CarriedType):
+        return [tensor_type(skel.shape, skel.dtype)]
+    if isinstance(skel, ArraySlot):
+        return [skel.template.value.type]
+    if isinstance(skel, Fixed):
+        return []
+    parts = [s for _, s in skel.fields] if isinstance(skel, Wrapper) else skel
+    return [t for s in parts for t in mlir_types(s)]
+
+
+def leaves(skel: Skeleton, value: Any) -> list[ir.Value]:
+    """`value`'s run-time leaves, converted to the skeleton's types; placeholders for a value
+    that is undefined on this path (it is never read there)."""
+    if isinstance(value, Undefined):
+        if value.value is None:
+            return placeholders(skel)
+        value = value.value
+    if isinstance(skel, CarriedType):
+        tile = build.to_tile(value, skel.dtype)
+        return [build.broadcast_to(tile, skel.shape).value]
+    if isinstance(skel, ArraySlot):
+        return [value.value]
+    if isinstance(skel, Fixed):
+        return []
+    if isinstance(skel, Wrapper):
+        return [v for f, s in skel.fields for v in leaves(s, getattr(value, f))]
+    return [v for s, item in zip(skel, value, strict=True) for v in leaves(s, item)]
+
+
+def rebuild(skel: Skeleton, it: Iterator[ir.Value]) -> Any:
+    """The front-end value whose leaves are the next values of `it`."""
+    if isinstance(skel, CarriedType):
+        return TileValue(next(it), skel.dtype, skel.shape)
+    if isinstance(skel, ArraySlot):
+        return dataclasses.replace(skel.template, value=next(it))
+    if isinstance(skel, Fixed):
+        return skel.value
+    if isinstance(skel, Wrapper):
+        fields = {f: rebuild(s, it) for f, s in skel.fields}
+        return dataclasses.replace(skel.template, **fields)
+    return tuple(rebuild(s, it) for s in skel)
+
+
+def placeholders(skel: Skeleton) -> list[ir.Value]:
+    """Leaves for a path where the value does not exist: zeros, or a kernel array."""
+    if isinstance(skel, CarriedType):
+        return [build.broadcast_to(build.constant(0, skel.dtype), skel.shape).value]
+    if isinstance(skel, ArraySlot):
+        return [_kernel_array(skel.template)]
+    if isinstance(skel, Fixed):
+        return []
+    parts = [s for _, s in skel.fields] if isinstance(skel, Wrapper) else skel
+    return [v for s in parts for v in placeholders(s)]
+
+
+def _kernel_array(template: ArrayValue) -> ir.Value:
+    """A kernel argument of the template's array type (it dominates every use)."""
+    op = ir.InsertionPoint.current.block.owner
+    while op is not None and op.name != "func.func":
+        op = op.parent
+    if op is not None:
+        for arg in op.regions[0].blocks[0].arguments:
+            if arg.type == template.value.type:
+                return arg
+    raise TileUnsupportedFeatureError(
+        f"`{template.name}`: an array that exists on only some paths through run-time control "
+        "flow cannot be carried out of it", hint="assign the array before the `if` or loop")
+
+
+# ----- comparisons -----------------------------------------------------------------------------
+
+
+def same_constant(a: Any, b: Any) -> bool:
+    """The same static value: the same object, or equal constants of one Python type."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or isinstance(a, TileValue | ArrayValue | Undefined):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(same_constant(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, WRAPPERS):
+        return all(same_constant(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a) if f.name != "name")
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _same_array_type(a: ArrayValue, b: ArrayValue) -> bool:
+    facts = [f.name for f in dataclasses.fields(a) if f.name not in ("value", "name")]
+    return a.value.type == b.value.type and \
+        all(getattr(a, f) == getattr(b, f) for f in facts)
+
+
+def has_leaves(skel: Skeleton) -> bool:
+    return bool(mlir_types(skel))
+
+
+def is_static(value: Any) -> bool:
+    """A value with no run-time part (it is valid anywhere in the kernel)."""
+    return not isinstance(value, Undefined) and not has_leaves(exact(value))
+
+
+def fitting_leaves(name: str, skel: Skeleton, value: Any) -> list[ir.Value]:
+    """`value`'s leaves when it fits `skel`, else placeholders (for a value that is never read
+    on this path: undefined, or of another type, there)."""
+    if isinstance(value, Undefined):
+        value = value.value
+    if value is None and not (isinstance(skel, Fixed) and skel.value is None):
+        return placeholders(skel)
+    try:
+        fits = join(name, skel, value) == skel
+    except (TileTypeError, TileValueError):
+        fits = False
+    return leaves(skel, value) if fits else placeholders(skel)

@@ -59,7 +59,8 @@ class Frame:
     returned: bool = False
     result: Any = None
     dynamic_depth: int = 0  # > 0 inside the body of a run-time `if`/`for`/`while`
-    loop_depth: int = 0
+    loops: list[Any] = field(default_factory=list)  # run-time loops around (paths.LoopExits)
+    returns: list[Any] = field(default_factory=list)  # the value of every `return` emitted
 
 
 @dataclass
@@ -151,10 +152,13 @@ class Emitter:
         raise TileSyntaxError(messages[what])
 
     def block(self, body: list[ast.stmt]) -> None:
-        for node in body:
+        from tilelang.frontend import exits
+
+        for i, node in enumerate(body):
             if self.frame.returned:
                 return
-            self.stmt(node)
+            if exits.emit_statement(self, node, body[i + 1:]):
+                return  # the rest was emitted under a run-time guard, or cannot be reached
 
     # ----- names ----------------------------------------------------------------------------
 
@@ -164,7 +168,7 @@ class Emitter:
             if name in table:
                 value = table[name]
                 if isinstance(value, Undefined):
-                    raise TileNameError(f"`{name}` {value.reason}")
+                    raise value.error_for(name)
                 return value
         if hasattr(builtins, name):
             return getattr(builtins, name)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
+from tilelang.frontend import exits
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, expression, statement
 from tilelang.frontend.source import FunctionSource
 
@@ -73,7 +74,6 @@ def call_local(em: Emitter, fn: LocalFunction, args: list[Any], kwargs: dict[str
     try:
         if isinstance(fn.node, ast.Lambda):
             return em.expr(fn.node.body)
-        em.block(fn.node.body)
-        return frame.result
+        return exits.emit_body(em, fn.node.body)
     finally:
         em.frames.pop()

@@ -1,4 +1,4 @@
-"""Front end: statements (assignment, if/for/while, return, expression statements)."""
+"""Front end: statements (assignment, if/for/while, expression statements)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from tilelang.errors import (
     TileUnsupportedFeatureError,
     TileValueError,
 )
-from tilelang.frontend import control_flow, operators, static
+from tilelang.frontend import (  # noqa: F401  (exits registers break/continue/return)
+    control_flow,
+    exits,
+    loops,
+    operators,
+    static,
+)
 from tilelang.frontend.emitter import Emitter, statement
 from tilelang.frontend.expressions import BINOPS, tuple_arith
 from tilelang.frontend.values import TileValue
@@ -60,22 +66,6 @@ def _aug_assign(em: Emitter, node: ast.AugAssign) -> None:
     em.scope[node.target.id] = value
 
 
-@statement(ast.Return)
-def _return(em: Emitter, node: ast.Return) -> None:
-    frame = em.frame
-    if frame.dynamic_depth:
-        raise TileUnsupportedFeatureError(
-            "`return` inside a run-time `if` or a loop is not supported",
-            hint="assign the result to a variable and return it at the end of the function",
-        )
-    value = None if node.value is None else em.expr(node.value)
-    if len(em.frames) == 1 and value is not None:
-        raise TileTypeError(
-            "a kernel cannot return a value", hint="store results with tilelang.store"
-        )
-    frame.result, frame.returned = value, True
-
-
 @statement(ast.If)
 def _if(em: Emitter, node: ast.If) -> None:
     with em.at(node.test):
@@ -98,8 +88,8 @@ def _for(em: Emitter, node: ast.For) -> None:
             args = tuple(em.expr(a) for a in iterable.args)
             if iterable.keywords:
                 raise TileTypeError("range() takes no keyword arguments")
-            bounds = control_flow.range_bounds(args)
-        control_flow.emit_for(em, node, bounds)
+            bounds = loops.range_bounds(args)
+        loops.emit_for(em, node, bounds)
         return
     if isinstance(iterable, ast.Call) and stub_name(em.expr(iterable.func)) == "static_iter":
         _static_for(em, node, iterable)
@@ -110,6 +100,7 @@ def _for(em: Emitter, node: ast.For) -> None:
             "a `for` loop must iterate over range(...) or a constant tuple",
             hint="loop over indices with range(n)",
         )
+    _check_static_body(em, node.body, TUPLE_LOOP_EXITS)
     for value in values:  # a tuple: unrolled at compile time
         em.bind(node.target, value)
         em.block(node.body)
@@ -142,11 +133,17 @@ def _static_for(em: Emitter, node: ast.For, call: ast.Call) -> None:
         em.block(node.body)
 
 
-def _check_static_body(em: Emitter, body: list[ast.stmt]) -> None:
-    """No break, continue or return in the unrolled body (nested loops and functions may)."""
-    words = {ast.Break: "Break in a for loop with static_iter() is not supported",
-             ast.Continue: "Continue in a for loop with static_iter() is not supported",
-             ast.Return: "Returning from a for loop is not supported"}
+STATIC_ITER_EXITS = {ast.Break: "Break in a for loop with static_iter() is not supported",
+                     ast.Continue: "Continue in a for loop with static_iter() is not supported",
+                     ast.Return: "Returning from a for loop is not supported"}
+TUPLE_LOOP_EXITS = {ast.Break: "`break` in a `for` loop over a tuple is not supported",
+                    ast.Continue: "`continue` in a `for` loop over a tuple is not supported",
+                    ast.Return: "Returning from a for loop is not supported"}
+
+
+def _check_static_body(em: Emitter, body: list[ast.stmt],
+                       words: dict = STATIC_ITER_EXITS) -> None:
+    """No break, continue or return in an unrolled body (nested loops and functions may)."""
     stack = list(body)
     while stack:
         stmt = stack.pop()
@@ -170,7 +167,7 @@ def _is_range(em: Emitter, func: ast.expr) -> bool:
 def _while(em: Emitter, node: ast.While) -> None:
     if node.orelse:
         raise TileUnsupportedFeatureError("`while ... else` is not supported")
-    control_flow.emit_while(em, node)
+    loops.emit_while(em, node)
 
 
 @statement(ast.Assert)
@@ -181,11 +178,3 @@ def _assert(em: Emitter, node: ast.Assert) -> None:
     if not cond:
         message = em.expr(node.msg) if node.msg is not None else "assertion failed"
         raise TileValueError(f"compile-time assertion failed: {message}")
-
-
-@statement(ast.Break, ast.Continue)
-def _break(em: Emitter, node: ast.stmt) -> None:
-    word = "break" if isinstance(node, ast.Break) else "continue"
-    raise TileUnsupportedFeatureError(
-        f"`{word}` is not supported", hint="use a `while` loop with a condition instead"
-    )

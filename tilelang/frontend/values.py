@@ -140,9 +140,23 @@ class BoundMethod:
 
 @dataclass(frozen=True)
 class Undefined:
-    """A name bound on only some paths through an `if` or inside a loop body."""
+    """A name that cannot be read here: bound on only some paths through run-time control flow
+    (or only inside a loop body), or whose type depends on the path taken.
 
-    reason: str
+    `value` is what the name holds on the paths where it is defined, carried through the IR
+    so that it can still leave a loop by `break` or be returned; reading the name is an error.
+    """
+
+    reason: str  # completes "`name` ..."; or, with `error` set, the whole message
+    value: Any = None
+    error: type | None = None  # the error class, when the message is `reason` itself
+
+    def error_for(self, name: str) -> Exception:
+        from tilelang import errors
+
+        if self.error is not None:
+            return self.error(self.reason)
+        return errors.TileUndefinedVariableError(f"`{name}` {self.reason}")
 
 
 def is_loose(value: object) -> bool:

@@ -153,9 +153,9 @@ class _Assigner:
         for _ in range(2):  # the after-block's arguments are what `before` forwards
             self.analyze_block(before)
             forwarded = list(list(before.operations)[-1].operands)[1:]
-            for arg, _value, barg in zip(after.arguments, forwarded, before.arguments, strict=True):
+            for arg, value in zip(after.arguments, forwarded, strict=True):
                 if is_tile_type(arg.type):
-                    self.layouts[arg] = self.layouts[barg]
+                    self.layouts[arg] = self.layouts.get(value) or self.default(arg)
             self.analyze_block(after)
         for result, arg in zip(op.results, after.arguments, strict=True):
             if is_tile_type(result.type):

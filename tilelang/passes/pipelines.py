@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 # tile -> tile-opt. Folding first exposes splats of constants to the shape rules; CSE before DCE
-# so that merged duplicates' operands die in the same sweep; upstream canonicalize last tidies scf.
+# so that merged duplicates' operands die in the same sweep; upstream canonicalize last tidies scf
+# (and the arith.select / arith.constant it makes go back to scf.if / tile.constant).
 TILE_OPT = ",".join([
     "tile-fold-constants",
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",
     "tile-eliminate-dead-code",
     "canonicalize",
+    "tile-restore-branches",
 ])
 
 # tile-opt -> layout. Assignment leaves deferred originals dead and removes them itself; CSE then

@@ -1,4 +1,5 @@
-"""Passes (simt): scf.for / scf.if / scf.while with tiles flattened into register values."""
+"""Passes (simt): scf.for / scf.if / scf.while with tiles flattened into register values (and
+arrays into their pointer, extents and strides)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,22 @@ from mlir.dialects import scf
 
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import is_tile_type, shape_of
+from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.memory import _layout
-from tilelang.passes.simt.values import Distributed, scalar_type
+from tilelang.passes.simt.values import ArrayArgs, Distributed, scalar_type
 
 
 def flatten(lowered: Any) -> list[ir.Value]:
+    if isinstance(lowered, ArrayArgs):  # an array chosen at run time
+        return [lowered.ptr, *lowered.shape, *lowered.strides]
     return list(lowered.regs) if isinstance(lowered, Distributed) else [lowered]
 
 
 def flat_types(old: ir.Value) -> list[ir.Type]:
     t = old.type
+    if is_array(t):
+        return parameter_types(t)
     if is_tile_type(t):
         return [scalar_type(dtype_of(t))] * _layout(t).num_registers
     return [scalar_type(dtype_of(t))]
@@ -28,6 +34,8 @@ def flat_types(old: ir.Value) -> list[ir.Type]:
 
 def unflatten(old: ir.Value, values: Iterator[ir.Value]) -> Any:
     t = old.type
+    if is_array(t):
+        return array_args(t, [next(values) for _ in parameter_types(t)])
     if not is_tile_type(t):
         return next(values)
     layout = _layout(t)
