@@ -1,0 +1,219 @@
+"""The generated fast launch path, on the CPU: the code it generates for every kind of parameter
+list compiles, computes the key the slow path registers, and passes the kernel parameters in
+the order the kernel expects them. A fake launcher stands in for the GPU."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import numpy as np
+import pytest
+import torch
+
+import tilelang as ct
+from tilelang.frontend.signature import ArraySpec, leaves
+from tilelang.runtime import fast_path
+from tilelang.runtime.launcher import parameter_format
+from tilelang.runtime.streams import stream_handle
+
+
+class FakeLauncher:
+    """Records `call(stream, gx, gy, gz, *values)` (None: the launch succeeded)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+        self.loaded = type("Loaded", (), {"device": 0})()
+
+    def call(self, *args: Any) -> None:
+        self.calls.append(args)
+
+
+class Slow:
+    """Stands in for the slow path: records what the fast path hands over."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def __call__(self, kernel: Any, stream: Any, grid: Any, args: Any) -> None:
+        self.calls.append(args)
+
+
+def generated(kernel: ct.Kernel) -> tuple[Any, Slow, dict]:
+    slow = Slow()
+    kernel.cache.clear()
+    return fast_path.generate(kernel, slow, stream_handle), slow, kernel.cache["fast_table"]
+
+
+def register(kernel: ct.Kernel, table: dict, args: tuple) -> FakeLauncher:
+    """What the slow path does after a launch: file the launcher under the launch's key."""
+    launcher = FakeLauncher()
+    key = fast_path.fast_key(kernel, args)
+    assert key is not None
+    table[key] = launcher
+    return launcher
+
+
+def expected_values(kernel: ct.Kernel, args: tuple) -> list[Any]:
+    """The kernel parameters, from the specialization's leaves (what simt/abi.py expects)."""
+    values: list[Any] = []
+    for spec, arg in zip(kernel.specialize(args), args, strict=True):
+        for leaf, value in leaves(spec, arg):
+            if isinstance(leaf, ArraySpec):
+                values += [value.data_ptr(), *value.shape, *value.stride()]
+            else:
+                values.append(value)
+    return values
+
+
+@ct.kernel
+def no_parameters():
+    pass
+
+
+@ct.kernel
+def only_constants(N: ct.Constant[int], M: ct.Constant):
+    pass
+
+
+@pytest.mark.parametrize(("kernel", "args"), [(no_parameters, ()),
+                                              (only_constants, (4, "x"))])
+def test_kernels_without_run_time_parameters_launch_fast(kernel, args):
+    fast, slow, table = generated(kernel)
+    launcher = register(kernel, table, args)
+    fast(0, (3,), args)
+    fast(0, (2, 5), args)
+    assert launcher.calls == [(0, 3, 1, 1), (0, 2, 5, 1)]
+    assert slow.calls == []
+
+
+def test_another_constant_goes_to_the_slow_path():
+    fast, slow, table = generated(only_constants)
+    register(only_constants, table, (4, "x"))
+    fast(0, (1,), (5, "x"))
+    fast(0, (1,), (4.0, "x"))  # 4.0 == 4 but compiles differently
+    assert slow.calls == [(5, "x"), (4.0, "x")]
+
+
+@ct.kernel
+def plain(x, n, f, C: ct.Constant[int]):
+    pass
+
+
+def test_plain_arguments_are_passed_in_order():
+    x = torch.zeros((3, 5))[:, 1:]
+    args = (x, 7, 0.5, 2)
+    fast, slow, table = generated(plain)
+    launcher = register(plain, table, args)
+    fast(11, (1,), args)
+    assert launcher.calls == [(11, 1, 1, 1, *expected_values(plain, args))]
+    assert launcher.calls[0][4:] == (x.data_ptr(), 3, 4, 5, 1, 7, 0.5)
+    fast(0, (1,), (x, 2**40, 0.5, 2))  # an int beyond int32: another specialization
+    fast(0, (1,), (x, True, 0.5, 2))  # a bool is not an int here
+    fast(0, [1], args)  # a list grid
+    assert len(slow.calls) == 3
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: Any
+    b: Any
+
+
+@ct.kernel
+def structured(t, xs, d, c: tuple[ct.Constant[int], int], big: ct.ScalarInt64):
+    pass
+
+
+def structured_args(n: int = 3) -> tuple:
+    x, y = torch.zeros(4), torch.ones((2, 3))
+    return ((x, (n, 2.5)), [x, torch.zeros(4)], Pair(y, 9), (16, n), 5)
+
+
+def test_structured_arguments_are_flattened_depth_first():
+    args = structured_args()
+    fast, slow, table = generated(structured)
+    launcher = register(structured, table, args)
+    fast(0, (1,), args)
+    assert slow.calls == []
+    (call,) = launcher.calls
+    assert list(call[4:]) == expected_values(structured, args)
+    slots = struct.calcsize(parameter_format(structured.specialize(args))) // 8
+    assert len(call) - 4 == slots
+
+
+def test_run_time_values_inside_structures_reuse_the_specialization():
+    fast, slow, table = generated(structured)
+    launcher = register(structured, table, structured_args(3))
+    fast(0, (1,), structured_args(40))
+    assert slow.calls == [] and len(launcher.calls) == 1
+
+
+@pytest.mark.parametrize("change", ["constant", "structure", "list_length", "scalar_type",
+                                    "namedtuple", "not_frozen"])
+def test_structural_changes_go_to_the_slow_path(change):
+    fast, slow, table = generated(structured)
+    register(structured, table, structured_args())
+    t, xs, d, c, big = structured_args()
+    if change == "constant":
+        c = (32, 3)
+    elif change == "structure":
+        t = (t[0], (3, 2.5, 1))
+    elif change == "list_length":
+        xs = [*xs, torch.zeros(4)]
+    elif change == "scalar_type":
+        t = (t[0], (3.0, 2.5))
+    elif change == "namedtuple":
+        from collections import namedtuple
+
+        t = namedtuple("T", "x y")(*t)
+    else:
+        d = Thawed(1, 2)
+    fast(0, (1,), (t, xs, d, c, big))
+    assert len(slow.calls) == 1
+
+
+@dataclass
+class Thawed:
+    a: Any
+    b: Any
+
+
+def test_scalar_int64_parameters_take_any_64_bit_int():
+    fast, slow, table = generated(structured)
+    launcher = register(structured, table, structured_args())
+    t, xs, d, c, _ = structured_args()
+    fast(0, (1,), (t, xs, d, c, 2**40))
+    fast(0, (1,), (t, xs, d, c, -5))
+    assert [call[-1] for call in launcher.calls] == [2**40, -5]
+    fast(0, (1,), (t, xs, d, c, 2**63))  # beyond int64: the slow path raises
+    assert len(slow.calls) == 1
+
+
+def test_fast_key_matches_the_specialization():
+    """Arguments with one key have one signature (the table may not mix specializations)."""
+    a, b = structured_args(3), structured_args(1000)
+    assert fast_path.fast_key(structured, a) == fast_path.fast_key(structured, b)
+    assert structured.specialize(a) == structured.specialize(b)
+
+
+@ct.kernel
+def annotated(x: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(0,))], n):
+    pass
+
+
+def test_compiled_in_extents_are_part_of_the_key():
+    fast, slow, table = generated(annotated)
+    register(annotated, table, (torch.zeros(8), 1))
+    fast(0, (1,), (torch.zeros(16), 1))
+    assert len(slow.calls) == 1
+    assert annotated.specialize((torch.zeros(8), 1)) != annotated.specialize((torch.zeros(16), 1))
+
+
+def test_numpy_arrays_never_take_the_fast_path():
+    args = (np.zeros(4, np.float32), 1, 0.5, 2)
+    assert fast_path.fast_key(plain, args) is None  # the slow path never registers them
+    fast, slow, _ = generated(plain)
+    fast(0, (1,), args)
+    assert len(slow.calls) == 1
