@@ -110,3 +110,23 @@ def test_dtype_constructors_without_argument_and_foreign(it):
     it.launch(dtype_constructors, (1,), x, y, 4)
     it.assert_same(x, np.full(4, 2.0, np.float32))
     it.assert_same(y, np.full(4, -7, np.int16))
+
+
+@ct.kernel
+def symbolic(x, y, a, b):
+    t = ct.load(x, (0,), (8,))
+    ok = ct.static_eval((a > b) & (a << 2 >= b))  # Python operators on run-time scalars
+    low = ct.static_eval(ct.minimum(a, b) - ct.maximum(a, 1))  # pure functions emit their op
+    as_rows = ct.static_eval(t.reshape)  # a method, called outside
+    width = ct.static_eval(t.shape[0])  # a Python int, with the tile methods of a 0-d tile
+    ct.store(y, (0,), ct.where(ok, t, low) + as_rows((8,)) * width.astype(ct.int32))
+
+
+@pytest.mark.parametrize(("a", "b"), [(5, 3), (1, 7), (-2, -9)])
+def test_static_eval_of_run_time_scalars(it, rng, a, b):
+    x = it.rand(rng, 8, "int32", low=-50, high=50)
+    y = it.poison(8, "int32")
+    it.launch(symbolic, (1,), x, y, a, b)
+    ok = a > b and a << 2 >= b
+    want = (x if ok else np.full(8, min(a, b) - max(a, 1), np.int32)) + x * 8
+    it.assert_same(y, want.astype(np.int32))

@@ -15,6 +15,7 @@ from tilelang.frontend.values import (
     RawMemoryValue,
     TiledViewValue,
     TileValue,
+    is_loose,
 )
 from tilelang.language import views
 from tilelang.language.dtypes import DType
@@ -49,6 +50,8 @@ def get_attribute(obj: Any, name: str) -> Any:
                     f"`{_name_of(obj)}.{name}` (part of cuTile's API) is not supported by "
                     "tilelang yet") from None
             raise TileTypeError(f"{_name_of(obj)} has no attribute `{name}`") from None
+    if is_loose(obj) and not isinstance(obj, bool) and name in TILE_METHODS:
+        return BoundMethod(build.to_tile(obj), name)  # a number is a 0-d tile (`n.astype(...)`)
     raise TileTypeError(f"{describe(obj)} has no attribute `{name}` usable in a kernel")
 
 

@@ -32,7 +32,9 @@ def emit_call(em: Emitter, node: ast.Call) -> Any:
     if stub_name(callee) in static.KEYWORDS:
         return static.emit(em, stub_name(callee), node)
     if stub_name(callee) == "static_iter":
-        raise TileSyntaxError("static_iter() is only allowed as iterable of a `for` loop")
+        static.require_direct(em, node.func, "static_iter")
+        raise TileSyntaxError("static_iter() is only allowed as iterable in a `for` loop, i.e. "
+                              "`for i in ct.static_iter(...)`")
     args = em.exprs(node.args)
     kwargs: dict[str, Any] = {}
     for kw in node.keywords:

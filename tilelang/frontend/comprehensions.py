@@ -46,14 +46,7 @@ def _unroll(em: Emitter, node: ast.GeneratorExp, level: int, items: list[Any]) -
 def _iterable(em: Emitter, node: ast.expr) -> tuple:
     if isinstance(node, ast.Call) and stub_name(em.expr(node.func)) == "static_iter":
         with em.at(node):
-            if len(node.args) != 1 or node.keywords:
-                raise TileSyntaxError("static_iter(iterable) takes exactly one expression")
-            values = static.evaluate(em, node.args[0], "static_iter")
-            try:
-                return tuple(values)
-            except TypeError:
-                raise TileTypeError(f"Invalid static_iter() iterable: {type(values).__name__} "
-                                    "is not iterable") from None
+            return tuple(static.iterate(em, node))
     values = em.expr(node)
     if not isinstance(values, tuple):
         with em.at(node):

@@ -16,6 +16,7 @@ from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import exits
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, expression, statement
 from tilelang.frontend.source import FunctionSource
+from tilelang.language.stub import KernelOnlyCall
 
 
 @dataclass(frozen=True, eq=False)
@@ -25,6 +26,9 @@ class LocalFunction:
     frame: Frame  # ... and its frame, whose names are read when the function is called
     signature: inspect.Signature
     name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by Python: in a static_eval
+        raise KernelOnlyCall(self.name)
 
 
 @expression(ast.Lambda)

@@ -106,28 +106,13 @@ def _for(em: Emitter, node: ast.For) -> None:
         em.block(node.body)
 
 
-MAX_STATIC_ITERATIONS = 1000
-
 
 def _static_for(em: Emitter, node: ast.For, call: ast.Call) -> None:
     """`for x in ct.static_iter(expr)`: `expr` is evaluated by Python (as by static_eval) and
     the body is emitted once per item, with the target bound to it."""
     _check_static_body(em, node.body)
     with em.at(call):
-        if len(call.args) != 1 or call.keywords:
-            raise TileSyntaxError("static_iter(iterable) takes exactly one expression")
-        iterable = static.evaluate(em, call.args[0], "static_iter")
-        try:
-            iterator = iter(iterable)
-        except TypeError:
-            raise TileTypeError(f"Invalid static_iter() iterable: {type(iterable).__name__} "
-                                "is not iterable") from None
-        items = []
-        for item in iterator:
-            if len(items) == MAX_STATIC_ITERATIONS:
-                raise TileValueError(f"Maximum number of iterations ({MAX_STATIC_ITERATIONS}) "
-                                     "has been reached in static_iter()")
-            items.append(item)
+        items = static.iterate(em, call)
     for item in items:
         em.bind(node.target, item)
         em.block(node.body)

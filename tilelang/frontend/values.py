@@ -13,16 +13,38 @@ from tilelang.language.dtypes import DType
 STATIC_EVALUATION = [0]  # > 0 while static_eval / static_iter run the user's Python
 
 
-def _symbolic(name: str, reflected: bool = False) -> Any:
+def _symbolic(name: str, reflected: bool = False, compare: bool = False) -> Any:
     def apply(self: TileValue, other: Any) -> Any:
-        if not STATIC_EVALUATION[0]:
+        if not STATIC_EVALUATION[0] or not isinstance(other, TileValue | bool | int | float):
             return NotImplemented
         from tilelang.frontend import operators
 
-        return operators.binary(name, other, self) if reflected else \
-            operators.binary(name, self, other)
+        op = operators.compare if compare else operators.binary
+        return op(name, other, self) if reflected else op(name, self, other)
 
     return apply
+
+
+def _static_attribute(self: Any, name: str) -> Any:
+    """Attributes (methods) read by Python inside static_eval: the front end's view of them."""
+    if not STATIC_EVALUATION[0] or name.startswith("_"):
+        raise AttributeError(name)
+    from tilelang.frontend.attributes import get_attribute
+
+    return get_attribute(self, name)
+
+
+def _not_concrete(what: str) -> Any:
+    """Converting a tile to a Python value: impossible (cuTile's message inside static_eval)."""
+    def convert(self: TileValue) -> Any:
+        if STATIC_EVALUATION[0]:
+            raise ValueError(f"Symbolic tile has no concrete value and thus cannot be converted "
+                             f"to {what}")
+        if what == "boolean":
+            return True  # outside static_eval a tile is an object like any other
+        raise TypeError(f"a tile cannot be converted to {what}")
+
+    return convert
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,9 +75,32 @@ class TileValue:
     __floordiv__ = _symbolic("floordiv")
     __mod__ = _symbolic("mod")
     __pow__ = _symbolic("pow")
+    __rfloordiv__ = _symbolic("floordiv", reflected=True)
+    __rmod__ = _symbolic("mod", reflected=True)
+    __rpow__ = _symbolic("pow", reflected=True)
     __and__ = _symbolic("bitwise_and")
+    __rand__ = _symbolic("bitwise_and", reflected=True)
     __or__ = _symbolic("bitwise_or")
+    __ror__ = _symbolic("bitwise_or", reflected=True)
     __xor__ = _symbolic("bitwise_xor")
+    __rxor__ = _symbolic("bitwise_xor", reflected=True)
+    __lshift__ = _symbolic("bitwise_lshift")
+    __rlshift__ = _symbolic("bitwise_lshift", reflected=True)
+    __rshift__ = _symbolic("bitwise_rshift")
+    __rrshift__ = _symbolic("bitwise_rshift", reflected=True)
+    __lt__ = _symbolic("less", compare=True)
+    __le__ = _symbolic("less_equal", compare=True)
+    __gt__ = _symbolic("greater", compare=True)
+    __ge__ = _symbolic("greater_equal", compare=True)
+    # outside a static evaluation == and != stay identity tests (NotImplemented falls back)
+    __eq__ = _symbolic("equal", compare=True)
+    __ne__ = _symbolic("not_equal", compare=True)
+    __hash__ = object.__hash__
+    __bool__ = _not_concrete("boolean")
+    __int__ = _not_concrete("an integer")
+    __index__ = _not_concrete("an integer")
+    __float__ = _not_concrete("a float")
+    __getattr__ = _static_attribute
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +119,8 @@ class ArrayValue:
         known = self.static_shape or (None,) * self.ndim
         extents = ", ".join("?" if e is None else str(e) for e in known)
         return f"<array[{self.dtype.name}, ({extents}{',' if self.ndim == 1 else ''})]>"
+
+    __getattr__ = _static_attribute
 
     # read inside static_eval: compiled-in extents and strides are ints, others run-time scalars
     @property
@@ -136,6 +183,11 @@ class BoundMethod:
     receiver: Any
     name: str
     fn: Any = None  # the language stub to call, when it is not `tilelang.<name>`
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by Python: in a static_eval
+        from tilelang.language.stub import KernelOnlyCall
+
+        raise KernelOnlyCall(self.name)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 STUBS: dict[str, Callable[..., Any]] = {}
+# Set by the front end while a static_eval / static_iter expression runs: calls of stubs go to
+# it (it emits the pure functions' operations, and raises KernelOnlyCall for the others).
+STATIC_CALL: list[Callable[[str, tuple, dict[str, Any]], Any] | None] = [None]
 
 
 class KernelOnlyCall(RuntimeError):
@@ -31,6 +34,9 @@ def stub(fn: F) -> F:
 
     @functools.wraps(fn)
     def host_call(*args: Any, **kwargs: Any) -> Any:
+        hook = STATIC_CALL[0]
+        if hook is not None:
+            return hook(name, args, kwargs)
         raise KernelOnlyCall(name)
 
     host_call.__tilelang_stub__ = name  # type: ignore[attr-defined]
