@@ -12,8 +12,9 @@ import tilelang as ct
 
 
 def format_strings(ptx: str) -> list[str]:
-    """The printf formats in the PTX (globals printfFormat_N, as C strings)."""
-    found = re.findall(r"\.global \.align 1 \.b8 printfFormat_\d+\[\d+\] = \{([\d, ]*)\};", ptx)
+    """The printf formats in the PTX (globals __tile_printf_N, as C strings)."""
+    found = re.findall(r"\.global \.align 1 \.b8 __tile_printf_\d+\[\d+\] = \{([\d, ]*)\};",
+                       ptx)
     return sorted(bytes(int(b) for b in f.split(",")).decode() for f in found)
 
 

@@ -1,13 +1,12 @@
 """Passes (simt): `tile.print` and `tile.assert`, run by thread 0 of each block.
 
 A print gathers its tiles into the shared buffer (every owner stores its elements, between
-barriers), then thread 0 reads them back and calls `gpu.printf` (CUDA's `vprintf`, lowered by
-convert-gpu-to-nvvm) with one conversion per element, so each block prints its whole line in one
-record. Arguments follow C's default promotions: floats as double, integers narrower than 32
-bits as int, 64-bit integers with the `ll` length modifier. CUDA's printf takes at most 32
-arguments, so longer lines are split into several calls. A failed assert prints its message
-with printf (stdout, like the prints) and then calls `__assertfail` through `cf.assert`, which
-stops the kernel with cudaErrorAssert.
+barriers), then thread 0 reads them back and calls CUDA's `vprintf` (simt/vprintf.py) with one
+conversion per element, so each block prints its line in one record (up to 32 values per call).
+Arguments follow C's default promotions: floats as double, integers narrower than 32 bits as
+int, 64-bit integers with the `ll` length modifier. A failed assert prints its message with
+vprintf (stdout, like the prints) and then calls `__assertfail` through `cf.assert` (lowered by
+convert-gpu-to-nvvm), which stops the kernel with cudaErrorAssert.
 """
 
 from __future__ import annotations
@@ -26,8 +25,7 @@ from tilelang.passes.simt.grid import DIMENSIONS
 from tilelang.passes.simt.memory import _gep
 from tilelang.passes.simt.shapes import row_major, shared_base, store_shared
 from tilelang.passes.simt.values import Distributed, i32, memory_type
-
-MAX_PRINTF_ARGS = 32  # CUDA's printf ignores arguments beyond 32
+from tilelang.passes.simt.vprintf import Printer, call_vprintf
 
 
 @lowers("tile.print")
@@ -39,7 +37,7 @@ def lower_print(lw: Lowering, op: ir.Operation) -> None:
 
     def emit() -> None:
         base = shared_base() if tiles else None
-        printer = _Printer()
+        printer = Printer(lw)
         for piece in printing.split(ops.str_attr(op, "format")):
             if isinstance(piece, str):
                 printer.text(piece)
@@ -56,7 +54,7 @@ def lower_print(lw: Lowering, op: ir.Operation) -> None:
                 else:
                     element = llvm.load(mem, _gep(base, const(ir.IntegerType.get_signless(64),
                                                               starts[i] + item), mem))
-                    printer.argument(spec, _promote(element, dtypes[i], stored=True))
+                    printer.argument(spec, _promote(element, dtypes[i]))
         printer.flush()
 
     when(_thread_zero(lw), emit)
@@ -75,7 +73,7 @@ def lower_assert(lw: Lowering, op: ir.Operation) -> None:
         where = _escape(f"{loc.file}:{loc.line}: ") if loc is not None else ""
         said = _escape(f": {message}") if message else ""
         block = [arith.index_cast(i32(), gpu.block_id(d)) for d in DIMENSIONS]
-        gpu.printf(f"{where}block (%d, %d, %d): assertion failed{said}\n", *block)
+        call_vprintf(lw, f"{where}block (%d, %d, %d): assertion failed{said}\n", block)
         cf.assert_(const(cond.type, 0), message or "assertion failed")
 
     when(failed, emit)
@@ -106,7 +104,7 @@ def _thread_zero(lw: Lowering) -> ir.Value:
     return arith.cmpi(arith.CmpIPredicate.eq, both, const(i32(), 0))
 
 
-def _promote(value: ir.Value, dtype: DType, stored: bool = False) -> ir.Value:
+def _promote(value: ir.Value, dtype: DType) -> ir.Value:
     """C's default argument promotion: float types to double, small integers (and bools,
     registers of i1 or bytes in memory) to i32."""
     if dtype.is_float:
@@ -122,25 +120,3 @@ def _promote(value: ir.Value, dtype: DType, stored: bool = False) -> ir.Value:
 
 def _escape(text: str) -> str:
     return text.replace("%", "%%")
-
-
-class _Printer:
-    """Collects format text and arguments; one gpu.printf per 32 arguments."""
-
-    def __init__(self) -> None:
-        self.format: list[str] = []
-        self.args: list[ir.Value] = []
-
-    def text(self, text: str) -> None:
-        self.format.append(_escape(text))
-
-    def argument(self, spec: str, value: ir.Value) -> None:
-        if len(self.args) == MAX_PRINTF_ARGS:
-            self.flush()
-        self.format.append(spec)
-        self.args.append(value)
-
-    def flush(self) -> None:
-        if self.format:
-            gpu.printf("".join(self.format), *self.args)
-        self.format, self.args = [], []
