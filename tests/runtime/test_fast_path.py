@@ -217,3 +217,20 @@ def test_numpy_arrays_never_take_the_fast_path():
     fast, slow, _ = generated(plain)
     fast(0, (1,), args)
     assert len(slow.calls) == 1
+
+
+def test_slow_and_fast_paths_pass_the_same_parameters():
+    """The slow path's parameter values (from the specialization) are the fast path's."""
+    from tilelang.runtime.gpu_launch import _parameter_values
+    from tilelang.runtime.host_arrays import array_facts
+
+    args = structured_args()
+    signature = structured.specialize(args)
+    facts = [("leaf", array_facts(value, "leaf") if isinstance(leaf, ArraySpec) else None)
+             for spec, arg in zip(signature, args, strict=True)
+             for leaf, value in leaves(spec, arg)]
+    fast, _, table = generated(structured)
+    launcher = register(structured, table, args)
+    fast(0, (1,), args)
+    assert list(_parameter_values(structured, signature, args, facts)) == \
+        list(launcher.calls[0][4:])
