@@ -21,7 +21,7 @@ from tilelang.frontend.local_functions import LocalFunction, call_local
 from tilelang.frontend.operators import astype, fold
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.source import parse_function
-from tilelang.frontend.values import BoundMethod, TileValue, is_loose
+from tilelang.frontend.values import ArrayValue, BoundMethod, TileValue, is_loose
 from tilelang.language.dtypes import DType
 from tilelang.language.function import tile_function
 from tilelang.language.stub import stub_name
@@ -100,8 +100,9 @@ def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str
         return dataclass_values.call_instance(em, callee, args, kwargs)
     if isinstance(callee, types.BuiltinMethodType) and isinstance(callee.__self__, dict) and \
             callee.__name__ in DICT_METHODS:
-        if kwargs:
-            raise TileTypeError(f"dict.{callee.__name__}() takes no keyword arguments")
+        if kwargs or any(isinstance(a, TileValue | ArrayValue) for a in args):
+            raise TileTypeError(f"dict.{callee.__name__}() takes compile-time constant "
+                                "positional arguments")
         result = fold(callee, *args)
         return result if callee.__name__ == "get" else tuple(result)  # views become tuples
     return NOT_HANDLED

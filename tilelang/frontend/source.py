@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import hashlib
 import inspect
 import linecache
@@ -128,7 +129,15 @@ def _feed_value(name: str, value: Any, h: Any, seen: set[int]) -> None:
     inner = getattr(value, "fn", None) if getattr(value, "__tilelang_kernel__", False) else None
     if isinstance(value, types.FunctionType) or inner is not None:
         _feed_function(inner or value, h, seen)
-    elif isinstance(value, bool | int | float | str | bytes | tuple | type(None) | enum.Enum):
+        return
+    if dataclasses.is_dataclass(value):  # its methods compile into the kernel too
+        for cls in (value if isinstance(value, type) else type(value)).__mro__:
+            for _, member in sorted(vars(cls).items()):
+                fn = member.fget if isinstance(member, property) else member
+                if isinstance(fn, types.FunctionType):
+                    with contextlib.suppress(TileSyntaxError):  # generated ones have no source
+                        _feed_function(fn, h, seen)
+    if isinstance(value, bool | int | float | str | bytes | tuple | type(None) | enum.Enum):
         h.update(f"{name}={type(value).__name__}:{value!r}".encode())
     elif isinstance(value, types.ModuleType):
         h.update(f"{name}=module:{value.__name__}".encode())

@@ -40,7 +40,10 @@ def slice_array(array: ArrayValue, axis: int, start: TileValue, stop: TileValue,
     result_type = array_type(dtype, unit, slice_alignment(unit[axis], align, dtype.itemsize,
                                                           start_multiple))
     op = ops.create("slice", [array.value, start.value, stop.value], [result_type], axis=axis)
-    return ArrayValue(op.result, array.dtype, array.ndim, array.name)
+    # the slice keeps the index dtype and compiled-in strides; its extent along `axis` changes
+    static_shape = tuple(None if d == axis else e for d, e in enumerate(array.static_shape))
+    return ArrayValue(op.result, array.dtype, array.ndim, array.name, array.index_dtype,
+                      static_shape, array.static_strides)
 
 
 def slice_alignment(unit: bool, align: int, itemsize: int, start_multiple: int | None) -> int:
