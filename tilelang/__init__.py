@@ -3,6 +3,7 @@
 from tilelang.compiler import CompiledKernel, compile
 from tilelang.errors import (
     TileArgumentError,
+    TileArgumentValueError,
     TileCompilerExecutionError,
     TileError,
     TileInternalError,
@@ -30,6 +31,7 @@ __all__ = [
     "CompiledKernel",
     "Kernel",
     "TileArgumentError",
+    "TileArgumentValueError",
     "TileCompilerExecutionError",
     "TileError",
     "TileInternalError",
