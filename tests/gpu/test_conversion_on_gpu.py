@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tilelang.frontend.signature import ArraySpec
 from tilelang.language import dtypes as dt
-from tilelang.layout import padded_shape
+from tilelang.layout import from_text, padded_shape
 from tilelang.runtime import binary
 from tilelang.runtime.launcher import Launcher
 from tilelang.testing.conversions import (
@@ -36,6 +36,10 @@ def run_conversion(shape: tuple[int, ...], padded: tuple[int, ...], dtype: str, 
     a = random_layout(rng, padded, num_warps)
     b = random_layout(rng, padded, num_warps) if in_warp is None else \
         warp_local_layout(rng, a, in_warp)
+    run_layouts(a, b, shape, dtype, num_warps)
+
+
+def run_layouts(a, b, shape: tuple[int, ...], dtype: str, num_warps: int) -> None:
     ours, theirs = DTYPES[dtype]
     kernel = convert_kernel_ptx(a, b, shape, ours, num_warps)
     device = torch.cuda.current_device()
@@ -79,6 +83,22 @@ def test_random_conversions_move_every_element(case):
 def test_random_in_warp_conversions_move_every_element(case, lanes_from_lanes):
     shape, padded, dtype, num_warps, seed = case
     run_conversion(shape, padded, dtype, num_warps, seed, in_warp=lanes_from_lanes)
+
+
+# Both sides hold 4 consecutive elements per thread along the rows but split the tile over
+# lanes and warps differently: staged in a swizzled buffer with vector stores and loads.
+ROWS_A = ("shape=[64,64] register=[[0,1],[0,2],[16,0],[32,0]] lane=[[0,4],[0,8],[0,16],[0,32],"
+          "[1,0]] warp=[[2,0],[4,0],[8,0]]")
+ROWS_B = ("shape=[64,64] register=[[0,1],[0,2],[0,32],[32,0]] lane=[[0,4],[0,8],[1,0],[2,0],"
+          "[4,0]] warp=[[8,0],[16,0],[0,16]]")
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("shape", [(64, 64), (61, 63), (33, 64)])
+def test_vectorized_staging(dtype, shape):
+    a, b = from_text(ROWS_A), from_text(ROWS_B)
+    run_layouts(a, b, shape, dtype, 8)
+    run_layouts(b, a, shape, dtype, 8)
 
 
 @pytest.mark.parametrize("shape", [(64, 64), (128, 32), (16, 16, 16), (4096,)])

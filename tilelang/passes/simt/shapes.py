@@ -1,8 +1,10 @@
 """Passes (simt): splat, arange, broadcast, reshape and layout conversions.
 
 With the layouts tile-assign-layouts chose, broadcasts and linear reshapes are free: register r
-of the result is register r of the operand. Conversions shuffle registers when the two layouts
-spread elements over lanes and warps alike, and go through shared memory otherwise.
+of the result is register r of the operand. Conversions follow `layout.plan_conversion`: a
+register permutation, warp shuffles (simt/warp.py), or shared memory, either rows padded
+against bank conflicts (here) or a swizzled buffer with vector accesses (simt/staging.py),
+whichever the bank-conflict model of `layout.staging` prices lower.
 """
 
 from __future__ import annotations
@@ -107,8 +109,14 @@ def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
     elif plan.kind is ConversionKind.WARP_SHUFFLE:
         regs = tuple(convert_by_shuffles(lw, source.regs, plan.shuffle, layout.num_registers))
     else:
-        pad = max(1, 4 // source.dtype.itemsize) if len(source.shape) > 1 else 0
-        regs = tuple(through_shared(lw, source, layout, source.shape, row_pad=pad))
+        from tilelang.passes.simt.staging import staging_plan, through_staging
+
+        staged = staging_plan(source, layout) if source.shape else None
+        if staged is not None and not staged.staging.padded:
+            regs = tuple(through_staging(lw, source, layout, staged, shared_base()))
+        else:
+            pad = max(1, 4 // source.dtype.itemsize) if len(source.shape) > 1 else 0
+            regs = tuple(through_shared(lw, source, layout, source.shape, row_pad=pad))
     lw.set(result, Distributed(regs, layout, source.dtype, source.shape))
 
 

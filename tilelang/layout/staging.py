@@ -1,0 +1,169 @@
+"""How a layout conversion stages a tile in shared memory, chosen by a bank-conflict model.
+
+Two kinds of staging buffers for a tile of padded (power-of-two) shape:
+- *padded*: row-major with each row padded by one 32-bit word, accessed one element at a time
+  (the classic transpose buffer: a column read hits 32 different banks);
+- *swizzled*: row-major with `vector` consecutive elements kept together, and the vector's
+  column within a 128-byte line XORed with low bits of the row, so that both the rows the
+  source writes and the columns the destination reads spread over the banks. Each side then
+  moves up to `vector` consecutive elements per instruction (up to 16 bytes).
+
+A swizzled offset is linear over GF(2) in the coordinate bits, so a thread's offset is the XOR
+of a per-thread part and a per-register constant. `choose_staging` prices every candidate by
+the shared-memory wavefronts and instructions of the source's stores plus the destination's
+loads (warp 0, as the hardware serves it: 32 banks of 4 bytes; 8- and 16-byte accesses in
+phases of 16 and 8 lanes) and takes the cheapest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .linear import LinearLayout
+from .maps import Coord
+
+BANKS = 32
+BANK_BYTES = 4
+LINE_BYTES = BANKS * BANK_BYTES
+MAX_ACCESS_BYTES = 16
+
+
+@dataclass(frozen=True)
+class Staging:
+    """A staging buffer for a tile of `shape` (powers of two) with elements of `itemsize`."""
+
+    shape: tuple[int, ...]
+    itemsize: int
+    vector: int  # consecutive elements kept together (1 for the padded buffer)
+    padded: bool  # rows padded by one word (then vector is 1 and nothing is swizzled)
+
+    @property
+    def row(self) -> int:
+        return self.shape[-1] if self.shape else 1
+
+    @property
+    def pitch(self) -> int:
+        """Elements from one row to the next."""
+        return self.row + (max(1, BANK_BYTES // self.itemsize) if self.padded else 0)
+
+    def swizzle(self) -> tuple[int, int, int]:
+        """(bits, row_shift, per_line): the vector column's low `bits` are XORed with the row
+        index shifted right by `row_shift` (rows sharing one 128-byte line keep one phase)."""
+        if self.padded:
+            return 0, 0, 1
+        rows = math.prod(self.shape[:-1])
+        columns = self.row // self.vector
+        per_line = max(1, LINE_BYTES // (self.vector * self.itemsize))
+        rows_per_line = max(1, LINE_BYTES // (self.row * self.itemsize))
+        bits = min(per_line, columns, max(1, rows // rows_per_line)).bit_length() - 1
+        return bits, rows_per_line.bit_length() - 1, per_line
+
+    def offset(self, coord: Sequence[int]) -> int:
+        """Element offset of coord in the buffer."""
+        row = 0
+        for c, size in zip(coord[:-1], self.shape[:-1], strict=True):
+            row = row * size + c
+        col = coord[-1] if coord else 0
+        if self.padded:
+            return row * self.pitch + col
+        bits, shift, _ = self.swizzle()
+        phase = (row >> shift) & ((1 << bits) - 1)
+        vec_col = (col // self.vector) ^ phase
+        return row * self.row + vec_col * self.vector + col % self.vector
+
+    def size(self) -> int:
+        """Elements the buffer spans."""
+        rows = math.prod(self.shape[:-1])
+        return (rows - 1) * self.pitch + self.row if self.padded else rows * self.row
+
+    def offset_bases(self, layout: LinearLayout) -> dict[str, tuple[int, ...]]:
+        """Per in-dim bit of `layout`, its term of the offset (XORed; swizzled buffers only)."""
+        assert not self.padded, "padded offsets are sums, not XORs"
+        return {d: tuple(self.offset(v) for v in layout.bases[d]) for d in layout.bases}
+
+
+def contiguous_registers(layout: LinearLayout, limit: int) -> int:
+    """How many consecutive registers hold consecutive elements along the last dim, with the
+    first at an offset that is a multiple of that count (a power of two, at most `limit`)."""
+    regs = layout.bases["register"]
+    ndim = layout.ndim
+    run = 1
+    while run * 2 <= limit and (run.bit_length() - 1) < len(regs):
+        basis = regs[run.bit_length() - 1]
+        if tuple(basis) != tuple(run if d == ndim - 1 else 0 for d in range(ndim)):
+            break
+        run *= 2
+    low = run - 1
+    others = list(regs[run.bit_length() - 1:]) + list(layout.bases["lane"]) + \
+        list(layout.bases["warp"])
+    while run > 1 and any(b[-1] & low for b in others):
+        run //= 2
+        low = run - 1
+    return run
+
+
+def candidates(shape: tuple[int, ...], itemsize: int) -> list[Staging]:
+    out = [Staging(shape, itemsize, 1, True)]
+    vector = 1
+    while vector * itemsize <= MAX_ACCESS_BYTES and vector <= (shape[-1] if shape else 1):
+        out.append(Staging(shape, itemsize, vector, False))
+        vector *= 2
+    return out
+
+
+@dataclass(frozen=True)
+class StagingPlan:
+    staging: Staging
+    store_vector: int  # elements per store of the source
+    load_vector: int  # elements per load of the destination
+    cost: float
+
+
+def choose_staging(src: LinearLayout, dst: LinearLayout, itemsize: int) -> StagingPlan:
+    """The cheapest staging buffer for converting src to dst (see the module's docstring)."""
+    best = None
+    for staging in candidates(tuple(src.shape), itemsize):
+        store = min(contiguous_registers(src, staging.vector), staging.vector)
+        load = min(contiguous_registers(dst, staging.vector), staging.vector)
+        cost = access_cost(src, staging, store, owned_only=True) + \
+            access_cost(dst, staging, load, owned_only=False)
+        if best is None or cost < best.cost:
+            best = StagingPlan(staging, store, load, cost)
+    assert best is not None
+    return best
+
+
+def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only: bool) -> float:
+    """Wavefronts plus instructions of one warp accessing its elements of `layout` in the
+    buffer, `vector` consecutive registers per access."""
+    from .conversion import owned_registers
+
+    registers = owned_registers(layout) if owned_only else range(layout.num_registers)
+    width = vector * staging.itemsize
+    lanes_per_phase = BANKS // max(1, width // BANK_BYTES)
+    total = 0.0
+    for r in registers:
+        if r % vector:
+            continue
+        addresses = [staging.offset(layout.apply(r, lane, 0)) * staging.itemsize
+                     for lane in range(layout.num_lanes)]
+        for start in range(0, layout.num_lanes, lanes_per_phase):
+            total += _wavefronts(addresses[start:start + lanes_per_phase], width)
+        total += 1  # the instruction
+    return total
+
+
+def _wavefronts(addresses: Sequence[int], width: int) -> int:
+    """Bank conflicts of one phase: the most distinct words any bank must serve."""
+    words: dict[int, set[int]] = {}
+    for a in addresses:
+        for w in range(a // BANK_BYTES, (a + max(width, 1) - 1) // BANK_BYTES + 1):
+            words.setdefault(w % BANKS, set()).add(w)
+    return max(len(s) for s in words.values())
+
+
+def element_offsets(layout: LinearLayout, staging: Staging, lane: int, warp: int) -> list[Coord]:
+    """Offsets of thread (lane, warp)'s registers (for tests)."""
+    return [staging.offset(layout.apply(r, lane, warp)) for r in range(layout.num_registers)]
