@@ -69,12 +69,27 @@ def label(config: str, occupancy: int | None) -> str:
 
 
 # (BLOCK, warps, occupancy) of the looped kernels, for rows over 16384
-LOOPED_CONFIGS = ((2048, 4, None), (4096, 8, None), (4096, 8, 4), (4096, 16, None),
-                  (8192, 16, None), (8192, 16, 2))
+# (BLOCK, warps, occupancy, blocks per SM) of the looped kernels, whose blocks stride over the
+# rows: None blocks per SM launches one block per row; 1 or 2 keep few rows in flight, so that
+# the second sweep over a row reads it from L2.
+LOOPED_CONFIGS = tuple((block, warps, None, per_sm) for block, warps in
+                       ((4096, 8), (8192, 16), (8192, 32), (16384, 32))
+                       for per_sm in (None, 1, 2))
 
 
 def looped_configs(n: int):
     return LOOPED_CONFIGS if n > 16384 else ()
+
+
+def looped_grid(rows: int, per_sm: int | None) -> int:
+    if per_sm is None:
+        return rows
+    return min(rows, per_sm * torch.cuda.get_device_properties(0).multi_processor_count)
+
+
+def looped_label(block: int, warps: int, occupancy: int | None, per_sm: int | None) -> str:
+    grid = "rows" if per_sm is None else f"{per_sm}/SM"
+    return label(f"looped B={block},w={warps},grid={grid}", occupancy)
 
 
 # ----- Triton kernels in the style of its tutorials ----------------------------------------------
@@ -143,10 +158,10 @@ def case_softmax(x, tri):
             ours.append((label(f"rows R={r},B={block},w={w}", occ),
                          lambda k=k, r=r, b=block: ct.launch(
                              stream, (ct.cdiv(rows, r),), k, (x, y, r, b)), k))
-    for block, w, occ in LOOPED_CONFIGS if n >= 16384 else ():
+    for block, w, occ, per_sm in LOOPED_CONFIGS if n >= 16384 else ():
         k = hinted(softmax_looped, w, occ)
-        ours.append((label(f"looped B={block},w={w}", occ), lambda k=k, b=block: ct.launch(
-            stream, (rows,), k, (x, y, b)), k))
+        ours.append((looped_label(block, w, occ, per_sm), lambda k=k, b=block, p=per_sm:
+                     ct.launch(stream, (looped_grid(rows, p),), k, (x, y, b)), k))
     compiled = torch.compile(lambda t: torch.softmax(t, dim=-1))
     # torch and Inductor allocate their results: they are timed as they are, checked by value
     impls = {"tilelang": ours, "torch": [("softmax", lambda: torch.softmax(x, dim=-1))],
@@ -171,10 +186,11 @@ def case_layer_norm(x, tri):
         k = hinted(layer_norm_fwd, warps, occ)
         ours.append((label(f"R={r},B={block},w={warps}", occ), lambda k=k, r=r, bl=block: ct.launch(
             stream, (ct.cdiv(rows, r),), k, (x, w, b, y, mean, rstd, EPS, r, bl)), k))
-    for block, warps, occ in looped_configs(n):
+    for block, warps, occ, per_sm in looped_configs(n):
         k = hinted(layer_norm_fwd_looped, warps, occ)
-        ours.append((label(f"looped B={block},w={warps}", occ), lambda k=k, bl=block: ct.launch(
-            stream, (rows,), k, (x, w, b, y, mean, rstd, EPS, bl)), k))
+        ours.append((looped_label(block, warps, occ, per_sm), lambda k=k, bl=block, p=per_sm:
+                     ct.launch(stream, (looped_grid(rows, p),), k,
+                               (x, w, b, y, mean, rstd, EPS, bl)), k))
     compiled = torch.compile(lambda t: F.layer_norm(t, (n,), w, b, EPS))
     impls = {"tilelang": ours, "torch": [("F.layer_norm", lambda: F.layer_norm(x, (n,), w, b,
                                                                                 EPS))],
@@ -196,10 +212,10 @@ def case_rms_norm(x, tri):
         k = hinted(rms_norm, warps, occ)
         ours.append((label(f"R={r},B={block},w={warps}", occ), lambda k=k, r=r, bl=block: ct.launch(
             stream, (ct.cdiv(rows, r),), k, (x, w, y, EPS, r, bl)), k))
-    for block, warps, occ in looped_configs(n):
+    for block, warps, occ, per_sm in looped_configs(n):
         k = hinted(rms_norm_looped, warps, occ)
-        ours.append((label(f"looped B={block},w={warps}", occ), lambda k=k, bl=block: ct.launch(
-            stream, (rows,), k, (x, w, y, EPS, bl)), k))
+        ours.append((looped_label(block, warps, occ, per_sm), lambda k=k, bl=block, p=per_sm:
+                     ct.launch(stream, (looped_grid(rows, p),), k, (x, w, y, EPS, bl)), k))
     compiled = torch.compile(lambda t: F.rms_norm(t, (n,), w, EPS))
     impls = {"tilelang": ours, "torch": [("F.rms_norm", lambda: F.rms_norm(x, (n,), w, EPS))],
              "inductor": [("compile", lambda: compiled(x))]}

@@ -76,6 +76,18 @@ class Backend:
             torch.cuda.synchronize()
 
 
+def persistent_grid(rows: int, blocks_per_sm: int = 2) -> int:
+    """Blocks for a kernel whose blocks stride over rows: a few per SM (rows in flight stay
+    few, so a second sweep over a row finds it in L2), at most one per row. On the interpreter
+    (blocks run one after another anyway) 3, so that samples exercise the striding."""
+    if not gpu_available():
+        return max(1, min(rows, 3))
+    import torch
+
+    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    return max(1, min(rows, sms * blocks_per_sm))
+
+
 def check(name: str, got: np.ndarray, want: np.ndarray, rtol: float = 0.0, atol: float = 0.0):
     got64, want64 = got.astype(np.float64), want.astype(np.float64)
     if np.isnan(got64).any() and not np.isnan(want64).any():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, row_sample_args
+from _common import Backend, check, persistent_grid, row_sample_args
 
 import tilelang as ct
 
@@ -36,40 +36,41 @@ def layer_norm_fwd(x, w, b, y, mean, rstd, eps, ROWS: ct.Constant[int], BLOCK: c
 
 @ct.kernel
 def layer_norm_fwd_looped(x, w, b, y, mean, rstd, eps, BLOCK: ct.Constant[int]):
-    """Rows longer than a tile: one block per row, two sweeps of BLOCK-wide chunks.
+    """Rows longer than a tile, two sweeps of BLOCK-wide chunks per row.
 
     The first sweep accumulates element-wise (no block-wide reduction per chunk) sums of x - k
     and (x - k)^2, shifted by the row's first element k so that the variance does not cancel
     when the mean is large; the second normalizes. Each sweep loads its next chunk before it
-    uses the current one, so two chunks are in flight.
+    uses the current one, so two chunks are in flight. Blocks stride over the rows, so a grid
+    of a few blocks per SM lets the second sweep read from L2.
     """
-    i = ct.bid(0)
     n = x.shape[1]
-    tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
-    k = ct.load(x, index=(i, 0), shape=(1, 1)).astype(ct.float32)
     cols = ct.arange(BLOCK, dtype=ct.int32)[None, :]
-    s1 = ct.zeros((1, BLOCK), ct.float32)
-    s2 = ct.zeros((1, BLOCK), ct.float32)
-    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
-    for j in range(tiles):
-        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
-        d = ct.where(cols + j * BLOCK < n, t.astype(ct.float32) - k, 0.0)
-        s1 += d
-        s2 += d * d
-        t = following
-    shift = ct.sum(s1, axis=1, keepdims=True) / n
-    mu = k + shift
-    r = ct.rsqrt(ct.sum(s2, axis=1, keepdims=True) / n - shift * shift + eps)
-    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
-    for j in range(tiles):
-        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
-        wt = ct.load(w, index=(j,), shape=(BLOCK,), padding_mode=ZERO).astype(ct.float32)
-        bt = ct.load(b, index=(j,), shape=(BLOCK,), padding_mode=ZERO).astype(ct.float32)
-        out = (t.astype(ct.float32) - mu) * r * wt[None, :] + bt[None, :]
-        ct.store(y, index=(i, j), tile=out.astype(y.dtype))
-        t = following
-    ct.store(mean, index=(i,), tile=ct.reshape(mu, (1,)))
-    ct.store(rstd, index=(i,), tile=ct.reshape(r, (1,)))
+    for i in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
+        k = ct.load(x, index=(i, 0), shape=(1, 1)).astype(ct.float32)
+        s1 = ct.zeros((1, BLOCK), ct.float32)
+        s2 = ct.zeros((1, BLOCK), ct.float32)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
+        for j in range(tiles):
+            following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
+            d = ct.where(cols + j * BLOCK < n, t.astype(ct.float32) - k, 0.0)
+            s1 += d
+            s2 += d * d
+            t = following
+        shift = ct.sum(s1, axis=1, keepdims=True) / n
+        mu = k + shift
+        r = ct.rsqrt(ct.sum(s2, axis=1, keepdims=True) / n - shift * shift + eps)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
+        for j in range(tiles):
+            following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
+            wt = ct.load(w, index=(j,), shape=(BLOCK,), padding_mode=ZERO).astype(ct.float32)
+            bt = ct.load(b, index=(j,), shape=(BLOCK,), padding_mode=ZERO).astype(ct.float32)
+            out = (t.astype(ct.float32) - mu) * r * wt[None, :] + bt[None, :]
+            ct.store(y, index=(i, j), tile=out.astype(y.dtype))
+            t = following
+        ct.store(mean, index=(i,), tile=ct.reshape(mu, (1,)))
+        ct.store(rstd, index=(i,), tile=ct.reshape(r, (1,)))
 
 
 @ct.kernel
@@ -123,8 +124,9 @@ LOOPED_ABOVE = 16384  # row length above which the forward pass sweeps the row i
 def forward(stream, x, w, b, y, mean, rstd, rows: int, n: int, eps: float = 1e-5,
             looped_block: int | None = None) -> None:
     if looped_block is not None or n > LOOPED_ABOVE:
-        ct.launch(stream, (rows,), layer_norm_fwd_looped.replace_hints(num_warps=8),
-                  (x, w, b, y, mean, rstd, eps, looped_block or 4096))
+        ct.launch(stream, (persistent_grid(rows),),
+                  layer_norm_fwd_looped.replace_hints(num_warps=32),
+                  (x, w, b, y, mean, rstd, eps, looped_block or 8192))
         return
     r, block, warps = config(n)
     ct.launch(stream, (ct.cdiv(rows, r),), layer_norm_fwd.replace_hints(num_warps=warps),

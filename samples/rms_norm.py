@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, row_sample_args
+from _common import Backend, check, persistent_grid, row_sample_args
 
 import tilelang as ct
 
@@ -24,28 +24,28 @@ def rms_norm(x, w, y, eps, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
 
 @ct.kernel
 def rms_norm_looped(x, w, y, eps, BLOCK: ct.Constant[int]):
-    """Rows longer than a tile: one block per row; the first sweep sums squares element-wise
-    (one block-wide reduction at the end, not one per chunk), the second scales. Each sweep
-    loads its next chunk before it uses the current one, so two chunks are in flight."""
-    i = ct.bid(0)
-    tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
-    acc = ct.zeros((1, BLOCK), ct.float32)
-    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ct.PaddingMode.ZERO)
-    for j in range(tiles):
-        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK),
-                            padding_mode=ct.PaddingMode.ZERO)
-        f = t.astype(ct.float32)
-        acc += f * f
-        t = following
-    r = ct.rsqrt(ct.sum(acc, axis=1, keepdims=True) / x.shape[1] + eps)
-    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ct.PaddingMode.ZERO)
-    for j in range(tiles):
-        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK),
-                            padding_mode=ct.PaddingMode.ZERO)
-        wt = ct.load(w, index=(j,), shape=(BLOCK,), padding_mode=ct.PaddingMode.ZERO)
-        out = t.astype(ct.float32) * r * wt.astype(ct.float32)[None, :]
-        ct.store(y, index=(i, j), tile=out.astype(y.dtype))
-        t = following
+    """Rows longer than a tile: the first sweep sums squares element-wise (one block-wide
+    reduction at the end, not one per chunk), the second scales. Each sweep loads its next
+    chunk before it uses the current one, so two chunks are in flight; blocks stride over the
+    rows, so a grid of a few blocks per SM lets the second sweep read from L2."""
+    zero = ct.PaddingMode.ZERO
+    for i in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
+        acc = ct.zeros((1, BLOCK), ct.float32)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=zero)
+        for j in range(tiles):
+            following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=zero)
+            f = t.astype(ct.float32)
+            acc += f * f
+            t = following
+        r = ct.rsqrt(ct.sum(acc, axis=1, keepdims=True) / x.shape[1] + eps)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=zero)
+        for j in range(tiles):
+            following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=zero)
+            wt = ct.load(w, index=(j,), shape=(BLOCK,), padding_mode=zero)
+            out = t.astype(ct.float32) * r * wt.astype(ct.float32)[None, :]
+            ct.store(y, index=(i, j), tile=out.astype(y.dtype))
+            t = following
 
 
 LOOPED_ABOVE = 16384  # row length above which a block sweeps its row in chunks
@@ -54,8 +54,8 @@ LOOPED_ABOVE = 16384  # row length above which a block sweeps its row in chunks
 def launch_rms_norm(stream, x, w, y, rows: int, n: int, eps: float = 1e-6,
                     looped_block: int | None = None) -> None:
     if looped_block is not None or n > LOOPED_ABOVE:
-        ct.launch(stream, (rows,), rms_norm_looped.replace_hints(num_warps=8),
-                  (x, w, y, eps, looped_block or 4096))
+        ct.launch(stream, (persistent_grid(rows),), rms_norm_looped.replace_hints(num_warps=32),
+                  (x, w, y, eps, looped_block or 8192))
         return
     block = 1 << (n - 1).bit_length()
     r = max(1, 4096 // block)

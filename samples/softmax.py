@@ -18,7 +18,7 @@ import math
 
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, row_sample_args
+from _common import Backend, check, persistent_grid, row_sample_args
 
 import tilelang as ct
 
@@ -37,32 +37,34 @@ def softmax_rows(x, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
 
 @ct.kernel
 def softmax_looped(x, out, BLOCK: ct.Constant[int]):
-    """Rows longer than a tile: one block per row, two sweeps of BLOCK-wide chunks.
+    """Rows longer than a tile, two sweeps of BLOCK-wide chunks per row.
 
     The first sweep keeps a running row maximum m (one block-wide max per chunk) and
     element-wise running sums s of exp(x - m), rescaled when m grows; one block-wide sum at the
     end. The second writes exp(x - m) / sum. Each sweep loads its next chunk before it uses the
-    current one, so two chunks are in flight.
+    current one, so two chunks are in flight. Blocks stride over the rows, so a grid of a few
+    blocks per SM keeps the rows in flight small enough that the second sweep reads from L2.
     """
-    i = ct.bid(0)
-    tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
-    m = ct.full((1, 1), -math.inf, ct.float32)
-    s = ct.zeros((1, BLOCK), ct.float32)
-    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
-    for j in range(tiles):
-        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
-        f = t.astype(ct.float32)
-        new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True))
-        s = s * ct.exp(m - new_m, rounding_mode=APPROX) + ct.exp(f - new_m, rounding_mode=APPROX)
-        m = new_m
-        t = following
-    inverse = 1.0 / ct.sum(s, axis=1, keepdims=True)
-    t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
-    for j in range(tiles):
-        following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
-        e = ct.exp(t.astype(ct.float32) - m, rounding_mode=APPROX)
-        ct.store(out, index=(i, j), tile=(e * inverse).astype(out.dtype))
-        t = following
+    for i in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
+        m = ct.full((1, 1), -math.inf, ct.float32)
+        s = ct.zeros((1, BLOCK), ct.float32)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
+        for j in range(tiles):
+            following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
+            f = t.astype(ct.float32)
+            new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True))
+            s = s * ct.exp(m - new_m, rounding_mode=APPROX) + \
+                ct.exp(f - new_m, rounding_mode=APPROX)
+            m = new_m
+            t = following
+        inverse = 1.0 / ct.sum(s, axis=1, keepdims=True)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
+        for j in range(tiles):
+            following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
+            e = ct.exp(t.astype(ct.float32) - m, rounding_mode=APPROX)
+            ct.store(out, index=(i, j), tile=(e * inverse).astype(out.dtype))
+            t = following
 
 
 def reference(x: np.ndarray) -> np.ndarray:
@@ -84,8 +86,8 @@ def launch_softmax(stream, x, out, rows: int, n: int, looped_block: int | None =
         ct.launch(stream, (ct.cdiv(rows, r),), softmax_rows.replace_hints(
             num_warps=8 if block >= 4096 else 4), (x, out, r, block))
     else:
-        ct.launch(stream, (rows,), softmax_looped.replace_hints(num_warps=8),
-                  (x, out, looped_block or 4096))
+        ct.launch(stream, (persistent_grid(rows),), softmax_looped.replace_hints(num_warps=32),
+                  (x, out, looped_block or 8192))
 
 
 def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None,
