@@ -401,7 +401,7 @@ def test_range_with_float_argument(fe):
             pass
 
     fe.expect_error(k, (fe.array(),), TileTypeError,
-                    "range() arguments must be signed integer scalars, got constant 3.0",
+                    "Expected a signed integer scalar, but got constant 3.0",
                     "range(3.0)")
 
 
@@ -412,7 +412,18 @@ def test_range_with_float_scalar(fe):
             pass
 
     fe.expect_error(k, (fe.array(), 2.5), TileTypeError,
-                    "got float32 scalar", "range(x)")
+                    "Expected a signed integer scalar, but got float32", "range(x)")
+
+
+def test_range_over_an_array(fe):
+    @ct.kernel
+    def k(a):
+        for i in range(a):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Expected a scalar value, but given value has type 1-d float32 array",
+                    "range(a)")
 
 
 def test_range_step_zero(fe):

@@ -432,9 +432,30 @@ def test_index_tile_with_integer(fe):
         x = t[3]
 
     err = fe.expect_error(k, (fe.array(),), TileTypeError,
-                          "tiles can only be indexed with `None`, `:` and `...`, got constant 3",
+                          "Directly indexing a tile is not supported; use `extract()` or `item()`",
                           "t[3]")
     assert "reshape" in err.hint
+
+
+def test_index_tile_with_a_lone_slice(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        x = t[:]  # only tuples of None, : and ... (or a lone None) add dimensions
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Directly indexing a tile is not supported",
+                    "t[:]")
+
+
+def test_index_tile_with_an_integer_in_a_tuple(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0, 0), (4, 4))
+        x = t[0, None]
+
+    fe.expect_error(k, (fe.array(shape=(8, 8)),), TileTypeError,
+                    "Expected `None|np.newaxis` or `ellipsis` or full slice (`:`), but got 0. "
+                    "Hint: Directly indexing a tile is not supported", "t[0, None]")
 
 
 def test_index_tile_with_partial_slice(fe):
@@ -443,7 +464,8 @@ def test_index_tile_with_partial_slice(fe):
         t = ct.load(a, (0,), (16,))
         x = t[0:8]
 
-    fe.expect_error(k, (fe.array(),), TileTypeError, "got slice", "t[0:8]")
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Directly indexing a tile is not supported",
+                    "t[0:8]")
 
 
 def test_index_array(fe):
@@ -580,14 +602,24 @@ def test_bad_dtype(fe):
                     'ct.zeros((4,), "float33")')
 
 
-def test_arange_float_start_for_int_dtype(fe):
+def test_arange_of_a_run_time_size(fe):
     @ct.kernel
     def k(a):
-        x = ct.arange(16, dtype=ct.int32, start=1.5)
+        x = ct.arange(ct.bid(0), dtype=ct.int32)
 
     fe.expect_error(k, (fe.array(),), TileTypeError,
-                    "float constant 1.5 cannot become an integer of int32",
-                    "ct.arange(16, dtype=ct.int32, start=1.5)")
+                    "Expected an integer constant, but given value is not constant",
+                    "ct.arange(ct.bid(0), dtype=ct.int32)")
+
+
+def test_arange_of_a_float_size(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.arange(4.0, dtype=ct.int32)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Expected an integer constant, but given value has type constant 4.0",
+                    "ct.arange(4.0, dtype=ct.int32)")
 
 
 def test_arange_step_out_of_range(fe):

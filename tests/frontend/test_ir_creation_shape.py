@@ -151,7 +151,7 @@ def test_expand_dims_and_none_indexing(fe):
         t[:, None]
         t[None, :]
         t[..., None, None]
-        t[:]
+        t[:,]  # a tuple of slices (a lone `:` is an error, as in cuTile)
 
     # CHECK: [[T:%.+]] = "tile.load"
     # CHECK-NEXT: "tile.reshape"([[T]]) : (tensor<16xf32>) -> tensor<1x16xf32>

@@ -120,10 +120,13 @@ def test_arange_runtime_start_and_step(it):
 
 
 @ct.kernel
-def arange_bad(y):
+def arange_float_start_step(y, z):
     ct.store(y, (0,), ct.arange(8, dtype=ct.int8, step=2.5))
+    ct.store(z, (0,), ct.arange(4, dtype=ct.int64, start=8.5, step=-1.1))
 
 
-def test_arange_float_step_with_int_dtype_is_rejected(it):
-    with pytest.raises(ct.TileTypeError):
-        it.launch(arange_bad, (1,), np.zeros(8, np.int8))
+def test_arange_float_start_and_step_with_int_dtype_truncate(it):
+    y, z = it.poison(8, "int8"), it.poison(4, "int64")  # as astype: 2.5 -> 2, -1.1 -> -1
+    it.launch(arange_float_start_step, (1,), y, z)
+    it.assert_same(y, np.arange(0, 16, 2, dtype=np.int8))
+    it.assert_same(z, np.array([8, 7, 6, 5], np.int64))

@@ -207,20 +207,28 @@ def _dict(em: Emitter, node: ast.Dict) -> dict:
     return result
 
 
+_INDEX_HINT = "tiles are indexed as a whole; use reshape, extract, or load a smaller tile"
+
+
 def _index_tile(tile: TileValue, index: Any) -> TileValue:
-    """`t[:, None]`-style indexing: only adds unit dimensions."""
+    """`t[None]`, `t[:, None]`-style indexing: only adds unit dimensions (cuTile's rules: a
+    tuple of `None`, `:` and `...`, or a lone `None`)."""
+    if index is not None and not isinstance(index, tuple):
+        raise TileTypeError("Directly indexing a tile is not supported; use `extract()` or "
+                            "`item()` instead.", hint=_INDEX_HINT)
     items = index if isinstance(index, tuple) else (index,)
     for item in items:
         if not (item is None or item is Ellipsis or item == slice(None)):
+            shown = describe(item) if isinstance(item, TileValue) else repr(item)
             raise TileTypeError(
-                f"tiles can only be indexed with `None`, `:` and `...`, got {describe(item)}",
-                hint="tiles are indexed as a whole; use reshape, or load a smaller tile",
-            )
+                f"Expected `None|np.newaxis` or `ellipsis` or full slice (`:`), but got {shown}. "
+                "Hint: Directly indexing a tile is not supported, use `extract` or `item`.",
+                hint=_INDEX_HINT)
     if sum(i is Ellipsis for i in items) > 1:
-        raise TileTypeError("at most one `...` is allowed when indexing a tile")
+        raise TileTypeError("Only one ellipsis is allowed")
     n_slices = sum(isinstance(i, slice) for i in items)
     if n_slices > tile.ndim:
-        raise TileTypeError(f"too many indices for a tile of shape {tile.shape}")
+        raise TileTypeError(f"Tile is {tile.ndim}-dimensional, but {n_slices} were indexed")
     dims = iter(tile.shape)
     shape: list[int] = []
     for item in items:

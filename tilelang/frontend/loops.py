@@ -377,15 +377,16 @@ def range_bounds(args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     if not 1 <= len(args) <= 3:
         raise TileTypeError(f"range() takes 1 to 3 arguments, got {len(args)}")
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    for v in (start, stop, step):
-        ok = (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, TileValue) and
-                                                                   not v.shape and
-                                                                   v.dtype.is_integer and
-                                                                   v.dtype.is_signed)
-        if not ok:
-            raise TileTypeError(
-                f"range() arguments must be signed integer scalars, got {describe(v)}"
-            )
+    for v in (start, stop, step):  # signed integer scalars (cuTile's messages)
+        if isinstance(v, int) and not isinstance(v, bool):
+            continue
+        if isinstance(v, TileValue) and not v.shape:
+            if v.dtype.is_integer and v.dtype.is_signed:
+                continue
+            raise TileTypeError(f"Expected a signed integer scalar, but got {v.dtype.name}")
+        if isinstance(v, float | bool):
+            raise TileTypeError(f"Expected a signed integer scalar, but got {describe(v)}")
+        raise TileTypeError(f"Expected a scalar value, but given value has type {describe(v)}")
     if step == 0:
         raise TileValueError("range() step must not be zero")
     return start, stop, step

@@ -7,7 +7,7 @@ from typing import Any
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
 from tilelang.frontend.builtins import lowers
-from tilelang.frontend.builtins.common import as_dtype, const_int
+from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.semantics import check_fits, check_shape, describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang
@@ -40,7 +40,7 @@ def emit_ones(em: Any, shape: Any, dtype: Any) -> TileValue:
 
 @lowers(lang.arange)
 def emit_arange(em: Any, size: Any, dtype: Any, start: Any, step: Any) -> Any:
-    size, dtype = const_int(size, "arange size"), as_dtype(dtype)
+    size, dtype = _constant_int(size), as_dtype(dtype)
     check_shape((size,), "arange size")
     tile = build.op("arange", [], dtype, (size,))
     if not (is_loose(step) and step == 1):
@@ -51,9 +51,18 @@ def emit_arange(em: Any, size: Any, dtype: Any, start: Any, step: Any) -> Any:
     return tile
 
 
+def _constant_int(size: Any) -> int:
+    """arange's size: a compile-time int (cuTile's messages)."""
+    if isinstance(size, int) and not isinstance(size, bool):
+        return size
+    if isinstance(size, TileValue):
+        raise TileTypeError("Expected an integer constant, but given value is not constant")
+    raise TileTypeError(f"Expected an integer constant, but given value has type {describe(size)}")
+
+
 def _typed(value: Any, dtype: Any) -> Any:
-    """start/step take arange's dtype (a float start with an int dtype is an error)."""
-    if is_loose(value):
+    """start/step converted to arange's dtype as astype does (8.5 becomes 8 for integers)."""
+    if is_loose(value) and not isinstance(value, float):
         check_fits(value, dtype)
         return value
     return operators.astype(value, dtype)

@@ -21,7 +21,7 @@ def emit_reshape(em: Any, x: Any, shape: Any) -> TileValue:
     tile = as_tile(x, "reshape")
     shape = as_tuple(shape)
     if shape.count(-1) > 1:
-        raise TileValueError(f"reshape to {shape}: only one dimension can be -1")
+        raise TileTypeError(f"Only one dimension can be -1, got {shape}")
     if -1 in shape:
         known = 1
         for d in shape:
