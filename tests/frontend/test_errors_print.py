@@ -107,6 +107,14 @@ class BadStr:
         return self.x
 
 
+def k_str_encoding(a):
+    s = str(1, "ascii")
+
+
+def k_repr_two(a):
+    s = repr(1, 2)
+
+
 def k_print_array(a):
     ct.print("array:", a)
 
@@ -177,6 +185,9 @@ CASES = [
      ('f"{CustomFormat(1)}"', "CustomFormat(1)")),
     (k_str_not_text, TileTypeError, "BadStr.__str__() returned constant 1, not a string",
      "ct.print(BadStr(1))"),
+    (k_str_encoding, TileTypeError, "str() in a kernel takes one value",
+     'str(1, "ascii")'),
+    (k_repr_two, TileTypeError, "repr() takes exactly one argument", "repr(1, 2)"),
     (k_print_array, TileTypeError, "cannot print 1-d float32 array",
      'ct.print("array:", a)'),
     (k_sep_not_string, TileTypeError, "print(): `sep` must be a string, got int32 scalar",

@@ -62,13 +62,17 @@ def emit_builtin_print(em: Any, *args: Any, **kwargs: Any) -> None:
 
 
 @lowers(builtins.str, raw=True)
-def emit_str(em: Any, value: Any = "") -> Text:
-    return to_str(value, em)
+def emit_str(em: Any, *args: Any, **kwargs: Any) -> Text:
+    if len(args) > 1 or kwargs:
+        raise TileTypeError("str() in a kernel takes one value")
+    return to_str(args[0], em) if args else ""
 
 
 @lowers(builtins.repr, raw=True)
-def emit_repr(em: Any, value: Any) -> Text:
-    return to_repr(value, em)
+def emit_repr(em: Any, *args: Any, **kwargs: Any) -> Text:
+    if len(args) != 1 or kwargs:
+        raise TileTypeError("repr() takes exactly one argument")
+    return to_repr(args[0], em)
 
 
 def emit_text(text: Text) -> None:
