@@ -191,7 +191,8 @@ CASES = [
     (k_static_assert, (8,), TileValueError, "compile-time assertion failed: BLOCK must exceed 8",
      'assert B > 8, "BLOCK must exceed 8"'),
     (k_tuple_changes_in_loop, (3,), TileTypeError,
-     "Type of `t` depends on path taken: dtype float16 vs. dtype float32", "for i in range(n):"),
+     "Type of `t` depends on path taken: tuple (int32 scalar, dtype float16) vs. tuple "
+     "(constant 3, dtype float32)", "for i in range(n):"),
     (k_for_tuple_target, (), TileUnsupportedFeatureError,
      "the target of a `for` loop must be a single name", "for i, j in range(4):"),
     (k_range_arity, (), TileTypeError, "range() takes 1 to 3 arguments, got 4",

@@ -131,6 +131,18 @@ def initial(value: Any) -> Skeleton:
     return exact(value)
 
 
+def pin_constants(skel: Skeleton, start: Any, end: Any) -> Skeleton:
+    """`skel` with the loose constants that a loop body leaves as they were (`end` is the same
+    constant as `start`) made static again: they need not be carried."""
+    if isinstance(skel, CarriedType) and skel.loose is not None and is_loose(end) and \
+            same_constant(start, end):
+        return Fixed(start)
+    if type(skel) is tuple and type(start) is tuple and type(end) is tuple and \
+            len(start) == len(end) == len(skel):
+        return tuple(pin_constants(s, a, b) for s, a, b in zip(skel, start, end, strict=True))
+    return skel
+
+
 def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
     """The skeleton that holds what `skel` holds and `value` too, or a TileTypeError."""
     if isinstance(value, Undefined):
@@ -150,14 +162,21 @@ def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
         if not isinstance(value, ArrayValue) or not _same_array_type(skel.template, value):
             raise path_error(name, describe(skel.template), _describe(value))
         return skel
+    whole = path_error(name, describe_skeleton(skel), _describe(value))
     if isinstance(skel, Wrapper):
         if type(value) is not type(skel.template):
-            raise path_error(name, describe(skel.template), _describe(value))
-        fields = tuple((f, join(name, s, getattr(value, f))) for f, s in skel.fields)
+            raise whole
+        try:
+            fields = tuple((f, join(name, s, getattr(value, f))) for f, s in skel.fields)
+        except TileTypeError:
+            raise whole from None
         return Wrapper(skel.template, fields)
     if type(value) is not tuple or len(value) != len(skel):
-        raise path_error(name, describe_skeleton(skel), _describe(value))
-    return tuple(join(name, s, v) for s, v in zip(skel, value, strict=True))
+        raise whole
+    try:
+        return tuple(join(name, s, v) for s, v in zip(skel, value, strict=True))
+    except TileTypeError:
+        raise whole from None
 
 
 def join_branches(name: str, a: Any, b: Any) -> Skeleton:

@@ -47,13 +47,16 @@ class _Merge:
     partial: Undefined | None  # set when the name cannot be read after the `if`
 
 
-def emit_if(em: Emitter, node: ast.If, cond: TileValue, enter: dict | None = None) -> None:
-    """Emit a run-time `if`; `enter` overrides names at the start of the `then` branch."""
+def emit_if(em: Emitter, node: ast.If, cond: TileValue, enter: dict | None = None,
+            enter_else: dict | None = None) -> None:
+    """Emit a run-time `if`; `enter` and `enter_else` override names (what is known about the
+    flags) at the start of the `then` and `else` branches."""
     em.not_in_combiner("if")
     before = em.scope
     placeholder = scf.IfOp(cond.value, [], has_else=True)
     then_scope = _emit_branch(em, node.body, {**before, **(enter or {})}, placeholder.then_block)
-    else_scope = _emit_branch(em, node.orelse, before, placeholder.else_block)
+    else_scope = _emit_branch(em, node.orelse, {**before, **(enter_else or {})},
+                              placeholder.else_block)
     em.frame.scope = merged = dict(before)
     merges = []
     for name in assigned_names(node.body + node.orelse):

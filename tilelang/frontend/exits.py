@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tilelang.errors import TileSyntaxError, TileTypeError
+from tilelang.errors import TileSyntaxError, TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import control_flow, operators
-from tilelang.frontend.carried import exact, join, same_constant
+from tilelang.frontend.carried import exact, is_static, join, same_constant
 from tilelang.frontend.emitter import Emitter, statement
 from tilelang.frontend.paths import (
     BREAK,
@@ -84,13 +84,16 @@ def emit_statement(em: Emitter, node: ast.stmt, rest: list[ast.stmt]) -> bool:
 
 
 def _guard(em: Emitter, rest: list[ast.stmt]) -> None:
-    """Emit `rest` for the paths that have not left: `if not (flags): rest`."""
+    """Emit `rest` for the paths that have not left: `if not (flags): rest`. Where one flag
+    alone may be set, the paths that skip `rest` are those where it is."""
     first = rest[0]
     with em.at(first):
         stay = operators.logical_not(exit_state(em.scope))
         node = ast.copy_location(ast.If(test=ast.Constant(True), body=rest, orelse=[]), first)
         cleared = {f: False for f in FLAGS if f in em.scope}
-        control_flow.emit_if(em, node, stay, enter=cleared)
+        maybe = [f for f in FLAGS if isinstance(em.scope.get(f), TileValue)]
+        left = {maybe[0]: True} if len(maybe) == 1 else {}
+        control_flow.emit_if(em, node, stay, enter=cleared, enter_else=left)
 
 
 # ----- function bodies -------------------------------------------------------------------------
@@ -107,10 +110,15 @@ def emit_body(em: Emitter, body: list[ast.stmt]) -> Any:
     if returned is not True:
         results.append(None)  # some paths reach the end of the function
     _check_results(results)
-    if all(same_constant(results[0], r) for r in results):
+    if is_static(results[0]) and all(same_constant(results[0], r) for r in results):
         return results[0]
-    value = frame.scope[RESULT]
-    return value.value if isinstance(value, Undefined) else value
+    value = frame.scope.get(RESULT)
+    if isinstance(value, Undefined):
+        value = value.value
+    if value is None:  # a compiler bug: some `return` was not carried to the end
+        raise TileUnsupportedFeatureError("this function's return value could not be carried "
+                                          "out of its run-time control flow")
+    return value
 
 
 def _check_results(results: list[Any]) -> None:

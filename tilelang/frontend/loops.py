@@ -21,6 +21,7 @@ from mlir.dialects import scf
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
 from tilelang.frontend import build, operators
 from tilelang.frontend.carried import (
+    CarriedType,
     Skeleton,
     exact,
     fitting_leaves,
@@ -28,6 +29,7 @@ from tilelang.frontend.carried import (
     is_static,
     join,
     mlir_types,
+    pin_constants,
     rebuild,
     same_constant,
 )
@@ -82,9 +84,9 @@ def emit_loop(em: Emitter, node: ast.For | ast.While, header: Header) -> None:
     early = BREAK in words or RETURN in words
     body_names = [n for n in assigned_names(node.body) if n != header.target]
     slots = _initial_slots(before, body_names, early)
-    for _ in range(MAX_TYPE_ROUNDS):
+    for round_number in range(MAX_TYPE_ROUNDS):
         state = _emit_round(em, node, header, before, slots, early)
-        new_slots = _settle(state, before, slots)
+        new_slots = _settle(state, before, slots, first=round_number == 0)
         if new_slots == slots:
             with ir.InsertionPoint(state.block):
                 scf.YieldOp(state.next_counter + [
@@ -107,7 +109,7 @@ def _initial_slots(before: dict, names: list[str], early: bool) -> list[tuple[st
     slots = []
     for name in names:
         if name in (BREAK, RETURN) and early:
-            slots.append((name, exact(False)))
+            slots.append((name, CarriedType(dt.bool_, ())))  # set at run time, in general
         elif name not in (BREAK, CONTINUE, RETURN, RESULT):
             value = before.get(name)
             if value is not None and not isinstance(value, Undefined):
@@ -115,9 +117,10 @@ def _initial_slots(before: dict, names: list[str], early: bool) -> list[tuple[st
     return slots
 
 
-def _settle(state: _Round, before: dict, slots: list) -> list:
+def _settle(state: _Round, before: dict, slots: list, first: bool) -> list:
     """The slots the next round needs: every slot widened to hold its value at the end of the
-    body, and the names that leave the loop by `break` (or the value returned) only."""
+    body, and the names that leave the loop by `break` (or the value returned) only. After the
+    first round, loose constants the body leaves unchanged stop being carried."""
     out = []
     for name, skel in slots:
         value = _end_value(state, name)
@@ -128,7 +131,10 @@ def _settle(state: _Round, before: dict, slots: list) -> list:
                 out.append((name, skel))  # undefined on the paths that go round again
                 continue
             value = value.value
-        out.append((name, join(name, skel, value)))
+        widened = join(name, skel, value)
+        if first and not name.startswith(" "):
+            widened = pin_constants(widened, before.get(name), value)
+        out.append((name, widened))
     carried = {name for name, _ in out}
     return out + _exit_only_slots(state, before, carried)
 

@@ -106,7 +106,6 @@ def _for(em: Emitter, node: ast.For) -> None:
         em.block(node.body)
 
 
-
 def _static_for(em: Emitter, node: ast.For, call: ast.Call) -> None:
     """`for x in ct.static_iter(expr)`: `expr` is evaluated by Python (as by static_eval) and
     the body is emitted once per item, with the target bound to it."""
