@@ -417,3 +417,21 @@ def test_annotation_validation(make, error, message):
 def test_list_annotation_takes_an_annotated_element():
     assert ct.ListAnnotation(element=ct.IndexedWithInt64).element == \
         ct.ArrayAnnotation(index_dtype=ct.int64)
+
+
+@ct.kernel
+def dtype_constant(out, c: ct.Constant, d):
+    ct.store(out, (0,), ct.full((4,), (c == ct.float32) * 10 + (d == ct.int8), ct.int32))
+
+
+@pytest.mark.parametrize(("c", "d", "want"), [
+    ("torch.float32", "np.int8", 11), ("ct.float32", "ct.int8", 11),
+    ("torch.int32", "np.float32", 0), ("np.dtype('float32')", "None", 10),
+])
+def test_torch_and_numpy_dtypes_are_constants(it, c, d, want):
+    """torch and NumPy dtype objects arrive as tilelang dtypes (with or without Constant)."""
+    import torch  # noqa: F401  (named by the parameters)
+
+    out = it.poison(4, np.int32)
+    run(it, dtype_constant, (1,), out, eval(c), eval(d))
+    it.assert_same(out, np.full(4, want, np.int32))

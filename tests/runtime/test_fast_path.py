@@ -234,3 +234,19 @@ def test_slow_and_fast_paths_pass_the_same_parameters():
     fast(0, (1,), args)
     assert list(_parameter_values(structured, signature, args, facts)) == \
         list(launcher.calls[0][4:])
+
+
+@ct.kernel
+def implicit_constants(x, dtype, member):
+    pass
+
+
+def test_dtypes_and_enum_members_are_keyed_as_constants():
+    args = (torch.zeros(4), torch.float16, ct.PaddingMode.ZERO)
+    fast, slow, table = generated(implicit_constants)
+    launcher = register(implicit_constants, table, args)
+    fast(0, (1,), args)
+    fast(0, (1,), (torch.zeros(4), np.float16, ct.PaddingMode.ZERO))  # another key
+    assert len(launcher.calls) == 1 and len(slow.calls) == 1
+    assert implicit_constants.specialize(args) == \
+        implicit_constants.specialize((torch.zeros(4), np.float16, ct.PaddingMode.ZERO))

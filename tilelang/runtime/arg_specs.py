@@ -11,6 +11,7 @@ import enum
 import functools
 import hashlib
 import inspect
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from tilelang.frontend.signature import (
     ScalarSpec,
     TupleSpec,
 )
+from tilelang.language import dtypes as dt
 from tilelang.language.annotations import ArrayAnnotation
 from tilelang.language.dtypes import DType
 from tilelang.runtime.host_arrays import (
@@ -82,8 +84,8 @@ def _inferred(value: Any, where: Where) -> ParamSpec:
         return _tuple(value, None, where)
     if type(value) is list:
         return _list(value, kinds.DEFAULT_ARRAY, where)
-    if isinstance(value, enum.Enum | DType) or value is None:
-        return ConstSpec(value)  # no run-time form: compiled in, like a Constant
+    if isinstance(value, enum.Enum | DType) or value is None or foreign_dtype(value):
+        return _constant(value, where)  # no run-time form: compiled in, like a Constant
     if is_instance(value):
         return _dataclass(value, where)
     facts = array_facts(value, where.name)
@@ -105,7 +107,30 @@ def _constant(value: Any, where: Where) -> ConstSpec:
         raise TileArgumentError(
             f"constant argument `{where.name}` must be hashable, got {type(value).__name__}"
         ) from None
-    return ConstSpec(value)
+    return ConstSpec(_tile_dtypes(value))
+
+
+def foreign_dtype(value: Any) -> DType | None:
+    """The tilelang dtype of a torch or NumPy dtype (`torch.float32`, `np.dtype("i4")`,
+    `np.float32`), or None."""
+    module = type(value).__module__.split(".")[0]
+    if module == "torch" and type(value).__name__ == "dtype":
+        return dt.from_torch(value)
+    if module == "numpy" and (type(value).__name__.endswith("DType") or
+                              type(value).__name__ == "dtype"):
+        return dt.from_numpy(value)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, type) and issubclass(value, np.generic):
+        return dt.from_numpy(np.dtype(value))  # np.float32 as a dtype
+    return None
+
+
+def _tile_dtypes(value: Any) -> Any:
+    """Constants as a kernel sees them: torch and NumPy dtypes become tilelang's, so that
+    `c == ct.float32` holds for `torch.float32`."""
+    if isinstance(value, tuple) and type(value) is tuple:
+        return tuple(_tile_dtypes(v) for v in value)
+    return foreign_dtype(value) or value
 
 
 def _check_constant(value: Any, where: Where) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from tilelang.frontend import parameters as kinds
 from tilelang.language.dtypes import DType
+from tilelang.runtime.arg_specs import foreign_dtype
 from tilelang.runtime.kernel import Kernel
 
 INT32 = (-(2**31), 2**31 - 1)
@@ -70,7 +71,7 @@ def flatten(kind: kinds.Kind, value: Any, out: list[Any]) -> Any:
     if t is list:
         parts = tuple(flatten(kinds.INFERRED, item, out) for item in value)
         return None if None in parts or not parts else ("list", parts)
-    if isinstance(value, enum.Enum | DType) or value is None:
+    if isinstance(value, enum.Enum | DType) or value is None or foreign_dtype(value):
         return constant_key(value)
     names = _field_names(t)
     if names is not None:
