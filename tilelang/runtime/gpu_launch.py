@@ -215,6 +215,27 @@ def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int
     return launcher
 
 
+def constant_classes(signature: tuple[ParamSpec, ...]) -> list[str]:
+    """The classes (name and source hash) of dataclass instances passed as constants: their
+    methods compile into the kernel, so the disk cache key must change with them."""
+    from tilelang.frontend.dataclass_values import is_instance
+    from tilelang.runtime.arg_specs import class_key
+
+    found: list[str] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, tuple):
+            for item in value:
+                visit(item)
+        elif is_instance(value):
+            found.append(class_key(type(value)))
+
+    for spec in signature:
+        if isinstance(spec, ConstSpec):
+            visit(spec.value)
+    return found
+
+
 def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: int) -> Launcher:
     from tilelang.compiler import CompileOptions, compile_signature
     from tilelang.frontend.source import fingerprint
@@ -222,7 +243,8 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: 
     num_warps = kernel.options.num_warps or 4
     digest = fingerprint(kernel.fn)
     occupancy = kernel.options.occupancy
-    key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps, occupancy)
+    key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps, occupancy,
+                               constant_classes(signature))
     start = time.perf_counter()
     cached = disk_cache.load(key)
     if cached is not None:
