@@ -121,6 +121,33 @@ def test_negative_step_with_break_and_continue(it, rng, start, step):
 
 
 @ct.kernel
+def first_four_of_range(out, lo, hi, step):
+    s = 0
+    n = 0
+    for i in range(lo, hi, step):
+        if n == 4:
+            break
+        s = s * 7 + i
+        n += 1
+    ct.store(out, (0,), s)
+
+
+@pytest.mark.parametrize(("lo", "hi", "step"),
+                         [(0, 10, 1), (10, 0, -2), (-3, 11, 3), (5, 5, -1), (3, 1, 1), (0, 10, 0)])
+def test_break_with_a_run_time_step(it, lo, hi, step):
+    """With `break` the loop is an scf.while: a run-time step may be negative (it counts down
+    as in Python), and a zero step runs no iteration."""
+    out = it.poison((1,), np.int32)
+    it.launch(first_four_of_range, (1,), out, lo, hi, step)
+    want = n = 0
+    for i in range(lo, hi, step) if step else ():
+        if n == 4:
+            break
+        want, n = want * 7 + i, n + 1
+    it.assert_same(out, np.array([want], np.int32))
+
+
+@ct.kernel
 def wide_counter(out, lo, hi):
     """Bounds of int64: the counter is int64 in the loop's scf.while form too."""
     last = lo

@@ -62,6 +62,7 @@ class Header:
     counter_dtype: Any = None
     bind: Callable[[TileValue], Any] | None = None  # `for`: counter -> the loop variable's value
     test: ast.expr | None = None  # `while`: the condition
+    runtime_step: bool = False  # `for`: the step is known only at run time (of either sign)
 
 
 @dataclass
@@ -247,9 +248,8 @@ def _emit_condition(em: Emitter, loop: Any, header: Header, before: dict, slots:
                     left = flag if left is None else build.elementwise("or", [left, flag])
             stay = None if left is None else operators.logical_not(left)
             if header.kind == "for":
-                counter = TileValue(args[0], header.counter_dtype, ())
-                ub = TileValue(header.bounds[1], header.counter_dtype, ())
-                test, normal_exit = operators.compare("less", counter, ub), True
+                test, normal_exit = _counter_test(header, TileValue(args[0],
+                                                                    header.counter_dtype, ())), True
                 if stay is not None:
                     test = build.elementwise("and", [stay, test])
             else:
@@ -258,6 +258,20 @@ def _emit_condition(em: Emitter, loop: Any, header: Header, before: dict, slots:
     finally:
         em.frame.scope = outer
     return normal_exit
+
+
+def _counter_test(header: Header, counter: TileValue) -> TileValue:
+    """Whether a `for` loop in scf.while form goes round again: counter < stop, or, with a
+    run-time step, counter > stop for a negative one (as Python's range; a zero step never)."""
+    ub = TileValue(header.bounds[1], header.counter_dtype, ())
+    below = operators.compare("less", counter, ub)
+    if not header.runtime_step:
+        return below
+    step = TileValue(header.bounds[2], header.counter_dtype, ())
+    up = build.elementwise("and", [operators.compare("greater", step, 0), below])
+    down = build.elementwise("and", [operators.compare("less", step, 0),
+                                     operators.compare("greater", counter, ub)])
+    return build.elementwise("or", [up, down])
 
 
 def _while_test(em: Emitter, header: Header, stay: TileValue | None) -> tuple[TileValue, bool]:
@@ -371,7 +385,8 @@ def emit_for(em: Emitter, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
             return operators.binary("add", start, operators.binary("mul", counter, step))
         return counter
 
-    header = Header("for", node.target.id, (lb, ub, st), iv_dtype, bind)
+    header = Header("for", node.target.id, (lb, ub, st), iv_dtype, bind,
+                    runtime_step=isinstance(step, TileValue))
     emit_loop(em, node, header)
 
 
