@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import mlir.ir as ir
 
+from tilelang.dialect.types import mlir_type
 from tilelang.language.dtypes import DType
 
 AttrValue = int | float | str | bool | Sequence[int] | ir.Attribute
@@ -40,7 +41,11 @@ def to_attr(value: AttrValue) -> ir.Attribute:
 
 def constant_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
     """The `value` attribute of a `tile.constant` of `dtype` (ints wrap to the bit pattern)."""
-    t = ir.Type.parse(dtype.mlir)
+    t = mlir_type(dtype)
+    if dtype.restricted:  # the value astype would give: rounded (and saturated for fp8)
+        from tilelang.dialect.restricted import round_scalar
+
+        return ir.FloatAttr.get(t, round_scalar(float(value), dtype))
     if dtype.is_float:
         return ir.FloatAttr.get(t, float(value))
     bits = dtype.bitwidth

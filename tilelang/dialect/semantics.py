@@ -10,7 +10,8 @@ them. They live below both, so each op's meaning is defined once:
   value gives -1), as PTX's clamped shifts do;
 - float minimum/maximum ignore a NaN operand (fmin/fmax);
 - float to integer casts truncate toward zero and saturate, NaN gives 0 (PTX cvt.rzi);
-- float16/bfloat16 math is computed in float32 and rounded once.
+- float16/bfloat16 math is computed in float32 and rounded once;
+- conversions to the restricted floats (tfloat32, 8-bit floats) are in dialect/restricted.py.
 """
 
 from __future__ import annotations
@@ -20,23 +21,26 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
 
 def np_dtype(dtype: DType) -> np.dtype:
-    if dtype is dt.bfloat16:
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(dtype.numpy)
+    """The NumPy dtype holding `dtype`'s values (ml_dtypes' for bfloat16 and the 8-bit floats;
+    float32 for tfloat32)."""
+    return np.dtype(getattr(ml_dtypes, dtype.numpy, None) or dtype.numpy)
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
-    """Half-precision operands are computed in float32."""
-    return x.astype(np.float32) if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else x
+    """Half-precision (and 8-bit float) operands are computed in float32."""
+    return x.astype(np.float32) if x.dtype.itemsize <= 2 and _is_float(x) else x
 
 
 def _is_float(x: np.ndarray) -> bool:
-    return x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16
+    return x.dtype.kind == "f" or x.dtype in _ML_FLOATS
+
+
+_ML_FLOATS = tuple(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+                                         ml_dtypes.float8_e5m2))
 
 
 def _float_op(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -121,7 +125,17 @@ def abs_(x: np.ndarray) -> np.ndarray:
     return np.abs(x).astype(x.dtype)
 
 
-def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def cast(x: np.ndarray, dtype: np.dtype | DType) -> np.ndarray:
+    """astype to `dtype` (a DType where it may be a restricted float: tfloat32 is held as
+    float32, so only the DType tells that a conversion to it must round)."""
+    if isinstance(dtype, DType):
+        if dtype.restricted:
+            from tilelang.dialect.restricted import to_restricted
+
+            return to_restricted(x, dtype)
+        dtype = np_dtype(dtype)
+    if _is_float(x) and x.dtype.itemsize == 1:  # 8-bit floats: exactly through float16
+        x = x.astype(np.float16)
     if dtype == np.bool_:
         return x != 0
     if _is_float(x) and dtype.kind in "iu":

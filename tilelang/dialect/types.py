@@ -6,11 +6,15 @@ import re
 
 import mlir.ir as ir
 
+from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes
 from tilelang.language.dtypes import DType
 
 
 def mlir_type(dtype: DType) -> ir.Type:
+    if dtype in dtypes.UNSUPPORTED_DTYPES:  # before MLIR: some of their values abort APFloat
+        raise TileUnsupportedFeatureError(
+            f"{dtype.name} is not supported by tilelang (cuTile has it on sm_100 and newer)")
     return ir.Type.parse(dtype.mlir)
 
 

@@ -104,6 +104,11 @@ def _binary_dtype(name: str, kind: str, lhs: Value, rhs: Value) -> DType:
         return _bitwise_dtype(lhs, rhs)
     if kind == "shift":
         _check_shift_operands(lhs, rhs)
+    for side, value in (("Left", lhs), ("Right", rhs)):
+        if isinstance(value, TileValue) and not value.dtype.is_arithmetic:
+            raise TileTypeError(
+                f"{side}-hand side has non-arithmetic dtype {value.dtype.name}",
+                hint="convert it with .astype(tilelang.float32) first")
     dtype = common_dtype(lhs, rhs)
     if kind in ("float", "math2") and not dtype.is_float:
         return dt.float32
@@ -157,7 +162,7 @@ def compare(name: str, lhs: Value, rhs: Value) -> Value:
 def negative(x: Value) -> Value:
     if is_loose(x):
         return fold(operator.neg, x)
-    t = _tile(x, "negation")
+    t = _arithmetic(_tile(x, "negation"), "negation")
     if t.dtype is dt.bool_:
         t = build.cast(t, dt.int32)
     return build.elementwise("neg", [t])
@@ -195,7 +200,7 @@ def logical_not(x: Value) -> Value:
 def absolute(x: Value) -> Value:
     if is_loose(x):
         return fold(abs, x)
-    t = _tile(x, "abs")
+    t = _arithmetic(_tile(x, "abs"), "abs")
     return t if t.dtype.kind in "bu" else build.elementwise("abs", [t])
 
 
@@ -203,6 +208,14 @@ def _tile(x: Value, what: str) -> TileValue:
     if not isinstance(x, TileValue):
         raise TileTypeError(f"{what} does not accept {describe(x)}")
     return x
+
+
+def _arithmetic(t: TileValue, what: str) -> TileValue:
+    """Restricted floats (tfloat32, 8-bit floats) support no arithmetic, as in cuTile."""
+    if not t.dtype.is_arithmetic:
+        raise TileTypeError(f"{what} does not support the non-arithmetic dtype {t.dtype.name}",
+                            hint="convert it with .astype(tilelang.float32) first")
+    return t
 
 
 MATH_UNARY: dict[str, Callable] = {
@@ -218,7 +231,7 @@ def math_unary_dtype(name: str, x: Value) -> DType | None:
     """The dtype a math function computes in: float32 for integers; None for constants."""
     if is_loose(x):
         return None
-    t = _tile(x, name)
+    t = _arithmetic(_tile(x, name), name)
     if t.dtype.is_float:
         return t.dtype
     if name in FLOAT_ONLY:

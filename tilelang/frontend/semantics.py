@@ -34,7 +34,7 @@ def constant_dtype(value: Scalar) -> DType:
         lo, hi = int_range(candidate)
         if lo <= value <= hi:
             return candidate
-    raise TileValueError(f"integer constant {value} is out of range of every integer type")
+    raise TileValueError(f"Constant {value} is out of range of any supported integer type")
 
 
 def check_fits(value: Scalar, dtype: DType) -> None:
@@ -45,13 +45,20 @@ def check_fits(value: Scalar, dtype: DType) -> None:
         raise TileTypeError(f"float constant {value} cannot become an integer of {dtype.name}")
     lo, hi = int_range(dtype)
     if not lo <= int(value) <= hi:
-        raise TileValueError(f"integer constant {value} is out of range of {dtype.name}")
+        raise TileValueError(f"Integer constant {value} is out of range of {dtype.name}")
 
 
 def promote(a: DType, b: DType) -> DType:
     """The common dtype of two typed operands (cuTile's table)."""
     if a is b:
         return a
+    if a.restricted or b.restricted:
+        restricted = a if a.restricted else b
+        raise TileTypeError(
+            f"Implicit promotion of {a.name} and {b.name} is not supported: {restricted.name} "
+            "is a restricted float, which converts only explicitly",
+            hint="convert one operand explicitly with .astype(...)",
+        )
     ca, cb = category(a), category(b)
     if ca != cb:
         return a if ca > cb else b

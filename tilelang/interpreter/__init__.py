@@ -69,4 +69,10 @@ def _torch_view(t: Any, name: str) -> np.ndarray:
         import ml_dtypes
 
         return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    if t.dtype.itemsize == 1 and t.dtype.is_floating_point:  # the 8-bit floats, likewise
+        from tilelang.language.dtypes import from_torch
+
+        dtype = from_torch(t.dtype)
+        if dtype is not None:
+            return t.view(torch.uint8).numpy().view(np_dtype(dtype))
     return t.detach().numpy()

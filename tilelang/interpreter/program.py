@@ -173,7 +173,7 @@ def _select(c: _Compiler, op: ir.Operation) -> Step:
 @rule("tile.cast")
 def _cast(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
-    dtype = _result_dtype(op)
+    dtype = dtype_of(op.results[0].type)  # the DType: tfloat32 is held as float32
 
     def step(env: Env) -> None:
         env[r] = np.asarray(semantics.cast(env[a], dtype))

@@ -7,13 +7,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, eq=False)
 class DType:
-    """An element type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float)."""
+    """An element type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float).
+
+    Restricted floats (tfloat32 and the 8-bit floats) are floats that support no arithmetic, as
+    in cuTile: they can be loaded, stored, moved and converted with `astype`, nothing else.
+    """
 
     name: str
     kind: str
     bitwidth: int
     mlir: str  # the builtin MLIR type this dtype is in `tile` IR
     numpy: str  # the NumPy (or ml_dtypes) dtype name
+    restricted: bool = False
 
     def __repr__(self) -> str:
         return f"tilelang.{self.name}"
@@ -34,6 +39,11 @@ class DType:
         return self.kind in "if"
 
     @property
+    def is_arithmetic(self) -> bool:
+        """Supports arithmetic (cuTile's arithmetic dtypes): everything but restricted floats."""
+        return not self.restricted
+
+    @property
     def itemsize(self) -> int:
         return max(1, self.bitwidth // 8)
 
@@ -51,14 +61,24 @@ float16 = DType("float16", "f", 16, "f16", "float16")
 bfloat16 = DType("bfloat16", "f", 16, "bf16", "bfloat16")
 float32 = DType("float32", "f", 32, "f32", "float32")
 float64 = DType("float64", "f", 64, "f64", "float64")
+# Restricted floats. tfloat32 values live in 32 bits (float32 with the low 13 mantissa bits zero),
+# so NumPy holds them as float32; the 8-bit floats are ml_dtypes'.
+tfloat32 = DType("tfloat32", "f", 32, "tf32", "float32", restricted=True)
+float8_e4m3fn = DType("float8_e4m3fn", "f", 8, "f8E4M3FN", "float8_e4m3fn", restricted=True)
+float8_e5m2 = DType("float8_e5m2", "f", 8, "f8E5M2", "float8_e5m2", restricted=True)
+# cuTile's Blackwell-only dtypes: they exist as names, but no kernel can use them (yet).
+float8_e8m0fnu = DType("float8_e8m0fnu", "f", 8, "f8E8M0FNU", "float8_e8m0fnu", restricted=True)
+float4_e2m1fn = DType("float4_e2m1fn", "f", 4, "f4E2M1FN", "float4_e2m1fn", restricted=True)
 
 ALL_DTYPES: tuple[DType, ...] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-    float16, bfloat16, float32, float64,
+    float16, bfloat16, float32, float64, tfloat32, float8_e4m3fn, float8_e5m2,
 )
+UNSUPPORTED_DTYPES: tuple[DType, ...] = (float8_e8m0fnu, float4_e2m1fn)
+FLOAT8_DTYPES: tuple[DType, ...] = (float8_e4m3fn, float8_e5m2)
 BY_NAME = {d.name: d for d in ALL_DTYPES} | {"bool": bool_}
 BY_MLIR = {d.mlir: d for d in ALL_DTYPES}
-BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not tfloat32}  # float32 arrays are float32
 
 
 def from_numpy(np_dtype: object) -> DType | None:

@@ -26,6 +26,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     grid,
     memory,
     reduce,
+    restricted,
     scan,
     shape_ops,
     shapes,
@@ -69,6 +70,7 @@ def run(module: ir.Operation, options: Options) -> None:
 
 def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> int:
     """Lower one kernel into `container`; return the shared memory it needs (bytes)."""
+    restricted.check_arch(kernel, chip)
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
     old = kernel.regions[0].blocks[0]
     params = [t for a in old.arguments for t in parameter_types(a.type)]

@@ -61,7 +61,7 @@ def _evaluate(op: ir.Operation, args: list[np.ndarray]) -> np.ndarray:
             return semantics.compare(ops.str_attr(op, "predicate"), *args)
         if n == "tile.select":
             return semantics.select(*args)
-        return semantics.cast(args[0], np_dtype(dtype_of(op.results[0].type)))
+        return semantics.cast(args[0], dtype_of(op.results[0].type))
 
 
 def _replace_with_constant(op: ir.Operation, value: np.ndarray) -> None:

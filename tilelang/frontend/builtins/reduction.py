@@ -144,8 +144,11 @@ def check_options(tile: TileValue, rounding_mode: Any = None, flush_to_zero: Any
 
 
 def _arithmetic(tile: TileValue, fn: str) -> TileValue:
-    if tile.dtype.kind not in "biuf":
-        raise TileTypeError(f"Non-arithmetic dtype {tile.dtype.name} is unsupported for reduction")
+    """Restricted floats (tfloat32, 8-bit floats) cannot be reduced or scanned, as in cuTile."""
+    if tile.dtype.kind not in "biuf" or not tile.dtype.is_arithmetic:
+        what = "prefix scans" if fn in ("cumsum", "cumprod") else "reduction"
+        raise TileTypeError(f"Non-arithmetic dtype {tile.dtype.name} is unsupported for {what}",
+                            hint="convert the tile with .astype(tilelang.float32) first")
     return tile
 
 

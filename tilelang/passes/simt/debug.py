@@ -107,6 +107,10 @@ def _thread_zero(lw: Lowering) -> ir.Value:
 def _promote(value: ir.Value, dtype: DType) -> ir.Value:
     """C's default argument promotion: float types to double, small integers (and bools,
     registers of i1 or bytes in memory) to i32."""
+    if dtype.restricted:  # 8-bit floats and tfloat32 print as the float32 values they are
+        from tilelang.passes.simt.restricted import as_float32
+
+        (value,), dtype = as_float32([value], dtype)
     if dtype.is_float:
         if dtype.bitwidth < 32:  # through f32: every target converts f16/bf16 to f32
             value = arith.extf(ir.F32Type.get(), value)

@@ -8,14 +8,16 @@ import mlir.ir as ir
 from mlir.dialects import arith
 
 from tilelang.dialect import dtype_of, ops, semantics
-from tilelang.passes.simt import scalar_ops
-from tilelang.passes.simt.context import Lowering, const, lowers
-from tilelang.passes.simt.values import Distributed, scalar_type
+from tilelang.language import dtypes as dt
+from tilelang.passes.simt import restricted, scalar_ops
+from tilelang.passes.simt.context import Lowering, lowers
+from tilelang.passes.simt.values import Distributed
 
 
-def _map(lw: Lowering, op: ir.Operation, fn) -> None:
-    """Apply `fn(*register values)` to each register (or once, to scalars)."""
-    args = [lw.get(v) for v in op.operands]
+def _map(lw: Lowering, op: ir.Operation, fn, args: list[Any] | None = None) -> None:
+    """Apply `fn(*register values)` to each register (or once, to scalars) of the operands
+    (or of `args`, values standing for them)."""
+    args = [lw.get(v) for v in op.operands] if args is None else args
     result = op.results[0]
     first = next((a for a in args if isinstance(a, Distributed)), None)
     if first is None:
@@ -56,6 +58,10 @@ def lower_isnan(lw: Lowering, op: ir.Operation) -> None:
 @lowers("tile.cmp")
 def lower_cmp(lw: Lowering, op: ir.Operation) -> None:
     predicate, dtype = ops.str_attr(op, "predicate"), dtype_of(op.operands[0].type)
+    if dtype.restricted:  # compared as the float32 values they are
+        args = _converted(lw, op, lambda regs: restricted.as_float32(regs, dtype)[0])
+        _map(lw, op, lambda a, b: scalar_ops.compare(predicate, a, b, dt.float32), args)
+        return
     _map(lw, op, lambda a, b: scalar_ops.compare(predicate, a, b, dtype))
 
 
@@ -67,11 +73,35 @@ def lower_select(lw: Lowering, op: ir.Operation) -> None:
 @lowers("tile.cast")
 def lower_cast(lw: Lowering, op: ir.Operation) -> None:
     src, dst = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+    if src.restricted or dst.restricted:  # all registers at once: PTX converts fp8 in pairs
+        (value,) = _converted(lw, op, lambda regs: restricted.convert(regs, src, dst))
+        lw.set(op.results[0], _with_dtype(value, dst))
+        return
     _map(lw, op, lambda x: scalar_ops.cast(x, src, dst))
+
+
+def _converted(lw: Lowering, op: ir.Operation, fn) -> list[Any]:
+    """Each operand with `fn(list of its registers) -> new registers` applied."""
+    out = []
+    for v in op.operands:
+        value = lw.get(v)
+        if isinstance(value, Distributed):
+            value = Distributed(tuple(fn(list(value.regs))), value.layout, value.dtype,
+                                value.shape)
+        else:
+            (value,) = fn([value])
+        out.append(value)
+    return out
+
+
+def _with_dtype(value: Any, dtype) -> Any:
+    if isinstance(value, Distributed):
+        return Distributed(value.regs, value.layout, dtype, value.shape)
+    return value
 
 
 @lowers("tile.constant")
 def lower_constant(lw: Lowering, op: ir.Operation) -> None:
     dtype = dtype_of(op.results[0].type)
     value: Any = ops.constant_value(op.attributes["value"], dtype)
-    lw.set(op.results[0], const(scalar_type(dtype), value))
+    lw.set(op.results[0], restricted.constant(dtype, value))

@@ -17,6 +17,7 @@ from tilelang.dialect.semantics import np_dtype, padding_value
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.simt import restricted
 from tilelang.passes.simt.context import (
     Lowering,
     const,
@@ -294,7 +295,9 @@ def _load_fast(lw: Lowering, a: Access) -> list[ir.Value]:
 
 def _load_masked(lw: Lowering, a: Access, padding: str) -> list[ir.Value]:
     mem = memory_type(a.array.dtype)
-    pad = const(mem, padding_value(padding, np_dtype(a.array.dtype)))
+    pad_value = padding_value(padding, np_dtype(a.array.dtype))
+    pad = restricted.constant(a.array.dtype, pad_value) if a.array.dtype.restricted else \
+        const(mem, pad_value)
     regs = []
     for r in range(a.layout.num_registers):
         ok, offset = _element(lw, a, r)

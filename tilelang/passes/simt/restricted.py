@@ -1,0 +1,190 @@
+"""Passes (simt): the restricted floats (8-bit floats, tfloat32) on registers.
+
+Registers of the 8-bit floats are their bytes (i8: LLVM has no such types) and tfloat32
+registers are float32 values whose low 13 mantissa bits are zero (values.scalar_type), so
+loads, stores, selects and layout changes treat them as integers or float32. Only conversions
+and constants need care, with the meaning of dialect/restricted.py:
+- to an 8-bit float: PTX `cvt.rn.satfinite.{e4m3,e5m2}x2.{f32,f16x2}` (sm_89 and newer), two
+  registers per instruction. float16 converts directly; other dtypes go through float32, which
+  a float64 (or integer) reaches rounding to odd so that the final rounding is the only one;
+- from an 8-bit float: `cvt.rn.f16x2.{e4m3,e5m2}x2`, exact, then on as float16 would;
+- to tfloat32: round to nearest even on the float32 bits (PTX's `cvt.rn.tf32.f32` needs sm_90).
+cuTile accepts the 8-bit floats from sm_90 on: `check_arch` rejects older targets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import ml_dtypes
+import mlir.ir as ir
+import numpy as np
+from mlir.dialects import arith, nvvm, vector
+
+from tilelang.dialect import dtype_of
+from tilelang.dialect.locations import to_loc
+from tilelang.errors import TileUnsupportedFeatureError
+from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
+from tilelang.passes.simt import scalar_ops
+from tilelang.passes.simt.context import const
+from tilelang.passes.simt.values import scalar_type
+
+FLOAT8_MIN_SM = 90  # cuTile's minimum for float8_e4m3fn / float8_e5m2
+TF32_DROPPED_BITS = 13
+
+
+def _i(bits: int) -> ir.Type:
+    return ir.IntegerType.get_signless(bits)
+
+
+def _vec2(t: ir.Type) -> ir.Type:
+    return ir.VectorType.get([2], t)
+
+
+# ----- conversions ---------------------------------------------------------------------------
+
+
+def convert(values: list[ir.Value], src: DType, dst: DType) -> list[ir.Value]:
+    """astype of every register in `values` from `src` to `dst`, one of them restricted."""
+    if src is dst:
+        return values
+    if src in dt.FLOAT8_DTYPES:
+        values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
+    elif src is dt.tfloat32:
+        src = dt.float32  # the register already is that float32 value
+    if dst in dt.FLOAT8_DTYPES:
+        if src.is_integer:  # exact below 2**24; anything larger saturates the same
+            values = [scalar_ops.cast(v, src, dt.float32) for v in values]
+        elif src is not dt.float16:
+            values = [exact_float32(v, src) for v in values]
+        narrow = _half_to_float8 if src is dt.float16 else _single_to_float8
+        return _pairwise(values, lambda a, b: narrow(a, b, dst))
+    if dst is dt.tfloat32:
+        return [_round_to_tfloat32(exact_float32(v, src)) for v in values]
+    return [scalar_ops.cast(v, src, dst) for v in values]
+
+
+def _pairwise(values: list[ir.Value], fn: Callable) -> list[ir.Value]:
+    """`fn(a, b) -> (a', b')` over consecutive pairs (a lone last value is paired with itself)."""
+    out: list[ir.Value] = []
+    for i in range(0, len(values), 2):
+        pair = values[i:i + 2]
+        out.extend(fn(pair[0], pair[-1])[:len(pair)])
+    return out
+
+
+def _float8_to_half(a: ir.Value, b: ir.Value, src: DType) -> tuple[ir.Value, ir.Value]:
+    packed = vector.from_elements(_vec2(_i(8)), [a, b])  # element i <-> element i
+    half = nvvm.convert_f8x2_to_f16x2(_vec2(ir.F16Type.get()), packed, ir.Type.parse(src.mlir))
+    return _elements(half)
+
+
+def _half_to_float8(a: ir.Value, b: ir.Value, dst: DType) -> tuple[ir.Value, ir.Value]:
+    packed = vector.from_elements(_vec2(ir.F16Type.get()), [a, b])
+    return _elements(nvvm.convert_f16x2_to_f8x2(_vec2(_i(8)), packed, ir.Type.parse(dst.mlir)))
+
+
+def _single_to_float8(a: ir.Value, b: ir.Value, dst: DType) -> tuple[ir.Value, ir.Value]:
+    # cvt.rn.satfinite.<f8>x2.f32 d, a, b puts a's byte in the upper half of d, b's in the lower
+    packed = nvvm.convert_f32x2_to_f8x2(_i(16), a, b, ir.Type.parse(dst.mlir),
+                                        rnd=nvvm.FPRoundingMode.RN,
+                                        sat=nvvm.SaturationMode.SATFINITE)
+    upper = arith.shrui(packed, const(_i(16), 8))
+    return arith.trunci(_i(8), upper), arith.trunci(_i(8), packed)
+
+
+def _elements(v: ir.Value) -> tuple[ir.Value, ir.Value]:
+    return vector.extract(v, [], [0]), vector.extract(v, [], [1])
+
+
+def exact_float32(x: ir.Value, src: DType) -> ir.Value:
+    """float32 from which one more rounding to at most 22 mantissa bits equals rounding `x`:
+    exact for narrower floats, rounded to odd for float64 and integers."""
+    if src in (dt.float32, dt.tfloat32):
+        return x
+    if (src.is_float and src.bitwidth < 32) or src is dt.bool_:
+        return scalar_ops.cast(x, src, dt.float32)
+    if src.is_integer:  # exact in float64 up to 2**53; beyond, no restricted float can tell
+        x = scalar_ops.cast(x, src, dt.float64)
+    return _round_to_odd(x)
+
+
+def _round_to_odd(x: ir.Value) -> ir.Value:
+    """float64 -> float32 toward zero, with the last bit set when inexact."""
+    f = arith.truncf(ir.F32Type.get(), x)
+    back = arith.extf(ir.F64Type.get(), f)
+    bits = arith.bitcast(_i(32), f)
+    beyond = arith.cmpf(arith.CmpFPredicate.OGT, _abs(back), _abs(x))  # rounded away from 0
+    bits = arith.select(beyond, arith.subi(bits, const(_i(32), 1)), bits)
+    inexact = arith.cmpf(arith.CmpFPredicate.ONE, back, x)
+    bits = arith.ori(bits, arith.extui(_i(32), inexact))
+    return arith.bitcast(ir.F32Type.get(), bits)
+
+
+def _abs(x: ir.Value) -> ir.Value:
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, x, const(x.type, 0.0)),
+                        arith.negf(x), x)
+
+
+def _round_to_tfloat32(f: ir.Value) -> ir.Value:
+    """Round to nearest even on 10 mantissa bits; infinities and NaNs are left as they are."""
+    bits = arith.bitcast(_i(32), f)
+    exponent = const(_i(32), 0x7F800000)
+    special = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(bits, exponent), exponent)
+    odd = arith.andi(arith.shrui(bits, const(_i(32), TF32_DROPPED_BITS)), const(_i(32), 1))
+    half = const(_i(32), (1 << (TF32_DROPPED_BITS - 1)) - 1)
+    rounded = arith.addi(arith.addi(bits, half), odd)
+    rounded = arith.andi(rounded, const(_i(32), -(1 << TF32_DROPPED_BITS)))
+    return arith.bitcast(ir.F32Type.get(), arith.select(special, bits, rounded))
+
+
+# ----- constants and comparisons ---------------------------------------------------------------
+
+
+def constant(dtype: DType, value: bool | int | float) -> ir.Value:
+    """A register constant of `dtype` (an 8-bit float's is its bit pattern)."""
+    if dtype in dt.FLOAT8_DTYPES:
+        bits = np.array(value, dtype=getattr(ml_dtypes, dtype.numpy)).view(np.uint8)
+        return const(_i(8), int(bits))
+    return const(scalar_type(dtype), value)
+
+
+def as_float32(values: list[ir.Value], dtype: DType) -> tuple[list[ir.Value], DType]:
+    """Registers of a restricted float as float32 (exact), for comparisons and printing."""
+    if not dtype.restricted:
+        return values, dtype
+    return convert(values, dtype, dt.float32), dt.float32
+
+
+# ----- targets ---------------------------------------------------------------------------------
+
+
+def check_arch(kernel: ir.Operation, chip: str) -> None:
+    """cuTile's rule: the 8-bit floats need sm_90 or newer (an op using one names the line)."""
+    match = re.fullmatch(r"sm_(\d+)a?", chip)
+    if match is None or int(match.group(1)) >= FLOAT8_MIN_SM:
+        return
+    for op in _walk(kernel):
+        for value in (*op.operands, *op.results):
+            dtype = _dtype(value.type)
+            if dtype in dt.FLOAT8_DTYPES:
+                raise TileUnsupportedFeatureError(
+                    f"{dtype.name} is not supported on {chip}", to_loc(op.location),
+                    hint=f"compile for sm_{FLOAT8_MIN_SM} or newer")
+
+
+def _walk(op: ir.Operation):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from _walk(inner.operation)
+
+
+def _dtype(t: ir.Type) -> DType | None:
+    try:
+        return dtype_of(t)
+    except (KeyError, ValueError):
+        return None
