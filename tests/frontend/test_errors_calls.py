@@ -32,7 +32,7 @@ def test_wrong_argument_count_to_kernel(fe, args):
     with pytest.raises(TileArgumentError) as info:
         fe.compile(k, *args)
     err = info.value
-    assert err.message == f"kernel k(a, BLOCK) takes 2 arguments but {len(args)} were given"
+    assert err.message == f"Kernel expects 2 arguments but {len(args)} were given: k(a, BLOCK)"
     assert err.loc is None and "one tuple" in err.hint
     fe.check_traceback(err)
 

@@ -250,3 +250,13 @@ def test_dtypes_and_enum_members_are_keyed_as_constants():
     assert len(launcher.calls) == 1 and len(slow.calls) == 1
     assert implicit_constants.specialize(args) == \
         implicit_constants.specialize((torch.zeros(4), np.float16, ct.PaddingMode.ZERO))
+
+
+def test_empty_grid_is_one_block():
+    fast, slow, table = generated(no_parameters)
+    launcher = register(no_parameters, table, ())
+    fast(0, (), ())
+    assert launcher.calls == [(0, 1, 1, 1)] and slow.calls == []
+    from tilelang.runtime.launch import normalize_grid
+
+    assert normalize_grid(()) == (1, 1, 1)

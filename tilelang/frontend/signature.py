@@ -175,8 +175,8 @@ def _count(n: int) -> str:
 def check_arity(name: str, params: tuple[Parameter, ...], count: int) -> None:
     if count != len(params):
         listed = ", ".join(p.name for p in params)
-        raise TileArgumentError(
-            f"kernel {name}({listed}) takes {_count(len(params))} but {count} "
-            f"{'was' if count == 1 else 'were'} given",
+        raise TileArgumentError(  # cuTile's wording, then which kernel
+            f"Kernel expects {_count(len(params))} but {count} "
+            f"{'was' if count == 1 else 'were'} given: {name}({listed})",
             hint="pass the kernel's arguments as one tuple: launch(stream, grid, kernel, (a, b))",
         )

@@ -127,6 +127,7 @@ def generate(kernel: Kernel, slow: Any, stream_handle: Any) -> Any:
         "    if g == 1: gx = grid[0]; gy = gz = 1",
         "    elif g == 2: (gx, gy), gz = grid, 1",
         "    elif g == 3: gx, gy, gz = grid",
+        "    elif g == 0: gx = gy = gz = 1",
         "    else: return slow(kernel, stream, grid, args)",
         "    if type(gx) is not int or type(gy) is not int or type(gz) is not int or \\",
         "            gx <= 0 or gy <= 0 or gz <= 0:",
