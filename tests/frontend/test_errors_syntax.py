@@ -8,6 +8,7 @@ leaks into the traceback, and (autouse fixture) that a correct kernel compiles a
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tilelang as ct
@@ -476,3 +477,35 @@ def test_for_over_tile(fe):
     fe.expect_error(k, (fe.array(),), TileTypeError,
                     "a `for` loop must iterate over range(...) or a constant tuple",
                     "for v in ct.load(a, (0,), (16,)):")
+
+
+BLOCK_G = 16
+TABLE_G = np.arange(4, dtype=np.float32)
+
+
+def test_global_read_before_its_local_assignment(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (BLOCK_G,))  # noqa: F823
+        BLOCK_G = 8  # assigned in k: local throughout k, as in Python
+
+    fe.expect_error(k, (fe.array(),), TileSyntaxError, "Undefined variable BLOCK_G used",
+                    ("t = ct.load(a, (0,), (BLOCK_G,))", "BLOCK_G"))
+
+
+def test_global_array_used_in_a_kernel(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(TABLE_G, (0,), (4,))
+
+    err = fe.expect_error(k, (fe.array(),), TileTypeError,
+                          "Cannot create constant from value of type numpy.ndarray", "TABLE_G")
+    assert "argument" in err.hint
+
+
+def test_global_array_read_by_static_eval(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), ct.full((4,), ct.static_eval(float(TABLE_G[3])), ct.float32))
+
+    assert "3.0" in fe.tile_ir(k, fe.array())

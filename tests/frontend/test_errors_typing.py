@@ -53,7 +53,7 @@ def test_uint8_plus_300(fe):
         x = ct.load(a, (0,), (16,)) + 300
 
     fe.expect_error(k, (fe.array(np.uint8),), TileValueError,
-                    "integer constant 300 is out of range of uint8",
+                    "Integer constant 300 is out of range of uint8",
                     "ct.load(a, (0,), (16,)) + 300")
 
 
@@ -63,7 +63,7 @@ def test_uint32_minus_one_constant(fe):
         x = ct.load(a, (0,), (16,)) * -1
 
     fe.expect_error(k, (fe.array(np.uint32),), TileValueError,
-                    "integer constant -1 is out of range of uint32", "ct.load(a, (0,), (16,)) * -1")
+                    "Integer constant -1 is out of range of uint32", "ct.load(a, (0,), (16,)) * -1")
 
 
 def test_constant_out_of_every_integer_type(fe):
@@ -71,7 +71,8 @@ def test_constant_out_of_every_integer_type(fe):
     def k(a):
         x = ct.bid(0) + 2**70
 
-    fe.expect_error(k, (fe.array(),), TileValueError, "out of range of every integer type",
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "Constant 1180591620717411303424 is out of range of any supported integer type",
                     "ct.bid(0) + 2**70")
 
 
@@ -516,9 +517,28 @@ def test_load_bad_order(fe):
     def k(a):
         x = ct.load(a, (0, 0), (4, 4), order=(0, 0))
 
-    fe.expect_error(k, (fe.array(shape=(8, 8)),), TileValueError,
-                    "order must be 'C', 'F' or a permutation of (0, 1)",
+    fe.expect_error(k, (fe.array(shape=(8, 8)),), TileTypeError,
+                    "Axis order must be a permutation, but axis 0 is used at least twice",
                     "ct.load(a, (0, 0), (4, 4), order=(0, 0))")
+
+
+def test_load_order_of_the_wrong_length(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0, 0), (4, 4), order=(1, 0, 2))
+
+    fe.expect_error(k, (fe.array(shape=(8, 8)),), TileTypeError,
+                    "Expected tuple of length 2, got 3",
+                    "ct.load(a, (0, 0), (4, 4), order=(1, 0, 2))")
+
+
+def test_store_order_string(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0, 0), ct.zeros((4, 4), ct.float32), order="K")
+
+    fe.expect_error(k, (fe.array(shape=(8, 8)),), TileTypeError, "Expected 'C' or 'F', got 'K'",
+                    'ct.store(a, (0, 0), ct.zeros((4, 4), ct.float32), order="K")')
 
 
 def test_load_bad_padding_mode(fe):
@@ -628,7 +648,7 @@ def test_arange_step_out_of_range(fe):
         x = ct.arange(16, dtype=ct.uint8, step=-1)
 
     fe.expect_error(k, (fe.array(),), TileValueError,
-                    "integer constant -1 is out of range of uint8",
+                    "Integer constant -1 is out of range of uint8",
                     "ct.arange(16, dtype=ct.uint8, step=-1)")
 
 

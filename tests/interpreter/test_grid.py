@@ -53,6 +53,18 @@ def tiles_2d(x, out, B0: ct.Constant[int], B1: ct.Constant[int]):
     ct.store(out, (4,), ct.num_tiles(x, axis=-1, shape=(B0, B1), order="C"))
 
 
+@ct.kernel
+def tiles_of_one_element(x, out):
+    ct.store(out, (0,), ct.num_tiles(x, axis=1, shape=()))  # () as for load: 1 per dimension
+    ct.store(out, (1,), ct.num_tiles(x, axis=0, shape=(), order="F"))
+
+
+def test_num_tiles_of_a_scalar_shape(it):
+    out = it.poison(2, np.int32)
+    it.launch(tiles_of_one_element, (1,), np.zeros((7, 33), np.float32), out)
+    it.assert_same(out, np.array([33, 33], np.int32))
+
+
 @pytest.mark.parametrize(("shape", "tile"), [
     ((1, 1), (1, 1)), ((7, 33), (4, 8)), ((64, 16), (16, 16)), ((5, 100), (8, 32)),
     ((130, 3), (64, 2)),

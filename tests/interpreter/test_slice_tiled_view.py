@@ -115,6 +115,20 @@ def test_chained_constant_slices(it, rng, dtype):
 
 
 @ct.kernel
+def constant_extent(x, y):
+    rows = x.slice(1, 4, 12)  # constant bounds: the extent along axis 1 is a constant 8
+    ct.static_assert(rows.shape[1] == 8)
+    ct.store(y, (0, 0), ct.load(rows, (0, 0), (4, rows.shape[1])))
+
+
+def test_constant_bounds_give_a_constant_extent(it, rng):
+    x = it.rand(rng, (4, 20), "float32")
+    y = it.poison((4, 8), "float32")
+    it.launch(constant_extent, (1,), x, y)
+    it.assert_same(y, x[:, 4:12])
+
+
+@ct.kernel
 def ragged_rows(a, b, indptr, BM: ct.Constant[int], BN: ct.Constant[int]):
     seg, j = ct.bid(0), ct.bid(1)
     bounds = indptr.tiled_view(())  # single elements, loaded as scalars

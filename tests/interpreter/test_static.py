@@ -130,3 +130,15 @@ def test_static_eval_of_run_time_scalars(it, rng, a, b):
     ok = a > b and a << 2 >= b
     want = (x if ok else np.full(8, min(a, b) - max(a, 1), np.int32)) + x * 8
     it.assert_same(y, want.astype(np.int32))
+
+
+@ct.kernel
+def typed_constants_loosened(x):
+    ct.scatter(x, 0, float(ct.float32(5.5)))  # loose: a float32 scalar would not fit float16
+    ct.scatter(x, 1, int(ct.int64(3)) * 0.5)  # loose 3 * loose 0.5
+
+
+def test_python_conversions_of_typed_constants_are_loose(it):
+    x = it.poison(2, "float16")
+    it.launch(typed_constants_loosened, (1,), x)
+    it.assert_same(x, np.array([5.5, 1.5], np.float16))

@@ -63,6 +63,15 @@ class Frame:
     returns: list[Any] = field(default_factory=list)  # the value of every `return` emitted
 
 
+def _check_captured(value: Any) -> None:
+    """A global or closure variable is a compile-time value: an array object (torch, NumPy,
+    CuPy, ...) cannot be one; arrays reach kernels as arguments."""
+    if not isinstance(value, type) and hasattr(value, "__dlpack__"):
+        kind = f"{type(value).__module__}.{type(value).__qualname__}"
+        raise TileTypeError(f"Cannot create constant from value of type {kind}",
+                            hint="pass the array to the kernel as an argument")
+
+
 @dataclass
 class Emitter:
     """Emits `tile` IR for one kernel specialization."""
@@ -162,13 +171,22 @@ class Emitter:
 
     # ----- names ----------------------------------------------------------------------------
 
-    def lookup(self, name: str) -> Any:
+    def lookup(self, name: str, *, python: bool = False) -> Any:
+        """The value of a name; `python=True` for Python code run while compiling (static_eval),
+        which may read any global object."""
         frame = self.frame
+        if name not in frame.scope and name not in frame.source.closure and \
+                name in frame.source.local_names:
+            # assigned somewhere in the function, so local throughout (Python's rule): read
+            # before its assignment, not the global or closure variable of the same name
+            raise TileSyntaxError(f"Undefined variable {name} used")
         for table in (frame.scope, frame.source.closure, frame.source.globals):
             if name in table:
                 value = table[name]
                 if isinstance(value, Undefined):
                     raise value.error_for(name)
+                if table is not frame.scope and not python:
+                    _check_captured(value)
                 return value
         if hasattr(builtins, name):
             return getattr(builtins, name)

@@ -9,7 +9,7 @@ import hashlib
 import inspect
 import linecache
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from tilelang.errors import Loc, TileSyntaxError
@@ -26,6 +26,13 @@ class FunctionSource:
     tree: ast.FunctionDef
     globals: dict[str, Any]
     closure: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def local_names(self) -> frozenset[str]:
+        """The function's local variables as Python compiles them (parameters and every name
+        it assigns; not those of its comprehensions, lambdas or nested functions)."""
+        code = getattr(self.fn, "__code__", None)
+        return frozenset(code.co_varnames + code.co_cellvars) if code else frozenset()
 
     @property
     def digest(self) -> str:

@@ -128,8 +128,8 @@ def evaluate(em: Emitter, node: ast.expr, keyword: str) -> Any:
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name) and inner.id not in names:
             # a name the kernel lacks is left to Python (bound inside the expression, or not)
-            with contextlib.suppress(TileNameError):
-                names[inner.id] = em.lookup(inner.id)
+            with contextlib.suppress(TileNameError, TileSyntaxError):
+                names[inner.id] = em.lookup(inner.id, python=True)
     code = compile(ast.Expression(body=node), em.frame.source.filename, "eval")
     saved_hook = stub.STATIC_CALL[0]
     stub.STATIC_CALL[0] = lambda name, args, kwargs: _call(em, name, args, kwargs)

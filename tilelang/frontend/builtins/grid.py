@@ -35,7 +35,7 @@ def emit_num_blocks(em: Any, axis: Any) -> TileValue:
 @lowers(lang.num_tiles)
 def emit_num_tiles(em: Any, array: Any, axis: Any, shape: Any, order: Any) -> Any:
     array = as_array(array, "num_tiles")
-    shape = check_shape(as_tuple(shape))
+    shape = check_shape(as_tuple(shape)) if shape != () else (1,) * array.ndim  # () as load
     if len(shape) != array.ndim:
         raise TileValueError(f"expected a shape of length {array.ndim}, got {shape}")
     axis = normalize_axis(axis, array.ndim)

@@ -16,21 +16,30 @@ from tilelang.language.enums import PaddingMode
 
 
 def tile_order(order: Any, ndim: int) -> tuple[int, ...]:
-    """`order`: "C" (identity), "F" (reversed) or a permutation of the array's axes."""
+    """`order`: "C" (identity), "F" (reversed) or a permutation of the array's axes (negative
+    axes count from the end). Errors are cuTile's TileTypeErrors."""
     if order == "C":
         return tuple(range(ndim))
     if order == "F":
         return tuple(reversed(range(ndim)))
-    if not isinstance(order, tuple) or sorted(_norm(o, ndim) for o in order) != list(range(ndim)):
-        raise TileValueError(
-            f"order must be 'C', 'F' or a permutation of {tuple(range(ndim))}, got {order!r}"
-        )
-    return tuple(_norm(o, ndim) for o in order)
+    if isinstance(order, str):
+        raise TileTypeError(f"Expected 'C' or 'F', got '{order}'")
+    if not isinstance(order, tuple) or not all(
+            isinstance(o, int) and not isinstance(o, bool) for o in order):
+        raise TileTypeError(f"order must be 'C', 'F' or a tuple of axes, got {describe(order)}")
+    if len(order) != ndim:
+        raise TileTypeError(f"Expected tuple of length {ndim}, got {len(order)}")
+    axes = tuple(_norm(o, ndim) for o in order)
+    for axis in axes:
+        if axes.count(axis) > 1:
+            raise TileTypeError(
+                f"Axis order must be a permutation, but axis {axis} is used at least twice")
+    return axes
 
 
-def _norm(axis: Any, ndim: int) -> int:
-    if not isinstance(axis, int) or isinstance(axis, bool) or not -ndim <= axis < ndim:
-        raise TileValueError(f"invalid axis {axis!r} in order for {ndim} dimensions")
+def _norm(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise TileTypeError(f"Axis {axis} is out of range for rank {ndim}'")  # sic: cuTile's
     return axis % ndim
 
 

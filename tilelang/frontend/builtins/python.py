@@ -6,7 +6,7 @@ import builtins
 from typing import Any
 
 from tilelang.errors import TileStaticAssertionError, TileTypeError
-from tilelang.frontend import operators
+from tilelang.frontend import build, operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
@@ -73,7 +73,8 @@ def _convert(name: str, fn: Any, dtype: Any, x: Any) -> Any:
     if is_loose(x) or (isinstance(x, str) and name != "bool"):  # float("-inf"), int("3")
         return operators.fold(fn, x)
     if isinstance(x, TileValue) and not x.shape:
-        return operators.astype(x, dtype)
+        known = build.constant_value(x)  # int(ct.int16(3)) is the loose constant 3 (cuTile)
+        return operators.fold(fn, known) if known is not None else operators.astype(x, dtype)
     raise TileTypeError(f"{name}() needs a scalar, got {describe(x)}")
 
 

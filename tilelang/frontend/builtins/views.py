@@ -26,12 +26,14 @@ def emit_slice(em: Any, self: ArrayValue, axis: Any, start: Any, stop: Any) -> A
     if known_lo is not None and known_hi is not None and known_hi < known_lo:
         raise TileTypeError(f"Slice stop must be greater than or equal to start, got "
                             f"start={known_lo} and stop={known_hi}")
-    return slice_array(self, axis, lo, hi, known_lo)
+    extent = None if known_lo is None or known_hi is None else known_hi - known_lo
+    return slice_array(self, axis, lo, hi, known_lo, extent)
 
 
 def slice_array(array: ArrayValue, axis: int, start: TileValue, stop: TileValue,
-                start_multiple: int | None) -> ArrayValue:
-    """Emit `tile.slice`; `start` is known to be a multiple of `start_multiple` (None: of 1)."""
+                start_multiple: int | None, extent: int | None = None) -> ArrayValue:
+    """Emit `tile.slice`; `start` is known to be a multiple of `start_multiple` (None: of 1).
+    With constant bounds the slice's `extent` along `axis` is a compile-time constant."""
     from tilelang.dialect import array_type, ops, parse_array_type
 
     if dt.int64 in (start.dtype, stop.dtype):  # the two bounds share one type
@@ -41,7 +43,10 @@ def slice_array(array: ArrayValue, axis: int, start: TileValue, stop: TileValue,
                                                           start_multiple))
     op = ops.create("slice", [array.value, start.value, stop.value], [result_type], axis=axis)
     # the slice keeps the index dtype and compiled-in strides; its extent along `axis` changes
-    static_shape = tuple(None if d == axis else e for d, e in enumerate(array.static_shape))
+    known = array.static_shape or (None,) * array.ndim
+    static_shape = tuple(extent if d == axis else e for d, e in enumerate(known))
+    if all(e is None for e in static_shape):
+        static_shape = ()
     return ArrayValue(op.result, array.dtype, array.ndim, array.name, array.index_dtype,
                       static_shape, array.static_strides)
 
@@ -62,7 +67,7 @@ def _axis(axis: Any, ndim: int) -> int:
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TileTypeError(f"axis must be a compile-time constant int, got {describe(axis)}")
     if not -ndim <= axis < ndim:
-        raise TileTypeError(f"Axis {axis} is out of range for rank {ndim}")
+        raise TileTypeError(f"Axis {axis} is out of range for rank {ndim}'")  # sic: cuTile's
     return axis % ndim
 
 
