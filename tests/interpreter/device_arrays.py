@@ -6,6 +6,7 @@ import ml_dtypes
 import numpy as np
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOAT8 = ("float8_e4m3fn", "float8_e5m2")  # same names in ml_dtypes and torch
 
 
 class DeviceMirror:
@@ -54,6 +55,8 @@ def _to_torch(a: np.ndarray):
 
     if a.dtype == BF16:
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    if a.dtype.name in FLOAT8:
+        return torch.from_numpy(a.view(np.uint8)).view(getattr(torch, a.dtype.name))
     return torch.from_numpy(a)
 
 
@@ -62,4 +65,6 @@ def _to_numpy(t, dtype: np.dtype) -> np.ndarray:
 
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(BF16)
+    if str(t.dtype).removeprefix("torch.") in FLOAT8:
+        return t.view(torch.uint8).numpy().view(dtype)
     return t.numpy()

@@ -10,6 +10,7 @@ from tilelang import settings
 from tilelang.errors import TileArgumentError
 from tilelang.frontend import parameters as kinds
 from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
+from tilelang.language import dtypes as dt
 from tilelang.runtime import binary, disk_cache, fast_path
 from tilelang.runtime.fast_path import fast_key, is_torch_tensor
 from tilelang.runtime.host_arrays import ArrayFacts, array_facts
@@ -53,6 +54,8 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
 
 
 _DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
+# DLPack 1.1 codes of the float types that are not plain kDLFloat
+_DLPACK_FLOAT_CODES = {"bfloat16": 4, "float8_e4m3fn": 10, "float8_e5m2": 12}
 
 
 def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
@@ -101,7 +104,7 @@ def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:
             return None  # compiled-in extents or strides: the C path does not check them
         if not (is_torch_tensor(arg) and hasattr(type(arg), "__dlpack_c_exchange_api__")):
             return None
-        code = 4 if spec.dtype.name == "bfloat16" else _DLPACK_CODES[spec.dtype.kind]
+        code = _DLPACK_FLOAT_CODES.get(spec.dtype.name, _DLPACK_CODES[spec.dtype.kind])
         bits = 8 if spec.dtype.kind == "b" else spec.dtype.bitwidth
         mask = sum(1 << d for d, unit in enumerate(spec.unit_stride) if unit)
         if spec.ndim > 8:
@@ -192,9 +195,19 @@ def _parameter_values(kernel: Kernel, signature: tuple[ParamSpec, ...], args: An
                 values += [f.ptr, *f.shape, *f.strides]
             elif leaf.dtype.name == "bfloat16":
                 values.append(_bfloat16_bits(float(value)))
+            elif leaf.dtype in dt.FLOAT8_DTYPES:
+                values.append(_float8_bits(value, leaf.dtype))
             else:
                 values.append(value.item() if hasattr(value, "item") else value)
     return tuple(values)
+
+
+def _float8_bits(x: Any, dtype: Any) -> int:
+    import numpy as np
+
+    from tilelang.dialect.semantics import np_dtype
+
+    return int(np.asarray(x).astype(np_dtype(dtype)).view(np.uint8))
 
 
 def _bfloat16_bits(x: float) -> int:

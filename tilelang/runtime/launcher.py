@@ -29,6 +29,7 @@ _SCALAR_FORMATS = {
     dt.bool_: "B", dt.int8: "b", dt.int16: "h", dt.int32: "i", dt.int64: "q",
     dt.uint8: "B", dt.uint16: "H", dt.uint32: "I", dt.uint64: "Q",
     dt.float16: "e", dt.bfloat16: "H", dt.float32: "f", dt.float64: "d",
+    dt.float8_e4m3fn: "B", dt.float8_e5m2: "B",  # their bytes (gpu_launch packs them)
 }
 
 
