@@ -103,6 +103,23 @@ def test_where_compare_tfloat32_and_print_assemble():
     compile_ok(mixed, args)
 
 
+def _larger(a, b):
+    return ct.where(a > b, a, b)
+
+
+@ct.kernel
+def max_by_select(x, y, z):
+    t = ct.load(x, (0, 0), (8, 32))
+    ct.store(y, (0,), ct.reduce(t, 1, _larger, float("-inf")))
+    ct.store(z, (0, 0), ct.scan(t, 1, _larger, float("-inf")))
+
+
+@pytest.mark.parametrize("dtype", [E4M3, E5M2])
+def test_reduce_and_scan_with_a_selecting_combiner_assemble(dtype):
+    compile_ok(max_by_select, (np.zeros((8, 32), dtype), np.zeros(8, dtype),
+                               np.zeros((8, 32), dtype)))
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89"])
 @pytest.mark.parametrize("dtype", [E4M3, E5M2])
 def test_older_targets_reject_float8(arch, dtype):
@@ -121,3 +138,15 @@ def test_tfloat32_works_on_sm_80():
         ct.store(y, (ct.bid(0),), t.astype(ct.tfloat32).astype(ct.float32))
 
     compile_ok(tf32, args, arch="sm_80")
+
+
+@pytest.mark.parametrize(("dtype", "value", "byte"), [(E4M3, -448.0, 0xFE), (E4M3, 1.5, 0x3C),
+                                                      (E5M2, 2.0, 0x40), (E5M2, -1e9, 0xFB)])
+def test_constants_are_their_bit_patterns(dtype, value, byte):
+    @ct.kernel
+    def fill(y, V: ct.Constant[float]):
+        ct.store(y, (0,), ct.full((16,), V, y.dtype))
+
+    ptx = compile_ok(fill, (np.zeros(16, dtype), value)).ptx
+    word = int.from_bytes(bytes([byte] * 4), "little", signed=True)
+    assert f"{{{word}, {word}, {word}, {word}}}" in ptx

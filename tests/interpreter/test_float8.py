@@ -349,3 +349,26 @@ def test_torch_float8_tensors_match_torch_conversions(backend, name):
     back = torch.zeros(1000, dtype=torch.float32, device=device)
     ct.launch(None, (8,), cast_1d, (y, back, 128))
     assert torch.equal(back, expected.float())
+
+
+def _larger(a, b):
+    return ct.where(a > b, a, b)
+
+
+@ct.kernel
+def max_by_select(x, y, z):
+    t = ct.load(x, (0, 0), (8, 32))
+    ct.store(y, (0,), ct.reduce(t, 1, _larger, float("-inf")))
+    ct.store(z, (0, 0), ct.scan(t, 1, _larger, float("-inf")))
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_reduce_and_scan_with_a_selecting_combiner(it, rng, name):
+    """Only cuTile's arithmetic reductions (sum, max, ...) reject these dtypes; a combiner that
+    only compares and selects works (its identity -inf saturates in float8_e4m3fn)."""
+    x = (rng.standard_normal((8, 32)) * 50).astype(np8(name))
+    y, z = poison8(8, name), poison8((8, 32), name)
+    it.launch(max_by_select, (1,), x, y, z)
+    v = np.array(values_of(x)).reshape(8, 32)
+    assert_values(y, list(v.max(axis=1)))
+    assert_values(z, list(np.maximum.accumulate(v, axis=1).reshape(-1)))

@@ -18,10 +18,11 @@ from tilelang.dialect import dtype_of, ops
 from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout
 from tilelang.layout.reduction import bit_roles
+from tilelang.passes.simt import restricted
 from tilelang.passes.simt.context import Lowering, const, lowers, when
 from tilelang.passes.simt.memory import _layout
 from tilelang.passes.simt.shapes import coordinate
-from tilelang.passes.simt.values import Distributed, i32, i64, memory_type, scalar_type
+from tilelang.passes.simt.values import Distributed, i32, i64, memory_type
 from tilelang.passes.simt.warp import Scratch, shuffle
 
 Values = list[ir.Value]  # one value per input of the op
@@ -35,9 +36,9 @@ class Combiner:
         self.body = op.regions[0].blocks[0]
         self.dtypes = [dtype_of(v.type) for v in op.operands]
         attrs = ir.ArrayAttr(op.attributes["identities"])
-        self.identities = [
-            const(scalar_type(d), ops.constant_value(a, d)) for a, d in zip(attrs, self.dtypes,
-                                                                             strict=True)
+        self.identities = [  # an 8-bit float's register is its byte: restricted.constant
+            restricted.constant(d, ops.constant_value(a, d))
+            for a, d in zip(attrs, self.dtypes, strict=True)
         ]
 
     def __call__(self, earlier: Values, later: Values) -> Values:
