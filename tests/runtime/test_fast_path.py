@@ -260,3 +260,44 @@ def test_empty_grid_is_one_block():
     from tilelang.runtime.launch import normalize_grid
 
     assert normalize_grid(()) == (1, 1, 1)
+
+
+class RecordingLauncher(FakeLauncher):
+    """What specialization() returns: called by the slow path, `.call` by the fast one."""
+
+    def __call__(self, stream: Any, gx: int, gy: int, gz: int, values: tuple) -> None:
+        self.call(stream, gx, gy, gz, *values)
+
+
+def test_slow_path_registers_what_the_fast_path_finds(monkeypatch):
+    """The slow path's glue on the CPU: CPU tensors pass for device arrays, a fake launcher
+    for the compiled kernel. Its first launch registers the key; the next one is fast."""
+    import dataclasses as dc
+
+    from tilelang.runtime import gpu_launch
+
+    def on_device(value: Any, name: str) -> Any:
+        found = gpu_launch_facts(value, name)
+        return None if found is None else dc.replace(found, device="cuda", device_id=0)
+
+    gpu_launch_facts = gpu_launch.array_facts
+    launcher = RecordingLauncher()
+    monkeypatch.setattr(gpu_launch, "array_facts", on_device)
+    slow_launches: list[int] = []
+
+    def specialization(kernel: Any, signature: Any, device: int) -> RecordingLauncher:
+        slow_launches.append(device)
+        return launcher
+
+    monkeypatch.setattr(gpu_launch, "specialization", specialization)
+    monkeypatch.setattr(gpu_launch, "native_entry", lambda *args: None)
+    monkeypatch.setattr(gpu_launch.binary, "current_ordinal", lambda: 0)
+    structured.cache.clear()
+    structured.fast_launch = None
+    args = structured_args()
+    gpu_launch.launch_on_gpu(0, (2,), structured, args)
+    gpu_launch.launch_on_gpu(0, (3,), structured, structured_args(99))
+    first, second = launcher.calls
+    assert first[:4] == (0, 2, 1, 1) and second[:4] == (0, 3, 1, 1)
+    assert list(first[4:]) == expected_values(structured, args)
+    assert slow_launches == [0]  # the second launch found the first's key
