@@ -116,14 +116,42 @@ def test_strict_constants(fe):
         ct.store(a, (0,), ct.int16(5) + 2)
         ct.store(a, (1,), ct.int16(5) + ct.int32(7))
 
-    # A dtype called on a constant makes it strictly typed; a loose constant adopts its dtype.
-    # CHECK: [[A:%.+]] = "tile.constant"() {value = 5 : i16} : () -> i16
-    # CHECK-NEXT: [[B:%.+]] = "tile.constant"() {value = 2 : i16} : () -> i16
-    # CHECK-NEXT: "tile.add"([[A]], [[B]]) : (i16, i16) -> i16
+    # A dtype called on a constant makes it strictly typed; a loose constant adopts its dtype,
+    # and integer arithmetic of typed constants folds (in that dtype).
+    # CHECK: "tile.constant"() {value = 5 : i16} : () -> i16
+    # CHECK-NEXT: "tile.constant"() {value = 2 : i16} : () -> i16
+    # CHECK-NEXT: "tile.constant"() {value = 7 : i16} : () -> i16
+    # CHECK-NOT: "tile.add"
     # CHECK: [[C:%.+]] = "tile.constant"() {value = 5 : i16}
     # CHECK-NEXT: [[D:%.+]] = "tile.constant"() {value = 7 : i32}
     # CHECK-NEXT: [[E:%.+]] = "tile.cast"([[C]]) : (i16) -> i32
     # CHECK-NEXT: "tile.add"([[E]], [[D]]) : (i32, i32) -> i32
+    filecheck(fe.tile_ir(k, fe.array(np.int64)))
+
+
+def test_constant_folding_of_typed_constants(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), (ct.int8(127) + 1).astype(ct.int64))  # wraps, as at run time
+        ct.store(a, (1,), (ct.int32(7) // 0).astype(ct.int64))  # left to run time
+        ct.store(a, (2,), (ct.float32(0.1) * 3).astype(ct.int64))  # floats: left to the target
+
+    # CHECK: "tile.constant"() {value = -128 : i8}
+    # CHECK: "tile.floordiv"
+    # CHECK: "tile.mul"
+    filecheck(fe.tile_ir(k, fe.array(np.int64)))
+
+
+def test_dtype_constructors_wrap_and_saturate(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), ct.int64(ct.uint32(-3)))  # integers wrap, as astype at run time
+        ct.store(a, (1,), ct.int64(ct.int8(1000)))
+        ct.store(a, (2,), ct.int64(ct.int16(1e9)))  # floats saturate
+
+    # CHECK: "tile.constant"() {value = 4294967293 : ui32} : () -> ui32
+    # CHECK: "tile.constant"() {value = -24 : i8}
+    # CHECK: "tile.constant"() {value = 32767 : i16}
     filecheck(fe.tile_ir(k, fe.array(np.int64)))
 
 

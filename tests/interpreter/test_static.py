@@ -142,3 +142,22 @@ def test_python_conversions_of_typed_constants_are_loose(it):
     x = it.poison(2, "float16")
     it.launch(typed_constants_loosened, (1,), x)
     it.assert_same(x, np.array([5.5, 1.5], np.float16))
+
+
+SCALE = np.int16(4)  # a NumPy scalar global: a constant of its dtype, as in cuTile
+
+
+@ct.kernel
+def strict_constants(out, n: ct.Constant[int]):
+    t = n + ct.int16(2)  # int16; a typed constant, folded
+    scale, dtype = SCALE, SCALE.dtype  # in kernel code: an int16 constant
+    ct.static_assert(t == 7 and dtype == ct.int16 and scale * 2 == 8)
+    b = ct.arange(4, dtype=ct.int8) + t  # int16, as `t` is strictly typed
+    ct.static_assert(b.dtype == ct.int16)
+    ct.store(out, (0,), (b * SCALE).astype(ct.int32))
+
+
+def test_typed_constants_fold_and_numpy_scalars_are_typed(it):
+    out = it.poison(4, "int32")
+    it.launch(strict_constants, (1,), out, 5)
+    it.assert_same(out, (np.arange(4, dtype=np.int32) + 7) * 4)

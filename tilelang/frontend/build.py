@@ -87,7 +87,42 @@ def bool_of(value: TileValue) -> TileValue:
 def elementwise(name: str, operands: list[TileValue], dtype: DType | None = None, **attrs):
     """Emit an element-wise op on operands already of one dtype and shape."""
     first = operands[0]
+    folded = _fold(name, operands, dtype or first.dtype, attrs)
+    if folded is not None:
+        return folded
     return op(name, operands, dtype or first.dtype, first.shape, **attrs)
+
+
+FOLDED = ("add", "sub", "mul", "floordiv", "mod", "minimum", "maximum", "and", "or", "xor",
+          "shl", "shr", "neg", "invert", "cmp")
+
+
+def _fold(name: str, operands: list[TileValue], dtype: DType, attrs: dict) -> TileValue | None:
+    """Integer and bool arithmetic, and comparisons, of scalar constants: a constant, computed
+    with the interpreter's exact semantics (cuTile folds strictly typed constants, so that
+    `static_assert(ct.int16(2) + 5 == 7)` holds). Float arithmetic is left to the target."""
+    if name not in FOLDED or operands[0].shape:
+        return None
+    values = [constant_value(v) for v in operands]
+    if any(v is None for v in values):
+        return None
+    if name != "cmp" and any(v.dtype.is_float for v in operands):
+        return None
+    if name in ("floordiv", "mod") and values[1] == 0:
+        return None  # left to run time, as a division by zero is
+    import numpy as np
+
+    from tilelang.dialect import semantics as exact
+
+    arrays = [np.array(v, exact.np_dtype(o.dtype)) for v, o in zip(values, operands, strict=True)]
+    with np.errstate(all="ignore"):
+        if name == "cmp":
+            result = exact.compare(str(attrs["predicate"]), *arrays)
+        elif len(arrays) == 2:
+            result = exact.BINARY[f"tile.{name}"](*arrays)
+        else:
+            result = exact.UNARY[f"tile.{name}"](*arrays)
+    return constant(np.asarray(result).item(), dtype)
 
 
 def constant_value(value: TileValue) -> Scalar | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import mlir.ir as ir
+import numpy as np
 
 from tilelang import settings
 from tilelang.errors import (
@@ -63,13 +64,21 @@ class Frame:
     returns: list[Any] = field(default_factory=list)  # the value of every `return` emitted
 
 
-def _check_captured(value: Any) -> None:
-    """A global or closure variable is a compile-time value: an array object (torch, NumPy,
-    CuPy, ...) cannot be one; arrays reach kernels as arguments."""
+def _captured(value: Any) -> Any:
+    """A global or closure variable as a compile-time value: a NumPy scalar is a constant of
+    its dtype (as in cuTile); an array object (torch, NumPy, CuPy, ...) cannot be one."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        from tilelang.frontend import build
+        from tilelang.language import dtypes as dt
+
+        dtype = dt.from_numpy(value.dtype)
+        if dtype is not None:
+            return build.constant(value.item(), dtype)
     if not isinstance(value, type) and hasattr(value, "__dlpack__"):
         kind = f"{type(value).__module__}.{type(value).__qualname__}"
         raise TileTypeError(f"Cannot create constant from value of type {kind}",
                             hint="pass the array to the kernel as an argument")
+    return value
 
 
 @dataclass
@@ -186,7 +195,7 @@ class Emitter:
                 if isinstance(value, Undefined):
                     raise value.error_for(name)
                 if table is not frame.scope and not python:
-                    _check_captured(value)
+                    return _captured(value)
                 return value
         if hasattr(builtins, name):
             return getattr(builtins, name)

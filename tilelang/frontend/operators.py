@@ -273,8 +273,15 @@ def astype(x: Value, dtype: DType) -> Value:
 
 
 def _convert_constant(x: object, dtype: DType) -> bool | int | float:
+    """A constant converted as astype converts values at run time: integers wrap to the
+    dtype's width (`ct.uint32(-3)` is 4294967293), floats saturate (NaN is 0)."""
     if dtype.kind == "b":
         return bool(x)
     if dtype.is_float:
         return float(x)  # type: ignore[arg-type]
-    return int(x)  # type: ignore[call-overload]
+    lo, hi = semantics.int_range(dtype)
+    if isinstance(x, float):
+        return 0 if math.isnan(x) else int(min(max(x, lo), hi))
+    bits = 1 << dtype.bitwidth
+    value = int(x) % bits  # type: ignore[call-overload]
+    return value - bits if value > hi else value

@@ -23,8 +23,10 @@ from tilelang.errors import (
     TileSyntaxError,
     TileTypeError,
 )
+from tilelang.frontend import build
 from tilelang.frontend.emitter import Emitter
 from tilelang.frontend.values import STATIC_EVALUATION, TileValue
+from tilelang.language import dtypes as dt
 from tilelang.language import stub
 from tilelang.language.stub import KernelOnlyCall
 
@@ -69,9 +71,15 @@ def emit(em: Emitter, keyword: str, node: ast.Call) -> Any:
         raise TileSyntaxError(
             "static_assert(cond, msg=None, /) expects one or two positional arguments")
     condition = evaluate(em, node.args[0], keyword)
-    if not isinstance(condition, bool):
-        if isinstance(condition, TileValue):
+    if isinstance(condition, TileValue):  # a strictly typed constant counts (cuTile)
+        known = build.constant_value(condition)
+        if known is None:
             raise TileTypeError("static_assert() condition must be a compile-time constant")
+        if condition.dtype is not dt.bool_:
+            raise TileTypeError(f"static_assert() condition must be a boolean, not "
+                                f"{condition.dtype.name}")
+        condition = bool(known)
+    if not isinstance(condition, bool):
         raise TileTypeError(f"static_assert() condition must be a boolean, not "
                             f"{type(condition).__name__}")
     if not condition:

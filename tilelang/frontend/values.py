@@ -34,10 +34,16 @@ def _static_attribute(self: Any, name: str) -> Any:
     return get_attribute(self, name)
 
 
-def _not_concrete(what: str) -> Any:
-    """Converting a tile to a Python value: impossible (cuTile's message inside static_eval)."""
+def _not_concrete(what: str, python: type) -> Any:
+    """Converting a tile to a Python value: a constant's value, else impossible (cuTile's
+    message inside static_eval)."""
     def convert(self: TileValue) -> Any:
         if STATIC_EVALUATION[0]:
+            from tilelang.frontend.build import constant_value
+
+            known = constant_value(self)
+            if known is not None:
+                return python(known)
             raise ValueError(f"Symbolic tile has no concrete value and thus cannot be converted "
                              f"to {what}")
         if what == "boolean":
@@ -96,10 +102,10 @@ class TileValue:
     __eq__ = _symbolic("equal", compare=True)
     __ne__ = _symbolic("not_equal", compare=True)
     __hash__ = object.__hash__
-    __bool__ = _not_concrete("boolean")
-    __int__ = _not_concrete("an integer")
-    __index__ = _not_concrete("an integer")
-    __float__ = _not_concrete("a float")
+    __bool__ = _not_concrete("boolean", bool)
+    __int__ = _not_concrete("an integer", int)
+    __index__ = _not_concrete("an integer", int)
+    __float__ = _not_concrete("a float", float)
     __getattr__ = _static_attribute
 
 
