@@ -30,10 +30,11 @@ def test_num_tiles(fe):
 
     # CHECK: [[D:%.+]] = "tile.dim"(%arg0) {dim = 1 : i64}
     # CHECK: [[C:%.+]] = "tile.constant"() {value = 32 : i32}
-    # CHECK-NEXT: [[X:%.+]] = "tile.add"([[D]], [[C]]) : (i32, i32) -> i32
-    # CHECK: [[Y:%.+]] = "tile.sub"([[X]], {{%.+}})
-    # CHECK: [[C32:%.+]] = "tile.constant"() {value = 32 : i32}
-    # CHECK-NEXT: "tile.floordiv"([[Y]], [[C32]]) : (i32, i32) -> i32
+    # CHECK-NEXT: [[Q:%.+]] = "tile.floordiv"([[D]], [[C]]) : (i32, i32) -> i32
+    # CHECK: [[R:%.+]] = "tile.mod"([[D]], {{%.+}}) : (i32, i32) -> i32
+    # CHECK: [[NE:%.+]] = "tile.cmp"([[R]], {{%.+}}) {predicate = "ne"}
+    # CHECK-NEXT: [[ONE:%.+]] = "tile.cast"([[NE]]) : (i1) -> i32
+    # CHECK-NEXT: "tile.add"([[Q]], [[ONE]]) : (i32, i32) -> i32
     filecheck(fe.tile_ir(k, fe.array(shape=(16, 64)), fe.array(np.int32)))
 
 
@@ -65,12 +66,13 @@ def test_cdiv_of_runtime_scalar(fe):
     def k(a, n):
         ct.store(a, (0,), ct.cdiv(n, 4))
 
+    # Exact rounding up: n // 4, plus one where n % 4 != 0 (no n + 3 that could overflow).
     # CHECK: [[C4:%.+]] = "tile.constant"() {value = 4 : i32}
-    # CHECK-NEXT: [[S:%.+]] = "tile.add"(%arg1, [[C4]]) : (i32, i32) -> i32
-    # CHECK-NEXT: [[C1:%.+]] = "tile.constant"() {value = 1 : i32}
-    # CHECK-NEXT: [[T:%.+]] = "tile.sub"([[S]], [[C1]])
-    # CHECK-NEXT: [[D:%.+]] = "tile.constant"() {value = 4 : i32}
-    # CHECK-NEXT: "tile.floordiv"([[T]], [[D]]) : (i32, i32) -> i32
+    # CHECK-NEXT: [[Q:%.+]] = "tile.floordiv"(%arg1, [[C4]]) : (i32, i32) -> i32
+    # CHECK: [[R:%.+]] = "tile.mod"(%arg1, {{%.+}}) : (i32, i32) -> i32
+    # CHECK: [[NE:%.+]] = "tile.cmp"([[R]], {{%.+}}) {predicate = "ne"}
+    # CHECK-NEXT: [[ONE:%.+]] = "tile.cast"([[NE]]) : (i1) -> i32
+    # CHECK-NEXT: "tile.add"([[Q]], [[ONE]]) : (i32, i32) -> i32
     filecheck(fe.tile_ir(k, fe.array(np.int32), 1000))
 
 

@@ -127,6 +127,25 @@ def test_cdiv_in_kernel(it, n, m, b):
                                  np.int64))
 
 
+@ct.kernel
+def cdiv_tiles(x, y, out, N: ct.Constant[int]):
+    ct.store(out, (0,), ct.cdiv(ct.load(x, (0,), (N,)), ct.load(y, (0,), (N,))))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8", "int32"])
+def test_cdiv_of_tiles_is_exact(it, rng, dtype):
+    """Rounding up for every sign, and no overflow of x + y - 1 near the dtype's maximum."""
+    x = it.rand(rng, 64, dtype)
+    y = it.rand(rng, 64, dtype, nonzero=True)
+    info = np.iinfo(x.dtype)
+    x[:3], y[:3] = info.max, (info.max - 1, 7, 2)  # x + y - 1 would overflow
+    out = it.poison(64, dtype)
+    it.launch(cdiv_tiles, (1,), x, y, out, 64)
+    want = -(-x.astype(np.int64) // y.astype(np.int64))
+    keep = want <= info.max  # -128 / -1 overflows in any formula
+    it.assert_same(out[keep], want[keep].astype(x.dtype))
+
+
 def test_cdiv_on_host():
     for x in range(0, 50):
         for y in range(1, 9):

@@ -60,8 +60,9 @@ def _arith(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 
 
 def floordiv(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if _is_float(x):
-        return np.floor(_wide(x) / _wide(y)).astype(x.dtype)
+    if _is_float(x):  # floor of the quotient rounded to the dtype (a divide, then a floor)
+        quotient = (_wide(x) / _wide(y)).astype(x.dtype)
+        return np.floor(_wide(quotient)).astype(x.dtype)
     safe = np.where(y == 0, 1, y)
     return np.where(y == 0, 0, np.floor_divide(x, safe)).astype(x.dtype)
 

@@ -60,6 +60,8 @@ def cdiv(x: Any, y: Any) -> Any:
     for v in (x, y):
         if isinstance(v, float) or (isinstance(v, TileValue) and not v.dtype.is_integer):
             raise TileTypeError("cdiv() requires integer operands")
-    # (x + y - 1) // y is exact for the non-negative sizes cdiv is meant for, and cheapest.
-    total = operators.binary("sub", operators.binary("add", x, y), 1)
-    return operators.binary("floordiv", total, y)
+    # exact for every sign and width, as cuTile's rounding-up division: x // y, plus one where
+    # the remainder is not zero (no x + y - 1 that could overflow)
+    quotient, remainder = operators.binary("floordiv", x, y), operators.binary("mod", x, y)
+    inexact = operators.compare("not_equal", remainder, 0)
+    return operators.binary("add", quotient, operators.astype(inexact, quotient.dtype))

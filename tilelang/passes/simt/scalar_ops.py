@@ -73,8 +73,8 @@ def approximate_div(a, b, dtype):
 
 
 def floordiv(a, b, dtype):
-    if dtype.is_float:
-        return _float_binary(lambda x, y: math.floor(arith.divf(x, y)))(a, b, dtype)
+    if dtype.is_float:  # the quotient is rounded to the dtype before the floor (as cuTile does)
+        return narrow(math.floor(widen(div(a, b, dtype), dtype)), dtype)
     return arith.divui(a, b) if dtype.kind in "ub" else arith.floordivsi(a, b)
 
 
