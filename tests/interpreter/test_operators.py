@@ -330,3 +330,16 @@ def test_chained_comparison_and_logic(it, rng):
     it.launch(chained, (1,), a, out)
     want = np.concatenate([(a > 0) & (a < 10), (a > 2) & (a <= 7) | (a == -1)])
     it.assert_same(out, want.astype(np.int8))
+
+
+@ct.kernel
+def bitwise_not_of_bools(out):
+    nan = float("nan")
+    ct.store(out, (0, 0), ct.full((1, 2), ct.bitwise_not(nan == nan), ct.bool_))  # not False
+    ct.store(out, (1, 0), ct.full((1, 2), ct.bitwise_not(True), ct.bool_))
+
+
+def test_bitwise_not_of_bool_constants_is_not(it):
+    out = it.poison((2, 2), "bool_")
+    it.launch(bitwise_not_of_bools, (1,), out)
+    it.assert_same(out, np.array([[True, True], [False, False]]))

@@ -122,6 +122,8 @@ def emit_negative(em: Any, x: Any) -> Any:
 
 @lowers(ew.bitwise_not)
 def emit_bitwise_not(em: Any, x: Any) -> Any:
+    if isinstance(x, bool):  # unlike `~True`, ct.bitwise_not(True) is `not True` (cuTile)
+        return not x
     return operators.bitwise_not(x)
 
 
