@@ -231,6 +231,17 @@ def test_static_iter_item_that_is_a_list(fe):
                     "value of type list.", "ct.static_iter(([1], [2]))")
 
 
+def test_static_iter_iterable_that_raises(fe):
+    @ct.kernel
+    def k(a):
+        for _ in ct.static_iter(1 // v for v in (1, 0)):
+            pass
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Error was raised while obtaining item #1 from the static_iter() iterable: "
+                    "integer division or modulo by zero", "ct.static_iter(1 // v for v in (1, 0))")
+
+
 def test_kernel_function_in_a_static_iter_iterable(fe):
     @ct.kernel
     def k(a):

@@ -17,7 +17,7 @@ from tilelang.language.enums import RoundingMode
 
 
 def check_rounding_and_ftz(fn: str, dtype: DType | None, rounding: Any, ftz: Any,
-                           allowed: tuple[RoundingMode, ...], ftz_allowed: bool = True) -> None:
+                           allowed: tuple[RoundingMode, ...]) -> None:
     """cuTile's rules (and wording) for `rounding_mode` and `flush_to_zero`, checked on the
     dtype the op computes in (after promotion; None for constants, which are folded)."""
     if rounding is not None:
@@ -30,12 +30,9 @@ def check_rounding_and_ftz(fn: str, dtype: DType | None, rounding: Any, ftz: Any
         if rounding in (RoundingMode.FULL, RoundingMode.APPROX) and dtype not in (None, dt.float32):
             raise TileTypeError(f"Rounding mode {rounding.value} can only be used for float32 "
                                 f"type, but got {dtype.name}")
-    if ftz:
-        if not ftz_allowed:
-            raise TileTypeError(f"Flush to zero is not supported for {fn}")
-        if dtype not in (None, dt.float32):
-            raise TileTypeError(f"Flush to zero can only be used for float32 type, but got "
-                                f"{dtype.name}")
+    if ftz and dtype not in (None, dt.float32):  # (the signatures say which ops take it)
+        raise TileTypeError(f"Flush to zero can only be used for float32 type, but got "
+                            f"{dtype.name}")
 
 
 _IEEE = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
