@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import torch
-from common import bar_plot, device_ms, save, table
+from common import bar_plot, copy_bandwidth, device_ms, save, table
 
 import tilelang as ct
 
@@ -27,13 +27,6 @@ SILU_CONFIGS = ((1, 1024, 4), (1, 2048, 4), (1, 2048, 8), (2, 1024, 4), (4, 512,
                 (4, 1024, 8), (8, 1024, 8), (16, 256, 4), (2, 2048, 8))
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
-
-def copy_bandwidth() -> float:
-    """Device-to-device copy, bytes read + written per second (GB/s)."""
-    src = torch.randn(N, device="cuda")
-    dst = torch.empty_like(src)
-    ms, _ = device_ms(lambda: dst.copy_(src))
-    return 2 * src.numel() * src.element_size() / ms / 1e6
 
 
 def poisoned(like: torch.Tensor) -> torch.Tensor:
@@ -160,7 +153,7 @@ def main() -> None:
         triton_configs = (triton_vector_add(), triton_silu_and_mul())
     except ImportError:
         triton_configs = (None, None)
-    peak = copy_bandwidth()
+    peak = copy_bandwidth(N)
     print(f"device-to-device copy: {peak:.0f} GB/s (read + write)")
     results = []
     for bench, name, configs in ((bench_vector_add, "vector_add", triton_configs[0]),

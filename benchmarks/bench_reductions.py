@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from common import bar_plot, device_ms, save, table
+from common import bar_plot, copy_bandwidth, device_ms, save, table
 
 import tilelang as ct
 
@@ -38,12 +38,6 @@ WIDTHS = (1024, 4096, 16384, 65536)
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 EPS = 1e-5
 
-
-def copy_bandwidth() -> float:
-    src = torch.randn(TOTAL, device="cuda")
-    dst = torch.empty_like(src)
-    ms, _ = device_ms(lambda: dst.copy_(src))
-    return 2 * src.numel() * src.element_size() / ms / 1e6
 
 
 def tilelang_row_configs(n: int):
@@ -317,7 +311,7 @@ def main() -> None:
         tri = triton_kernels()
     except ImportError:
         tri = None
-    peak = copy_bandwidth()
+    peak = copy_bandwidth(TOTAL)
     print(f"device-to-device copy: {peak:.0f} GB/s (read + write)")
     results = []
     for case in args.only.split(","):

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import torch
-from common import bar_plot, device_ms, save, table
+from common import bar_plot, copy_bandwidth, device_ms, save, table
 
 import tilelang as ct
 
@@ -27,12 +27,6 @@ SHAPES = ((8192, 8192), (16384, 4096), (4096, 16384), (8191, 8193))
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 TILES = ((32, 32, 4), (64, 64, 4), (64, 64, 8), (32, 128, 4), (128, 32, 4), (128, 64, 8))
 
-
-def copy_bandwidth() -> float:
-    src = torch.randn(1 << 28, device="cuda")
-    dst = torch.empty_like(src)
-    ms, _ = device_ms(lambda: dst.copy_(src))
-    return 2 * src.numel() * src.element_size() / ms / 1e6
 
 
 def triton_transpose():

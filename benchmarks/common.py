@@ -13,6 +13,17 @@ from typing import Any
 RESULTS = Path(os.environ.get("OUT") or Path(__file__).parent / "results")
 
 
+def copy_bandwidth(elements: int = 1 << 28) -> float:
+    """Device-to-device copy of `elements` floats: bytes read + written per second (GB/s), the
+    roofline every memory-bound benchmark here is a fraction of."""
+    import torch
+
+    src = torch.randn(elements, device="cuda")
+    dst = torch.empty_like(src)
+    ms, _ = device_ms(lambda: dst.copy_(src))
+    return 2 * src.numel() * src.element_size() / ms / 1e6
+
+
 def wall_us_per_call(fn: Callable[[], Any], calls: int, repeats: int, sync: Callable[[], Any]):
     """Median over `repeats` of the wall time per call of `calls` back-to-back calls (µs)."""
     for _ in range(max(calls // 10, 10)):
