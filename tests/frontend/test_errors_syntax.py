@@ -43,15 +43,14 @@ def test_local_function_called_with_too_many_arguments(fe):
                     "f(1, 2)")
 
 
-def test_with(fe):
+def test_with_over_a_non_context_manager(fe):
     @ct.kernel
     def k(a):
         with a:
             pass
 
-    err = fe.expect_error(k, (fe.array(),), TileSyntaxError, "`with` is not supported",
-                          "with a:")
-    assert err.loc.end_line == err.loc.line + 1  # the whole statement
+    fe.expect_error(k, (fe.array(),), TileTypeError, "array is not a context manager usable",
+                    ("with a:", "a"))
 
 
 def test_try(fe):

@@ -114,9 +114,11 @@ def test_early_return_puts_the_rest_in_the_other_branch(fe):
         ct.store(a, (0,), ct.zeros((16,), ct.float32))
 
     filecheck(fe.tile_ir(k, fe.array(), 4), """
-        CHECK: scf.if {{%.+}} {
-        CHECK-NEXT: } else {
+        CHECK: scf.if {{%.+}}
+        CHECK-NOT: "tile.store"
+        CHECK: } else {
         CHECK: "tile.store"
+        CHECK: scf.yield
         CHECK-NEXT: }
         CHECK-NEXT: return
     """)

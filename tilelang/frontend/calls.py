@@ -14,7 +14,7 @@ import numpy as np
 
 from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
 from tilelang.frontend import builtins as registry
-from tilelang.frontend import dataclass_values, exits, static
+from tilelang.frontend import context_managers, dataclass_values, exits, static
 from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
 from tilelang.frontend.local_functions import LocalFunction, call_local
@@ -139,6 +139,8 @@ def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> T
 
 def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """Emit a helper function's body in place, with its own scope; return its result."""
+    if context_managers.is_contextmanager(fn):  # its generator runs where it is entered
+        return context_managers.create(fn, args, kwargs)
     if len(em.frames) >= MAX_INLINE_DEPTH:
         raise TileRecursionError(
             f"helper calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion is not supported)"

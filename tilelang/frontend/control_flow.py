@@ -22,7 +22,7 @@ from tilelang.frontend.carried import (
     same_constant,
 )
 from tilelang.frontend.emitter import Emitter
-from tilelang.frontend.paths import assigned_names, may_have_exited
+from tilelang.frontend.paths import FLAGS, assigned_names, may_have_exited
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue, Undefined
 
@@ -60,7 +60,8 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue, enter: dict | None = Non
     em.frame.scope = merged = dict(before)
     merges = []
     for name in assigned_names(node.body + node.orelse):
-        t, e = then_scope.get(name, MISSING), else_scope.get(name, MISSING)
+        unset = False if name in FLAGS else MISSING  # a flag not set yet is clear
+        t, e = then_scope.get(name, unset), else_scope.get(name, unset)
         if t is e or same_constant(t, e):
             if t is not MISSING:
                 merged[name] = t

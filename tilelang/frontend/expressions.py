@@ -7,7 +7,15 @@ import operator
 from typing import Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
-from tilelang.frontend import attributes, build, containers, dataclass_values, formatting, operators
+from tilelang.frontend import (
+    attributes,
+    build,
+    containers,
+    context_managers,
+    dataclass_values,
+    formatting,
+    operators,
+)
 from tilelang.frontend.calls import emit_call
 from tilelang.frontend.emitter import Emitter, expression
 from tilelang.frontend.semantics import describe
@@ -65,6 +73,7 @@ def _binop(em: Emitter, node: ast.BinOp) -> Any:
         return tuple_arith(node.op, lhs, rhs)
     if isinstance(node.op, ast.Add) and formatting.is_text(lhs) and formatting.is_text(rhs):
         return formatting.concat(lhs, rhs)  # strings, f-strings with run-time values included
+    context_managers.check_operands(node.op, lhs, rhs)
     return operators.binary(BINOPS[type(node.op)], lhs, rhs)
 
 
