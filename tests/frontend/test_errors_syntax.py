@@ -508,3 +508,12 @@ def test_global_array_read_by_static_eval(fe):
         ct.store(a, (0,), ct.full((4,), ct.static_eval(float(TABLE_G[3])), ct.float32))
 
     assert "3.0" in fe.tile_ir(k, fe.array())
+
+
+def test_augmented_assign_to_an_array_element_reads_it_first(fe):
+    @ct.kernel
+    def k(a):
+        a[0] += 3
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Arrays are not directly subscriptable",
+                    "a[0]")

@@ -20,7 +20,7 @@ from tilelang.frontend import (  # noqa: F401  (exits registers break/continue/r
 )
 from tilelang.frontend.emitter import Emitter, statement
 from tilelang.frontend.expressions import BINOPS, tuple_arith
-from tilelang.frontend.values import TileValue
+from tilelang.frontend.values import ArrayValue, TileValue
 from tilelang.language.stub import stub_name
 
 
@@ -52,6 +52,12 @@ def _ann_assign(em: Emitter, node: ast.AnnAssign) -> None:
 
 @statement(ast.AugAssign)
 def _aug_assign(em: Emitter, node: ast.AugAssign) -> None:
+    if isinstance(node.target, ast.Subscript) and isinstance(em.expr(node.target.value),
+                                                             ArrayValue):
+        # Python reads the target first: `x[0] += 1` on an array fails as the read of x[0]
+        # does ("Arrays are not directly subscriptable", as cuTile says)
+        em.expr(ast.copy_location(ast.Subscript(node.target.value, node.target.slice,
+                                                ast.Load()), node.target))
     if not isinstance(node.target, ast.Name):
         raise TileSyntaxError(
             "augmented assignment needs a plain name as its target: tiles are immutable"
