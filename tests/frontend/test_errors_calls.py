@@ -299,3 +299,13 @@ def test_constant_fold_error_keeps_no_python_context(fe):
                           "math.log(-1.0)")
     printed = "".join(traceback.format_exception(err))
     assert "During handling" not in printed and "direct cause" not in printed
+
+
+def test_dtype_constructor_of_unparsable_text(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), ct.full((4,), ct.float32("minus one"), ct.float32))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Invalid argument for float32: cannot parse 'minus one'",
+                    'ct.float32("minus one")')

@@ -382,8 +382,23 @@ def test_full_shape_from_runtime_scalar(fe):
     def k(a, n):
         x = ct.full(n, 0.0, ct.float32)
 
-    fe.expect_error(k, (fe.array(), 16), TileTypeError, "got int32 scalar",
+    fe.expect_error(k, (fe.array(), 16), TileTypeError,
+                    'Invalid argument "shape" of full(): Expected a constant integer tuple',
                     "ct.full(n, 0.0, ct.float32)")
+
+
+def test_zeros_shape_chosen_by_a_run_time_branch(fe):
+    @ct.kernel
+    def k(a):
+        if ct.bid(0) == 1:
+            m = 1
+        else:
+            m = 2
+        ct.store(a, (0,), ct.zeros((m,), ct.float32))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    'Invalid argument "shape" of zeros(): Expected a constant integer tuple',
+                    "ct.zeros((m,), ct.float32)")
 
 
 @pytest.mark.parametrize("dim", [0, -4])

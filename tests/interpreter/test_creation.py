@@ -77,6 +77,18 @@ def test_full_from_scalar_tile(it):
 
 
 @ct.kernel
+def fill_parsed(y):
+    ct.store(y, (0,), ct.full((5,), ct.float32("-inf"), ct.float32) + ct.int32(" 7 "))
+
+
+def test_dtype_constructors_parse_strings(it):
+    """ct.float32("-inf") and ct.int32("7") parse their text, as NumPy's scalar types do."""
+    y = it.poison(5, np.float32)
+    it.launch(fill_parsed, (1,), y)
+    it.assert_same(y, np.full(5, -np.inf, np.float32))
+
+
+@ct.kernel
 def arange_kernel(y, SIZE: ct.Constant[int], START: ct.Constant, STEP: ct.Constant):
     t = ct.arange(SIZE, dtype=y.dtype, start=START, step=STEP)
     assert t.shape == (SIZE,) and t.dtype == y.dtype

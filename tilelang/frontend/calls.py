@@ -130,6 +130,12 @@ def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> T
     if len(args) > 1 or kwargs:
         raise TileTypeError(f"{dtype.name}() takes at most one argument")
     value = args[0] if args else 0
+    if isinstance(value, str) and dtype.kind != "b":  # ct.float32("-inf"), as NumPy parses it
+        try:
+            value = int(value) if dtype.kind in ("i", "u") else float(value)
+        except ValueError:
+            raise TileTypeError(f"Invalid argument for {dtype.name}: cannot parse {value!r}"
+                                ) from None
     if not isinstance(value, TileValue) and not is_loose(value):
         raise TileTypeError(f"Invalid argument type for {dtype.name}: {describe(value)}")
     if isinstance(value, TileValue) and value.shape:

@@ -13,13 +13,18 @@ from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
+def _shape(shape: Any, op: str = "full") -> tuple[int, ...]:
+    parts = shape if isinstance(shape, tuple) else (shape,)
+    if any(isinstance(d, TileValue) for d in parts):  # cuTile's wording for a run-time extent
+        raise TileTypeError(f'Invalid argument "shape" of {op}(): Expected a constant integer '
+                            "tuple, but given value is not constant",
+                            hint="use literals or Constant[int] parameters for tile shapes")
     return () if shape == () else check_shape(shape)
 
 
 @lowers(lang.full)
-def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any) -> TileValue:
-    shape, dtype = _shape(shape), as_dtype(dtype)
+def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any, op: str = "full") -> TileValue:
+    shape, dtype = _shape(shape, op), as_dtype(dtype)
     if isinstance(fill_value, TileValue) and fill_value.shape:
         raise TileTypeError(f"fill_value must be a scalar, got {describe(fill_value)}")
     if not (is_loose(fill_value) or isinstance(fill_value, TileValue)):
@@ -30,12 +35,12 @@ def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any) -> TileValue:
 
 @lowers(lang.zeros)
 def emit_zeros(em: Any, shape: Any, dtype: Any) -> TileValue:
-    return emit_full(em, shape, 0, dtype)
+    return emit_full(em, shape, 0, dtype, "zeros")
 
 
 @lowers(lang.ones)
 def emit_ones(em: Any, shape: Any, dtype: Any) -> TileValue:
-    return emit_full(em, shape, 1, dtype)
+    return emit_full(em, shape, 1, dtype, "ones")
 
 
 @lowers(lang.arange)
