@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .linear import LinearLayout
-from .maps import Coord
 
 BANKS = 32
 BANK_BYTES = 4
@@ -48,17 +47,17 @@ class Staging:
         """Elements from one row to the next."""
         return self.row + (max(1, BANK_BYTES // self.itemsize) if self.padded else 0)
 
-    def swizzle(self) -> tuple[int, int, int]:
-        """(bits, row_shift, per_line): the vector column's low `bits` are XORed with the row
-        index shifted right by `row_shift` (rows sharing one 128-byte line keep one phase)."""
+    def swizzle(self) -> tuple[int, int]:
+        """(bits, row_shift): the vector column's low `bits` are XORed with the row index
+        shifted right by `row_shift` (rows sharing one 128-byte line keep one phase)."""
         if self.padded:
-            return 0, 0, 1
+            return 0, 0
         rows = math.prod(self.shape[:-1])
         columns = self.row // self.vector
         per_line = max(1, LINE_BYTES // (self.vector * self.itemsize))
         rows_per_line = max(1, LINE_BYTES // (self.row * self.itemsize))
         bits = min(per_line, columns, max(1, rows // rows_per_line)).bit_length() - 1
-        return bits, rows_per_line.bit_length() - 1, per_line
+        return bits, rows_per_line.bit_length() - 1
 
     def offset(self, coord: Sequence[int]) -> int:
         """Element offset of coord in the buffer."""
@@ -68,7 +67,7 @@ class Staging:
         col = coord[-1] if coord else 0
         if self.padded:
             return row * self.pitch + col
-        bits, shift, _ = self.swizzle()
+        bits, shift = self.swizzle()
         phase = (row >> shift) & ((1 << bits) - 1)
         vec_col = (col // self.vector) ^ phase
         return row * self.row + vec_col * self.vector + col % self.vector
@@ -162,8 +161,3 @@ def _wavefronts(addresses: Sequence[int], width: int) -> int:
         for w in range(a // BANK_BYTES, (a + max(width, 1) - 1) // BANK_BYTES + 1):
             words.setdefault(w % BANKS, set()).add(w)
     return max(len(s) for s in words.values())
-
-
-def element_offsets(layout: LinearLayout, staging: Staging, lane: int, warp: int) -> list[Coord]:
-    """Offsets of thread (lane, warp)'s registers (for tests)."""
-    return [staging.offset(layout.apply(r, lane, warp)) for r in range(layout.num_registers)]

@@ -193,8 +193,7 @@ def _element_additive(lw: Lowering, a: Access, register: int) -> tuple[ir.Value,
     ok = const(ir.IntegerType.get_signless(1), 1)
     coords = register_coords(a.layout, register)
     for k, c in enumerate(coords):
-        if lows[k] is not None:
-            ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.sge, const(i64(), c), lows[k]))
+        ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.sge, const(i64(), c), lows[k]))
         ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.slt, const(i64(), c), highs[k]))
     return ok, arith.addi(thread_offset, _register_offset(a, register))
 
@@ -209,7 +208,7 @@ def _thread_bounds(lw: Lowering, a: Access) -> tuple[list, list, ir.Value]:
         first = arith.addi(a.starts[k], t)
         highs.append(arith.minsi(arith.subi(const(i64(), size), t),
                                  arith.subi(_extent(a, k), first)))
-        # start is index * step with a non-negative step: only a negative index needs a low bound
+        # a negative tile index puts the first elements before the array's start
         lows.append(arith.subi(const(i64(), 0), first))
     return lows, highs, arith.addi(a.base, _thread_offset(lw, a))
 

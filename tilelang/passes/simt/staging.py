@@ -28,7 +28,7 @@ def through_staging(lw: Lowering, source: Distributed, layout: LinearLayout,
     """Store `source` into the swizzled buffer at `base`, then load it back in `layout`."""
     staging = plan.staging
     mem = memory_type(source.dtype)
-    lw.need_shared(staging.size() * plan.staging.itemsize)
+    lw.need_shared(staging.size() * staging.itemsize)
     gpu.barrier()  # an earlier user of the buffer may still be reading it
     thread = _thread_offset(lw, source.layout, staging)
     width = plan.store_vector
