@@ -26,6 +26,11 @@ class LoadedKernel:
 
 _initialized = False
 _contexts: dict[int, int] = {}
+# Every module loaded stays loaded for the life of the process, as Triton's do: the garbage
+# collector may drop a kernel while some stream captures a CUDA graph, and unloading a module
+# then invalidates the capture (and breaks torch's RNG for the rest of the process); a graph
+# captured earlier may also still launch the function.
+_resident: list[Any] = []
 
 
 def _init() -> None:
@@ -106,6 +111,7 @@ def load(name: str, ptx: str, cubin: bytes | None, ordinal: int, shared: int = 0
     with _in_context(context):  # this thread's context may be another device's, or none
         try:
             code = ObjectCode.from_cubin(cubin) if cubin else ObjectCode.from_ptx(ptx)
+            _resident.append(code)
             kernel = code.get_kernel(name)
         except Exception as e:
             raise TileCompilerExecutionError(
