@@ -98,9 +98,8 @@ def uses_a_missing_op(x):
 def test_a_compile_error_inside_a_capture_leaves_torch_healthy():
     x = torch.zeros(16, device="cuda")
     graph = torch.cuda.CUDAGraph()
-    with pytest.raises(ct.TileError, match="no_such_op"):
-        with torch.cuda.graph(graph):
-            ct.launch(torch.cuda.current_stream(), (1,), uses_a_missing_op, (x,))
+    with pytest.raises(ct.TileError, match="no_such_op"), torch.cuda.graph(graph):
+        ct.launch(torch.cuda.current_stream(), (1,), uses_a_missing_op, (x,))
     torch.rand(4, device="cuda")  # no capture left open: the RNG works
     test_replay_sees_new_input_values(warm=False)
 
