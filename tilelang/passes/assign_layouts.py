@@ -101,6 +101,8 @@ class _Assigner:
             return self._subtile_layouts(op)[0]
         if n in INDEXED:  # memory accesses are never deferred (nor repeated)
             return self._first_fixed(op) or self.default(result)
+        if n == "tile.mma":
+            return rules.mma_plan(op, self.num_warps).c
         if is_elementwise(op):
             tiles = [v for v in op.operands if is_tile_type(v.type)]
             return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
@@ -244,6 +246,9 @@ class _Assigner:
             return {0: self.layouts.get(src) or self.default(src)}
         if n == "tile.permute":
             return {0: rules.permute_operand_layout(op, layout)}
+        if n == "tile.mma":
+            plan = rules.mma_plan(op, self.num_warps)
+            return {0: plan.a, 1: plan.b, 2: plan.c}
         if n in rules.SUBTILE_OPS:
             return self._subtile_layouts(op)[1]
         return {}

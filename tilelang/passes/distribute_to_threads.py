@@ -25,6 +25,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     gather,
     grid,
     memory,
+    mma,
     reduce,
     restricted,
     scan,

@@ -8,6 +8,7 @@ from tilelang.dialect import dtype_of, ops
 from tilelang.dialect.types import shape_of
 from tilelang.language.dtypes import DType
 from tilelang.layout import LinearLayout, default_blocked, padded_shape
+from tilelang.layout.mma import ATOMS, Atom, MmaLayouts, fma_layouts, mma_layouts
 from tilelang.layout.reduction import is_reducible, is_scan_ready, reduced_layout, scan_layout
 from tilelang.layout.subtiles import (
     concat_layout,
@@ -124,3 +125,41 @@ def subtile_op_layouts(
     if op.name == "tile.extract":
         return subtile_layout(whole, sub), {0: whole}
     return whole, {0: whole, 1: subtile_layout(whole, sub)}
+
+
+# ----- mma ------------------------------------------------------------------------------------
+
+
+def mma_atom(a: DType, b: DType, acc: DType) -> Atom | None:
+    """The mma.sync shape that computes A @ B + C for these dtypes (the 8-bit floats on the
+    f16 shape: they widen to f16 exactly), or None for the CUDA-core fallback."""
+    from tilelang.language import dtypes as dt
+
+    floats8 = dt.FLOAT8_DTYPES
+    if a in floats8 and b in floats8 and acc in (dt.float32, dt.float16):
+        return ATOMS["f16"]
+    if a is not b:
+        if {a.name, b.name} <= {"int8", "uint8"} and acc.name == "int32":
+            return ATOMS["s8"]  # the lowering picks s8/u8 per operand
+        return None
+    if a is dt.float16 and acc in (dt.float32, dt.float16):
+        return ATOMS["f16"]
+    if a is dt.bfloat16 and acc is dt.float32:
+        return ATOMS["bf16"]
+    if a is dt.tfloat32 and acc is dt.float32:
+        return ATOMS["tf32"]
+    if a.name in ("int8", "uint8") and acc.name == "int32":
+        return ATOMS["s8"]
+    return None
+
+
+def mma_plan(op: ir.Operation, num_warps: int) -> MmaLayouts:
+    """The layouts of a tile.mma's operands and result: tensor-core fragments when an atom
+    fits the dtypes, else the per-thread dot product of the CUDA-core fallback."""
+    a, b, acc = op.operands[:3]
+    shape_a, shape_b = padded_shape(shape_of(a.type)), padded_shape(shape_of(b.type))
+    atom = mma_atom(dtype_of(a.type), dtype_of(b.type), dtype_of(acc.type))
+    if atom is not None:
+        return mma_layouts(shape_a, shape_b, atom, num_warps)
+    shape_c = padded_shape(shape_of(acc.type))
+    return fma_layouts(default_layout(shape_c, dtype_of(acc.type), num_warps), shape_a[-1])
