@@ -38,7 +38,7 @@ def _simulate(plan, atom: Atom, a, b, c, num_warps):
     reps_b, reps_m, reps_n, reps_k = plan.reps
     result = {}
     for w in range(num_warps):
-        def held(layout, array, r, lane):
+        def held(layout, array, r, lane, w=w):
             return array[layout.apply(r, lane, w)]
 
         for bi in range(reps_b):
