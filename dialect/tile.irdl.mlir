@@ -404,6 +404,20 @@ irdl.dialect @tile {
     irdl.results(result: %dst)
   }
 
+  // ----- matrix products -----------------------------------------------------------------------
+
+  // a @ b + acc in acc's type. 2-d: a MxK, b KxN, acc MxN; 3-d: a BxMxK, b BxKxN, acc BxMxN
+  // (one batch size B: the front end broadcasts). The element types of a and b are equal (int8
+  // and uint8 may be mixed); which accumulator each allows is in dialect/README.md. An optional
+  // `use_fast_acc = true` (fp8 inputs only) permits a less precise accumulation.
+  irdl.operation @mma {
+    %a = irdl.base "!builtin.tensor"
+    %b = irdl.base "!builtin.tensor"
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(a: %a, b: %b, acc: %t)
+    irdl.results(result: %t)
+  }
+
   // ----- debugging -------------------------------------------------------------------------------
 
   // Prints `format` (C printf text; each conversion takes the next operand, a scalar or a tile

@@ -224,6 +224,26 @@ def select(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(c, x, y).astype(x.dtype)
 
 
+# ----- matrix products ---------------------------------------------------------------------------
+
+
+def mma(a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """`a @ b + acc` in acc's dtype (batched over a leading dimension, if any).
+
+    Integer inputs: exact, wrapping to int32 as the hardware's int32 accumulator does. Float
+    inputs: every product and the sum are computed in float64 (products of inputs of up to 24
+    significant bits, float32 included, are exact), then rounded once to acc's dtype: at least
+    the precision of a float32 accumulator, in no particular order. tfloat32 values are held
+    already rounded, so they need no rounding here. float64 inputs multiply in float64.
+    """
+    if a.dtype.kind in "iu":
+        wide = np.matmul(a.astype(np.int64), b.astype(np.int64)) + acc.astype(np.int64)
+        return wide.astype(acc.dtype)
+    with np.errstate(all="ignore"):
+        wide = np.matmul(a.astype(np.float64), b.astype(np.float64)) + acc.astype(np.float64)
+    return cast(wide, acc.dtype)
+
+
 # ----- memory: what an out-of-bounds element of a load reads ------------------------------------
 
 PADDING = {

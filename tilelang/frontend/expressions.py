@@ -6,7 +6,7 @@ import ast
 import operator
 from typing import Any
 
-from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
+from tilelang.errors import TileTypeError
 from tilelang.frontend import (
     attributes,
     build,
@@ -68,13 +68,25 @@ def _attribute(em: Emitter, node: ast.Attribute) -> Any:
 def _binop(em: Emitter, node: ast.BinOp) -> Any:
     lhs, rhs = em.expr(node.left), em.expr(node.right)
     if isinstance(node.op, ast.MatMult):
-        raise TileUnsupportedFeatureError("the @ operator (matmul) is not supported yet")
+        context_managers.check_operands(node.op, lhs, rhs)
+        return matmul_operator(lhs, rhs)
     if isinstance(lhs, tuple) or isinstance(rhs, tuple):
         return tuple_arith(node.op, lhs, rhs)
     if isinstance(node.op, ast.Add) and formatting.is_text(lhs) and formatting.is_text(rhs):
         return formatting.concat(lhs, rhs)  # strings, f-strings with run-time values included
     context_managers.check_operands(node.op, lhs, rhs)
     return operators.binary(BINOPS[type(node.op)], lhs, rhs)
+
+
+def matmul_operator(lhs: Any, rhs: Any) -> TileValue:
+    """`lhs @ rhs` on two tiles (matmul); anything else is no operand of @."""
+    from tilelang.frontend.builtins.matmul import matmul
+
+    if not (isinstance(lhs, TileValue) and lhs.shape and isinstance(rhs, TileValue)
+            and rhs.shape):
+        raise TileTypeError(f"Unsupported operand types for @: {describe(lhs)} and "
+                            f"{describe(rhs)}", hint="@ multiplies two tiles")
+    return matmul(lhs, rhs)
 
 
 def tuple_arith(op: ast.operator, lhs: Any, rhs: Any) -> tuple:

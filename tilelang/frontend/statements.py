@@ -19,7 +19,7 @@ from tilelang.frontend import (  # noqa: F401  (exits registers break/continue/r
     static,
 )
 from tilelang.frontend.emitter import Emitter, statement
-from tilelang.frontend.expressions import BINOPS, tuple_arith
+from tilelang.frontend.expressions import BINOPS, matmul_operator, tuple_arith
 from tilelang.frontend.values import ArrayValue, TileValue
 from tilelang.language.stub import stub_name
 
@@ -62,9 +62,10 @@ def _aug_assign(em: Emitter, node: ast.AugAssign) -> None:
         raise TileSyntaxError(
             "augmented assignment needs a plain name as its target: tiles are immutable"
         )
-    if isinstance(node.op, ast.MatMult):
-        raise TileUnsupportedFeatureError("the @ operator (matmul) is not supported yet")
     current, operand = em.lookup(node.target.id), em.expr(node.value)
+    if isinstance(node.op, ast.MatMult):
+        em.scope[node.target.id] = matmul_operator(current, operand)
+        return
     if isinstance(current, tuple) or isinstance(operand, tuple):
         em.scope[node.target.id] = tuple_arith(node.op, current, operand)  # states += (t,)
         return

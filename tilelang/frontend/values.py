@@ -25,6 +25,15 @@ def _symbolic(name: str, reflected: bool = False, compare: bool = False) -> Any:
     return apply
 
 
+def _symbolic_matmul(self: TileValue, other: Any) -> Any:
+    """`a @ b` inside static_eval / static_iter emits the product (cuTile's matmul is pure)."""
+    if not STATIC_EVALUATION[0] or not isinstance(other, TileValue):
+        return NotImplemented
+    from tilelang.frontend.expressions import matmul_operator
+
+    return matmul_operator(self, other)
+
+
 def _static_attribute(self: Any, name: str) -> Any:
     """Attributes (methods) read by Python inside static_eval: the front end's view of them."""
     if not STATIC_EVALUATION[0] or name.startswith("_"):
@@ -94,6 +103,7 @@ class TileValue:
     __rlshift__ = _symbolic("bitwise_lshift", reflected=True)
     __rshift__ = _symbolic("bitwise_rshift")
     __rrshift__ = _symbolic("bitwise_rshift", reflected=True)
+    __matmul__ = _symbolic_matmul
     __lt__ = _symbolic("less", compare=True)
     __le__ = _symbolic("less_equal", compare=True)
     __gt__ = _symbolic("greater", compare=True)

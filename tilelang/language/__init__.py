@@ -95,6 +95,7 @@ from tilelang.language.math import (
 )
 from tilelang.language.memory import load, store
 from tilelang.language.packing import pack_to_bytes, unpack_from_bytes
+from tilelang.language.products import matmul, mma
 from tilelang.language.reduction import (
     argmax,
     argmin,
@@ -205,10 +206,12 @@ __all__ = [
     "load_advanced_indexing",
     "log",
     "log2",
+    "matmul",
     "max",
     "maximum",
     "min",
     "minimum",
+    "mma",
     "mod",
     "mul",
     "negative",

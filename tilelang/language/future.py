@@ -7,7 +7,7 @@ from __future__ import annotations
 
 NOT_YET = frozenset({
     # matrix products (tensor cores) and their dtypes
-    "mma", "mma_scaled", "matmul", "float8_e5m3fnu",
+    "mma_scaled", "float8_e5m3fnu",
     # annotations and hints
     "ByTarget",
     "assume_divisible_by", "grid_dependency_control_wait",

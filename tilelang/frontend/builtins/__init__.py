@@ -93,6 +93,7 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
     elementwise,
     gather,
     grid,
+    matmul,
     memory,
     packing,
     python,
@@ -104,5 +105,5 @@ from tilelang.frontend.builtins import (  # noqa: E402  (registration side effec
 
 __all__ = [
     "Builtin", "advanced", "compose", "creation", "debug", "elementwise", "gather", "grid",
-    "lowers", "memory", "packing", "python", "raw_memory", "reduction", "shape", "views",
+    "lowers", "matmul", "memory", "packing", "python", "raw_memory", "reduction", "shape", "views",
 ]

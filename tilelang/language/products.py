@@ -1,0 +1,33 @@
+"""Language: matrix products of tiles (tensor cores on the GPU)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilelang.language.stub import stub
+
+
+@stub
+def mma(x: Any, y: Any, /, acc: Any, use_fast_acc: bool = False) -> Any:
+    """`x @ y + acc`, in `acc`'s dtype and shape: x is (M, K), y is (K, N), acc is (M, N), or
+    with a batch dimension in front (a 2-d x or y is broadcast over the batch).
+
+    x and y have one dtype (int8 and uint8 may be mixed) and are never promoted. Input dtypes
+    and the accumulators they allow: float16 (float16 or float32), bfloat16, float32, tfloat32
+    (float32), float64 (float64), float8_e4m3fn and float8_e5m2 (float16 or float32), int8 and
+    uint8 (int32). `use_fast_acc` (fp8 inputs only) allows a less precise accumulation.
+
+    Example:
+        >>> acc = tilelang.zeros((64, 64), tilelang.float32)
+        >>> acc = tilelang.mma(a, b, acc)  # a: (64, 32) float16, b: (32, 64) float16
+    """
+
+
+@stub
+def matmul(x: Any, y: Any, /) -> Any:
+    """The matrix product `x @ y` in the dtype x and y promote to (NumPy's matmul shapes: a 1-d
+    x or y is a row or column vector, batch dimensions broadcast; at most 3 dimensions).
+
+    Example:
+        >>> c = tilelang.matmul(a, b)  # also written a @ b
+    """
