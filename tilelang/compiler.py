@@ -26,7 +26,7 @@ from tilelang.errors import (
 )
 from tilelang.frontend.kernel import build_module
 from tilelang.frontend.signature import ParamSpec
-from tilelang.frontend.source import parse_function
+from tilelang.frontend.source import kernel_source
 from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
@@ -136,7 +136,7 @@ def compile_signature(
 ) -> CompiledKernel:
     if stop_after is not None and stop_after not in STAGES:
         raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
-    source = parse_function(fn)
+    source = kernel_source(fn)
     from tilelang.frontend.signature import kernel_parameters
 
     names = tuple(p.name for p in kernel_parameters(fn))

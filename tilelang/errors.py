@@ -20,12 +20,14 @@ class Loc:
     call_site: Loc | None = None
 
     def render(self, max_frames: int = 8) -> str:
-        """This frame, then one per call site; a long chain keeps its first and last frames."""
+        """One frame per call, the kernel's first and this one last (as Python's tracebacks
+        and cuTile's); a long chain keeps its first and last frames."""
         chain: list[Loc] = []
         loc: Loc | None = self
         while loc is not None:
             chain.append(loc)
             loc = loc.call_site
+        chain.reverse()
         if len(chain) > max_frames:
             half = max_frames // 2
             hidden = len(chain) - 2 * half
@@ -44,7 +46,8 @@ class Loc:
         text = linecache.getline(self.file, self.line).rstrip("\n")
         if not text:
             return where
-        return f"{where}:\n    {text.strip()}\n    {_carets(text, self.col, self._end_col(text))}"
+        text = text.rstrip()
+        return f"{where}:\n    {text}\n    {_carets(text, self.col, self._end_col(text))}"
 
     def _end_col(self, text: str) -> int:
         if self.end_col is not None and self.end_line in (None, self.line):
@@ -53,9 +56,8 @@ class Loc:
 
 
 def _carets(text: str, col: int, end_col: int) -> str:
-    indent = len(text) - len(text.lstrip())
-    lead = _width(text[indent:col])
-    return " " * lead + "^" * max(1, _width(text[col:end_col]))
+    """Carets under text[col:end_col], the line shown whole (its indentation too, as cuTile)."""
+    return " " * _width(text[:col]) + "^" * max(1, _width(text[col:end_col]))
 
 
 def _width(s: str) -> int:
@@ -72,12 +74,13 @@ class TileError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
-        parts = [self.message]
+        """The message, then the source frames (each ending its line, as cuTile's), the hint."""
+        text = self.message + "\n"
         if self.loc is not None:
-            parts.append(self.loc.render())
+            text += self.loc.render() + "\n"
         if self.hint:
-            parts.append(f"  hint: {self.hint}")
-        return "\n".join(parts)
+            text += f"  hint: {self.hint}"
+        return text.rstrip("\n") if self.loc is None else text
 
 
 class TileSyntaxError(TileError):
@@ -98,6 +101,14 @@ class TileValueError(TileError):
 
 class TileNameError(TileError):
     """A name used in a kernel is not defined, or is defined in only some branches."""
+
+
+class UnsupportedCallError(TileTypeError):
+    """A call of something that has no meaning in device code: a Python builtin such as
+    `eval`, or a class that is not a dataclass (cuTile's class, a `TileTypeError` here too)."""
+
+
+TypeCheckingError = TileTypeError  # cuTile's name of the same class
 
 
 class TileUndefinedVariableError(TileNameError, TileTypeError):
@@ -160,4 +171,6 @@ __all__ = [
     "TileUndefinedVariableError",
     "TileUnsupportedFeatureError",
     "TileValueError",
+    "TypeCheckingError",
+    "UnsupportedCallError",
 ]

@@ -74,19 +74,21 @@ def check_loc(loc: Loc | None, fn: Any, at: Span) -> None:
 
 
 def check_rendering(err: TileError) -> None:
-    """str(err): the message, then per frame `File ..., line N, col a-b` + source + carets."""
+    """str(err): the message, then per frame `File ..., line N, col a-b` + the whole source line
+    + carets; the kernel's frame first, the innermost call last."""
     text = str(err).splitlines()
     assert text[0] == err.message.splitlines()[0]
-    loc = err.loc
+    loc, positions = err.loc, []
     while loc is not None:
         where = f'  File "{loc.file}", line {loc.line}, col {loc.col + 1}'
-        i = next(i for i, t in enumerate(text) if t.startswith(where))
-        source = Path(loc.file).read_text().splitlines()[loc.line - 1]
-        assert text[i + 1] == "    " + source.strip()
-        end = loc.end_col if loc.end_line == loc.line else len(source.rstrip())
-        indent = len(source) - len(source.lstrip())
-        assert text[i + 2] == "    " + " " * (loc.col - indent) + "^" * (end - loc.col)
+        i = next(i for i, t in enumerate(text) if t.startswith(where) and i not in positions)
+        positions.append(i)
+        source = Path(loc.file).read_text().splitlines()[loc.line - 1].rstrip()
+        assert text[i + 1] == "    " + source
+        end = loc.end_col if loc.end_line == loc.line else len(source)
+        assert text[i + 2] == "    " + " " * loc.col + "^" * (end - loc.col)
         loc = loc.call_site
+    assert positions == sorted(positions, reverse=True), "frames are not outermost first"
     if err.hint:
         assert text[-1] == f"  hint: {err.hint}"
 

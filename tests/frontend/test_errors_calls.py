@@ -19,6 +19,7 @@ from tilelang import (
     TileTypeError,
     TileValueError,
 )
+from tilelang.errors import UnsupportedCallError
 
 # ----- kernel arguments ------------------------------------------------------------------------
 
@@ -147,12 +148,38 @@ def test_calling_an_unsupported_python_function(fe, name):
     def k_math(a):
         x = math.sqrt(ct.load(a, (0,), (16,)))
 
-    kernel, at = {
-        "sorted": (k_sorted, "sorted((2, 1))"),
-        "np.sum": (k_numpy, "np.sum(ct.load(a, (0,), (16,)))"),
-        "math.sqrt": (k_math, "math.sqrt(ct.load(a, (0,), (16,)))"),
+    kernel, at, cls, message = {
+        "sorted": (k_sorted, "sorted((2, 1))", UnsupportedCallError,
+                   "sorted() is not supported in device code"),
+        "np.sum": (k_numpy, "np.sum(ct.load(a, (0,), (16,)))", TileTypeError,
+                   "cannot be called in a kernel"),
+        "math.sqrt": (k_math, "math.sqrt(ct.load(a, (0,), (16,)))", UnsupportedCallError,
+                      "sqrt() is not supported in device code"),
     }[name]
-    fe.expect_error(kernel, (fe.array(),), TileTypeError, "cannot be called in a kernel", at)
+    fe.expect_error(kernel, (fe.array(),), cls, message, at)
+
+
+def test_constructing_a_plain_class(fe):
+    class Plain:
+        pass
+
+    @ct.kernel
+    def k(a):
+        x = Plain()
+
+    fe.expect_error(k, (fe.array(),), UnsupportedCallError,
+                    'Creating instances of type "Plain" is not supported in device code',
+                    "Plain()")
+
+
+def test_eval_is_not_a_kernel_function(fe):
+    @ct.kernel
+    def k(a):
+        eval("2 + 2")
+
+    err = fe.expect_error(k, (fe.array(),), UnsupportedCallError,
+                          "eval() is not supported in device code", 'eval("2 + 2")')
+    assert isinstance(err, TileTypeError)  # cuTile's class, a TileTypeError in tilelang
 
 
 def test_calling_a_host_only_language_function(fe):
@@ -179,7 +206,7 @@ def test_error_inside_helper(fe):
                           "t + ct.zeros((8,), ct.float32)", helper=add_bias,
                           call_at="add_bias(ct.load(a, (0,), (16,)))")
     text = str(err)
-    assert text.index("in add_bias:") < text.index("in k:")
+    assert text.index("in k:") < text.index("in add_bias:")  # innermost last, as Python
 
 
 def test_error_in_nested_helpers(fe):
@@ -246,7 +273,8 @@ def test_recursive_helper(fe):
     def k(a):
         x = forever(ct.bid(0))
 
-    with pytest.raises(TileRecursionError, match="recursion is not supported") as info:
+    with pytest.raises(TileRecursionError, match=r"Maximum recursion depth \(1000\) reached "
+                       "while inlining a function call") as info:
         fe.compile(k, fe.array())
     err = info.value
     fe.check_loc(err.loc, forever, "forever(t + 1)")
@@ -254,8 +282,43 @@ def test_recursive_helper(fe):
     while loc.call_site is not None:
         depth, loc = depth + 1, loc.call_site
     fe.check_loc(loc, k.fn, "forever(ct.bid(0))")
-    assert depth > 10
+    assert depth == 999  # the kernel's call and 999 nested ones
     fe.check_traceback(err)
+    text = str(err)
+    assert text.count("\n  File ") == 8 and "... 992 more call sites ..." in text
+
+
+def _count_down(t, n):
+    if n > 0:
+        return _count_down(t, n - 1) + 1
+    return t
+
+
+def test_recursion_to_a_compile_time_depth(fe):
+    """A helper that recurses a constant number of times is inlined that many times (deeper
+    than Python's own recursion limit would allow the front end by default)."""
+    @ct.kernel
+    def k(a, N: ct.Constant[int]):
+        ct.store(a, (0,), _count_down(ct.load(a, (0,), (16,)), N))
+
+    ir = fe.tile_ir(k, fe.array(np.int32), 300)
+    assert ir.count('"tile.add"') == 300
+
+
+def test_recursion_limit_is_restored(fe):
+    import sys
+
+    limit = sys.getrecursionlimit()
+    fe.tile_ir(_recursion_kernel(), fe.array(np.int32))
+    assert sys.getrecursionlimit() == limit
+
+
+def _recursion_kernel():
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), _count_down(ct.load(a, (0,), (16,)), 3))
+
+    return k
 
 
 # ----- tracebacks ------------------------------------------------------------------------------

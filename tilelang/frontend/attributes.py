@@ -49,6 +49,8 @@ def get_attribute(obj: Any, name: str) -> Any:
                 raise TileUnsupportedFeatureError(
                     f"`{_name_of(obj)}.{name}` (part of cuTile's API) is not supported by "
                     "tilelang yet") from None
+            if isinstance(obj, types.ModuleType):  # cuTile's message, with the module's name
+                raise TileTypeError(f"Module '{obj.__name__}' has no attribute '{name}'") from None
             raise TileTypeError(f"{_name_of(obj)} has no attribute `{name}`") from None
     if is_loose(obj) and not isinstance(obj, bool) and name in TILE_METHODS:
         return BoundMethod(build.to_tile(obj), name)  # a number is a 0-d tile (`n.astype(...)`)

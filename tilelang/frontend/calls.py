@@ -12,11 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
+from tilelang.errors import (
+    TileSyntaxError,
+    TileTypeError,
+    UnsupportedCallError,
+)
 from tilelang.frontend import builtins as registry
 from tilelang.frontend import context_managers, dataclass_values, exits, static
 from tilelang.frontend.builtins.common import as_dtype
-from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame
+from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, recursion_error
 from tilelang.frontend.local_functions import LocalFunction, call_local
 from tilelang.frontend.operators import astype, fold
 from tilelang.frontend.semantics import describe
@@ -78,6 +82,19 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
         return call_local(em, callee, args, kwargs)
     if getattr(callee, "__module__", None) == "math" and all(map(is_loose, args)) and not kwargs:
         return fold(callee, *args)
+    _reject(callee)
+
+
+def _reject(callee: Any) -> None:
+    """A callee with no meaning in device code (cuTile's messages for builtins and classes)."""
+    if isinstance(callee, types.BuiltinFunctionType):
+        raise UnsupportedCallError(f"{callee.__name__}() is not supported in device code",
+                                   hint="use the tilelang function of that name, if any")
+    if isinstance(callee, type):
+        raise UnsupportedCallError(f'Creating instances of type "{callee.__name__}" is not '
+                                   "supported in device code",
+                                   hint="only dataclasses, Enum classes and dtypes can be "
+                                        "constructed in a kernel")
     raise TileTypeError(f"{describe(callee)} {_callee_name(callee)} cannot be called in a kernel")
 
 
@@ -148,12 +165,10 @@ def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[st
     if context_managers.is_contextmanager(fn):  # its generator runs where it is entered
         return context_managers.create(fn, args, kwargs)
     if len(em.frames) >= MAX_INLINE_DEPTH:
-        raise TileRecursionError(
-            f"helper calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion is not supported)"
-        )
+        raise recursion_error()
     source = parse_function(fn)
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     except TypeError as e:
         raise TileTypeError(f"{fn.__name__}(): {e}") from None
     bound.apply_defaults()

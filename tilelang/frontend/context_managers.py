@@ -18,9 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
+from tilelang.errors import TileSyntaxError, TileTypeError
 from tilelang.frontend import semantics
-from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, statement
+from tilelang.frontend.emitter import (
+    MAX_INLINE_DEPTH,
+    Emitter,
+    Frame,
+    recursion_error,
+    statement,
+)
 from tilelang.frontend.paths import always_exits
 from tilelang.frontend.source import FunctionSource, parse_function
 from tilelang.frontend.values import TileValue, is_loose
@@ -78,7 +84,7 @@ def create(fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> A
     """Call a @contextmanager function: bind its arguments, run nothing yet (as Python)."""
     gen = fn.__wrapped__
     try:
-        bound = inspect.signature(gen).bind(*args, **kwargs)
+        bound = inspect.signature(gen, follow_wrapped=False).bind(*args, **kwargs)
     except TypeError as e:
         raise TileTypeError(f"{gen.__name__}(): {e}") from None
     bound.apply_defaults()
@@ -122,8 +128,7 @@ def _enter(em: Emitter, node: ast.With) -> _Entered:
             raise TileTypeError("a @contextmanager object can be entered only once")
         cm.entered = True
         if len(em.frames) >= MAX_INLINE_DEPTH:
-            raise TileRecursionError(f"helper calls nest deeper than {MAX_INLINE_DEPTH} levels "
-                                     "(recursion is not supported)")
+            raise recursion_error()
         source = parse_function(cm.fn)
         point = _yield_point(source)
         entered = _Entered(Frame(source, dict(cm.arguments), em.loc),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from tilelang.errors import (
     TileError,
     TileInternalError,
     TileNameError,
+    TileRecursionError,
     TileSyntaxError,
     TileTypeError,
     TileValueError,
@@ -29,7 +31,27 @@ Handler = Callable[["Emitter", Any], Any]
 EXPRESSIONS: dict[type[ast.AST], Handler] = {}
 STATEMENTS: dict[type[ast.AST], Handler] = {}
 
-MAX_INLINE_DEPTH = 64
+MAX_INLINE_DEPTH = 1000  # nested helper calls (cuTile's limit): deeper is TileRecursionError
+PYTHON_FRAMES_PER_CALL = 40  # the front end's Python frames per inlined call, with room to spare
+
+
+def recursion_error() -> TileRecursionError:
+    return TileRecursionError(
+        f"Maximum recursion depth ({MAX_INLINE_DEPTH}) reached while inlining a function call",
+        hint="every helper call is inlined: recursion must end after a compile-time number of "
+             "steps")
+
+
+@contextlib.contextmanager
+def room_for_inlining() -> Iterator[None]:
+    """Python's recursion limit raised for the emission of a kernel, so that MAX_INLINE_DEPTH
+    nested helper calls end in a TileRecursionError rather than Python's RecursionError."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, PYTHON_FRAMES_PER_CALL * MAX_INLINE_DEPTH))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def expression(*node_types: type[ast.AST]) -> Callable[[Handler], Handler]:
@@ -88,6 +110,7 @@ class Emitter:
     frames: list[Frame] = field(default_factory=list)
     loc: Loc | None = None
     combiner: str | None = None  # "reduction" or "scan" while a combining function is emitted
+    call_sites: dict[int, tuple[Loc, ir.Location]] = field(default_factory=dict, repr=False)
 
     @property
     def frame(self) -> Frame:
@@ -106,7 +129,7 @@ class Emitter:
         loc = self.frame.source.loc(node, self.frame.call_site)
         self.loc = loc
         try:
-            with to_mlir_location(loc):
+            with to_mlir_location(loc, self.call_sites):
                 yield loc
         except TileError as e:
             if e.loc is None:
@@ -236,14 +259,23 @@ class Emitter:
                 self.bind(t, v)
 
 
-def to_mlir_location(loc: Loc) -> ir.Location:
-    """A FileLineColRange location (1-based columns), wrapped in call sites for helpers."""
+def to_mlir_location(loc: Loc, sites: dict[int, tuple[Loc, ir.Location]] | None = None
+                     ) -> ir.Location:
+    """A FileLineColRange location (1-based columns), wrapped in call sites for helpers.
+    `sites` caches the locations of call sites by identity (a deep chain of helper calls
+    would otherwise be converted again for every node)."""
     end_line = loc.end_line or loc.line
     end_col = (loc.end_col if loc.end_col is not None else loc.col) + 1
     here = ir.Location.file(loc.file, loc.line, loc.col + 1, end_line, end_col)
     if loc.call_site is None:
         return here
-    return ir.Location.callsite(here, [to_mlir_location(loc.call_site)])
+    if sites is None:
+        return ir.Location.callsite(here, [to_mlir_location(loc.call_site)])
+    cached = sites.get(id(loc.call_site))
+    if cached is None or cached[0] is not loc.call_site:
+        cached = sites[id(loc.call_site)] = (loc.call_site,
+                                             to_mlir_location(loc.call_site, sites))
+    return ir.Location.callsite(here, [cached[1]])
 
 
 def _describe_node(node: ast.AST) -> str:

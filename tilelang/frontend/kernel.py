@@ -14,7 +14,7 @@ from tilelang.frontend import (  # noqa: F401  (register handlers)
     local_functions,
     statements,
 )
-from tilelang.frontend.emitter import Emitter, Frame, to_mlir_location
+from tilelang.frontend.emitter import Emitter, Frame, room_for_inlining, to_mlir_location
 from tilelang.frontend.signature import (
     ArraySpec,
     ConstSpec,
@@ -25,13 +25,13 @@ from tilelang.frontend.signature import (
     kernel_parameters,
     leaves,
 )
-from tilelang.frontend.source import parse_function
+from tilelang.frontend.source import kernel_source
 from tilelang.frontend.values import ArrayValue, ListValue, TileValue
 
 
 def build_module(fn: Any, signature: tuple[ParamSpec, ...], num_warps: int) -> ir.Module:
     """Emit the kernel `fn` specialized for `signature` into a new module of the current context."""
-    source = parse_function(fn)
+    source = kernel_source(fn)
     params = kernel_parameters(fn)
     runtime = [(name, leaf) for p, s in zip(params, signature, strict=True)
                for name, leaf in _named_leaves(p.name, s)]
@@ -51,7 +51,7 @@ def build_module(fn: Any, signature: tuple[ParamSpec, ...], num_warps: int) -> i
     for p, spec in zip(params, signature, strict=True):
         scope[p.name] = _param_value(p.name, spec, args)
     emitter = Emitter([Frame(source, scope, None)])
-    with ir.InsertionPoint(entry):
+    with ir.InsertionPoint(entry), room_for_inlining():
         emitter.block(source.tree.body)
         with to_mlir_location(source.loc(source.tree)):
             func.ReturnOp([])

@@ -12,9 +12,16 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileRecursionError, TileSyntaxError, TileTypeError
+from tilelang.errors import TileSyntaxError, TileTypeError
 from tilelang.frontend import exits
-from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, expression, statement
+from tilelang.frontend.emitter import (
+    MAX_INLINE_DEPTH,
+    Emitter,
+    Frame,
+    expression,
+    recursion_error,
+    statement,
+)
 from tilelang.frontend.source import FunctionSource
 from tilelang.language.stub import KernelOnlyCall
 
@@ -63,9 +70,7 @@ def _define(em: Emitter, node: ast.Lambda | ast.FunctionDef, name: str) -> Local
 def call_local(em: Emitter, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """Emit `fn`'s body in place with its arguments bound; return its result."""
     if len(em.frames) >= MAX_INLINE_DEPTH:
-        raise TileRecursionError(
-            f"helper calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion is not supported)"
-        )
+        raise recursion_error()
     try:
         bound = fn.signature.bind(*args, **kwargs)
     except TypeError as e:

@@ -53,9 +53,12 @@ class FunctionSource:
 @cache
 def parse_function(fn: Any) -> FunctionSource:
     """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
+    # The source of the function's own code: getsourcelines(fn) would follow `__wrapped__`
+    # to the function a decorator wraps (functools.wraps) and compile that one instead.
+    code = getattr(fn, "__code__", fn)
     try:
-        lines, start = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        lines, start = inspect.getsourcelines(code)
+        filename = inspect.getsourcefile(code) or inspect.getfile(code)
     except (OSError, TypeError) as e:
         raise TileSyntaxError(
             f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}",
@@ -73,6 +76,12 @@ def parse_function(fn: Any) -> FunctionSource:
         raise TileSyntaxError(f"{fn!r} is not defined with a plain `def`")
     linecache.checkcache(filename)
     return FunctionSource(fn, fn.__name__, filename, text, fdef, fn.__globals__, _closure(fn))
+
+
+def kernel_source(fn: Any) -> FunctionSource:
+    """A kernel's source: a decorator between `@kernel` and the `def` is looked through (its
+    parameters are the decorated function's); helpers compile their own code, wrappers too."""
+    return parse_function(inspect.unwrap(fn))
 
 
 def _parse_def(text: str, filename: str, start: int) -> ast.stmt:
