@@ -152,14 +152,14 @@ class Emitter:
         handler = EXPRESSIONS.get(type(node))
         with self.at(node):
             if handler is None:
-                raise TileSyntaxError(f"{_describe_node(node)} is not supported in a kernel")
+                raise unsupported_syntax(node)
             return handler(self, node)
 
     def stmt(self, node: ast.stmt) -> None:
         handler = STATEMENTS.get(type(node))
         with self.at(node):
             if handler is None:
-                raise TileSyntaxError(f"{_describe_node(node)} is not supported in a kernel")
+                raise unsupported_syntax(node)
             handler(self, node)
 
     def exprs(self, nodes: list[ast.expr]) -> list[Any]:
@@ -276,6 +276,12 @@ def to_mlir_location(loc: Loc, sites: dict[int, tuple[Loc, ir.Location]] | None 
         cached = sites[id(loc.call_site)] = (loc.call_site,
                                              to_mlir_location(loc.call_site, sites))
     return ir.Location.callsite(here, [cached[1]])
+
+
+def unsupported_syntax(node: ast.AST) -> TileSyntaxError:
+    """Python syntax the front end has no handler for (cuTile's "Unsupported syntax")."""
+    return TileSyntaxError(f"Unsupported syntax: {_describe_node(node)} is not supported in a "
+                           "kernel")
 
 
 def _describe_node(node: ast.AST) -> str:

@@ -33,14 +33,37 @@ def assigned_names(body: list[ast.stmt]) -> list[str]:
     RESULT) its `break`, `continue` and `return` statements set."""
     names: dict[str, None] = {}
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in _own_scope(stmt):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.setdefault(node.id)
+            elif isinstance(node, ast.FunctionDef):
+                names.setdefault(node.name)
     for word in exit_words(body):
         names.setdefault(word)
         if word == RETURN:
             names.setdefault(RESULT)
     return list(names)
+
+
+NESTED_SCOPES = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _own_scope(root: ast.AST) -> list[ast.AST]:
+    """The nodes of `root` that belong to the enclosing function's scope: not the inside of
+    nested functions, lambdas or comprehensions (whose names are their own, as in Python)."""
+    out: list[ast.AST] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, NESTED_SCOPES):
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            stack += [d for d in (*node.decorator_list, *node.args.defaults,
+                                  *node.args.kw_defaults) if d is not None]
+            continue
+        stack += ast.iter_child_nodes(node)
+    return out
 
 
 def exit_words(body: list[ast.stmt]) -> set[str]:

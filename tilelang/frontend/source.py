@@ -26,11 +26,14 @@ class FunctionSource:
     tree: ast.FunctionDef
     globals: dict[str, Any]
     closure: dict[str, Any] = field(default_factory=dict)
+    own_names: frozenset[str] | None = None  # a comprehension's: its targets' names
 
     @cached_property
     def local_names(self) -> frozenset[str]:
         """The function's local variables as Python compiles them (parameters and every name
         it assigns; not those of its comprehensions, lambdas or nested functions)."""
+        if self.own_names is not None:
+            return self.own_names
         code = getattr(self.fn, "__code__", None)
         return frozenset(code.co_varnames + code.co_cellvars) if code else frozenset()
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import contextlib
 from typing import Any
 
 from tilelang.errors import (
@@ -133,11 +132,19 @@ def evaluate(em: Emitter, node: ast.expr, keyword: str) -> Any:
         raise TileSyntaxError(
             f"static_eval() expression attempted to modify a local variable '{stored[0]}'")
     names = {}
+    inside = _bound_inside(node)
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name) and inner.id not in names:
-            # a name the kernel lacks is left to Python (bound inside the expression, or not)
-            with contextlib.suppress(TileNameError, TileSyntaxError):
-                names[inner.id] = em.lookup(inner.id, python=True)
+            # a name the kernel lacks is left to Python (bound inside the expression, or not);
+            # one of the kernel's locals read before it is assigned is an error, as in Python
+            try:
+                with em.at(inner):  # an error points at the name
+                    names[inner.id] = em.lookup(inner.id, python=True)
+            except TileNameError:
+                pass
+            except TileSyntaxError:
+                if inner.id not in inside:
+                    raise
     code = compile(ast.Expression(body=node), em.frame.source.filename, "eval")
     saved_hook = stub.STATIC_CALL[0]
     stub.STATIC_CALL[0] = lambda name, args, kwargs: _call(em, name, args, kwargs)
@@ -155,6 +162,19 @@ def evaluate(em: Emitter, node: ast.expr, keyword: str) -> Any:
     finally:
         STATIC_EVALUATION[0] -= 1
         stub.STATIC_CALL[0] = saved_hook
+
+
+def _bound_inside(node: ast.expr) -> set[str]:
+    """Names the expression binds itself: its comprehensions' targets, its lambdas' parameters."""
+    bound: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.comprehension):
+            bound |= {n.id for n in ast.walk(inner.target) if isinstance(n, ast.Name)}
+        elif isinstance(inner, ast.Lambda):
+            args = inner.args
+            bound |= {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                      *filter(None, (args.vararg, args.kwarg)))}
+    return bound
 
 
 def _call(em: Emitter, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
