@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import batched_gemm
 import cross_entropy
 import cumsum
 import embedding_gather
+import gemm
 import histogram
 import layer_norm
 import pytest
@@ -48,6 +50,12 @@ CASES = [
     ("histogram", lambda b: histogram.run(5, 3, block=8, backend=b)),
     ("embedding_gather", lambda b: embedding_gather.run(37, 500, 300, "float32", b)),
     ("embedding_gather", lambda b: embedding_gather.run(5, 50, 64, "bfloat16", b, 8, 32)),
+    ("gemm", lambda b: gemm.run(100, 70, 90, b, block=(32, 32, 16))),
+    ("gemm", lambda b: gemm.run(1, 3, 5, b, block=(16, 16, 16))),
+    ("gemm", lambda b: gemm.run(300, 257, 333, b)),
+    ("batched_gemm", lambda b: batched_gemm.run(5, 40, 30, 50, backend=b, block=(2, 16, 16, 16))),
+    ("batched_gemm", lambda b: batched_gemm.run(3, 70, 65, 129, True, b)),
+    ("batched_gemm", lambda b: batched_gemm.run(1, 1, 1, 1, backend=b)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
