@@ -44,10 +44,11 @@ def _simulate(plan, atom: Atom, a, b, c, num_warps):
         for bi in range(reps_b):
             for m in range(reps_m):
                 for n in range(reps_n):
-                    first = 4 * (n + reps_n * (m + reps_m * bi))
-                    acc = _fragment(Atom.C_REGS, Atom.C_LANES, [
-                        [held(plan.c, c, first + j, lane) for j in range(4)]
-                        for lane in range(32)], (16, 8))
+                    nc = 1 << len(atom.c_regs)
+                    first = nc * (n + reps_n * (m + reps_m * bi))
+                    acc = _fragment(atom.c_regs, atom.c_lanes, [
+                        [held(plan.c, c, first + j, lane) for j in range(nc)]
+                        for lane in range(32)], (atom.m, atom.n))
                     for kk in range(reps_k):
                         fa = na * (kk + reps_k * (m + reps_m * bi))
                         fb = nb * (kk + reps_k * (n + reps_n * bi))
@@ -57,12 +58,13 @@ def _simulate(plan, atom: Atom, a, b, c, num_warps):
                         bv = [[0 if (j & b_reg or lane & b_lane) else
                                held(plan.b, b, fb + j, lane) for j in range(nb)]
                               for lane in range(32)]
-                        acc = acc + _fragment(atom.a_regs, atom.a_lanes, av, (16, atom.k)) @ \
-                            _fragment(atom.b_regs, atom.b_lanes, bv, (atom.k, 8))
+                        acc = acc + \
+                            _fragment(atom.a_regs, atom.a_lanes, av, (atom.m, atom.k)) @ \
+                            _fragment(atom.b_regs, atom.b_lanes, bv, (atom.k, atom.n))
                     for lane in range(32):
-                        for j in range(4):
-                            rr, rc = _atom_coord(Atom.C_REGS, j)
-                            lr, lc = _atom_coord(Atom.C_LANES, lane)
+                        for j in range(nc):
+                            rr, rc = _atom_coord(atom.c_regs, j)
+                            lr, lc = _atom_coord(atom.c_lanes, lane)
                             coord = plan.c.apply(first + j, lane, w)
                             value = acc[lr ^ rr, lc ^ rc]
                             assert result.setdefault(coord, value) == value, "replicas differ"

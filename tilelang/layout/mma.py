@@ -26,7 +26,7 @@ class Atom:
     (A is m x k, B is k x n, C is m x n), and how many elements one 32-bit operand register
     packs (`pack`, for A and B)."""
 
-    name: str  # the PTX input type: f16, bf16, tf32, s8, u8
+    name: str  # the PTX input type: f16, bf16, tf32, s8, u8, f64; tf32x3 splits float32
     m: int
     n: int
     k: int
@@ -35,9 +35,8 @@ class Atom:
     b_regs: tuple[Basis2, ...]
     b_lanes: tuple[Basis2, ...]
     pack: int
-
-    C_REGS = ((0, 1), (8, 0))
-    C_LANES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
+    c_regs: tuple[Basis2, ...] = ((0, 1), (8, 0))
+    c_lanes: tuple[Basis2, ...] = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
 
 
 # PTX ISA "Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32" (groupID = lane >> 2 sets
@@ -53,12 +52,19 @@ _K32 = dict(m=16, n=8, k=32, a_regs=((0, 1), (0, 2), (8, 0), (0, 16)),
             b_regs=((1, 0), (2, 0), (16, 0)), b_lanes=((4, 0), (8, 0), (0, 1), (0, 2), (0, 4)),
             pack=4)
 
+_F64 = dict(m=8, n=8, k=4, a_regs=(), a_lanes=((0, 1), (0, 2), (1, 0), (2, 0), (4, 0)),
+            b_regs=(), b_lanes=((1, 0), (2, 0), (0, 1), (0, 2), (0, 4)), pack=1,
+            c_regs=((0, 1),), c_lanes=((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)))
+
 ATOMS = {
     "f16": Atom("f16", **_K16),
     "bf16": Atom("bf16", **_K16),
     "tf32": Atom("tf32", **_K8_TF32),
+    # float32 as three tf32 products (hi*hi + hi*lo + lo*hi): about float32's accuracy
+    "tf32x3": Atom("tf32x3", **_K8_TF32),
     "s8": Atom("s8", **_K32),
     "u8": Atom("u8", **_K32),
+    "f64": Atom("f64", **_F64),
 }
 
 
@@ -132,9 +138,9 @@ def mma_layouts(shape_a: tuple[int, ...], shape_b: tuple[int, ...], atom: Atom,
     zeros_m, zeros_n = [(0,) * nd] * len(warp_m), [(0,) * nd] * len(warp_n)
 
     c = LinearLayout({
-        "register": [_clip(b, m, n, lead) for b in Atom.C_REGS] + scaled(cols, atom.n, reps_n)
+        "register": [_clip(b, m, n, lead) for b in atom.c_regs] + scaled(cols, atom.n, reps_n)
         + scaled(rows, atom.m, reps_m) + batch_bits,
-        "lane": [_clip(b, m, n, lead) for b in Atom.C_LANES],
+        "lane": [_clip(b, m, n, lead) for b in atom.c_lanes],
         "warp": warp_m + warp_n + spare,
     }, (*batch, m, n))
     a = LinearLayout({

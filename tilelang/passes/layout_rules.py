@@ -132,7 +132,8 @@ def subtile_op_layouts(
 
 def mma_atom(a: DType, b: DType, acc: DType) -> Atom | None:
     """The mma.sync shape that computes A @ B + C for these dtypes (the 8-bit floats on the
-    f16 shape: they widen to f16 exactly), or None for the CUDA-core fallback."""
+    f16 shape: they widen to f16 exactly; float32 as three tf32 products), or None for the
+    CUDA-core fallback."""
     from tilelang.language import dtypes as dt
 
     floats8 = dt.FLOAT8_DTYPES
@@ -148,6 +149,10 @@ def mma_atom(a: DType, b: DType, acc: DType) -> Atom | None:
         return ATOMS["bf16"]
     if a is dt.tfloat32 and acc is dt.float32:
         return ATOMS["tf32"]
+    if a is dt.float32 and acc is dt.float32:
+        return ATOMS["tf32x3"]
+    if a is dt.float64 and acc is dt.float64:
+        return ATOMS["f64"]
     if a.name in ("int8", "uint8") and acc.name == "int32":
         return ATOMS["s8"]
     return None

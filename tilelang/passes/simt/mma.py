@@ -41,61 +41,70 @@ def _tensor_cores(lw: Lowering, a: Distributed, b: Distributed, c: Distributed,
                   plan: MmaLayouts) -> list[ir.Value]:
     atom = plan.atom
     assert atom is not None
-    a_regs, b_regs = _inputs(a, atom), _inputs(b, atom)
-    a_regs, b_regs = _zero_k_replicas(lw, a_regs, b_regs, atom, a.shape[-1])
-    na, nb = len(atom.a_regs), len(atom.b_regs)
-    a_size, b_size = 1 << na, 1 << nb
+    a_parts, b_parts = _inputs(a, atom), _inputs(b, atom)
+    a_parts = [_zero_k_replicas(lw, p, atom, a.shape[-1], "a") for p in a_parts]
+    b_parts = [_zero_k_replicas(lw, p, atom, a.shape[-1], "b") for p in b_parts]
+    # tf32x3: lo*hi and hi*lo first (the small terms), then hi*hi
+    pairs = [(1, 0), (0, 1), (0, 0)] if atom.name == "tf32x3" else [(0, 0)]
+    a_size, b_size = 1 << len(atom.a_regs), 1 << len(atom.b_regs)
+    c_size = 1 << len(atom.c_regs)
     reps_b, reps_m, reps_n, reps_k = plan.reps
-    a_types = (_ptx_type(a.dtype, atom), _ptx_type(b.dtype, atom))
+    types = (_ptx_type(a.dtype, atom), _ptx_type(b.dtype, atom))
     out = list(c.regs)
     for batch in range(reps_b):
         for m in range(reps_m):
             for n in range(reps_n):
-                first = 4 * (n + reps_n * (m + reps_m * batch))
-                acc = out[first:first + 4]
+                first = c_size * (n + reps_n * (m + reps_m * batch))
+                acc = out[first:first + c_size]
                 for k in range(reps_k):
                     fa = a_size * (k + reps_k * (m + reps_m * batch))
                     fb = b_size * (k + reps_k * (n + reps_n * batch))
-                    acc = _mma_sync(atom, a_types, a_regs[fa:fa + a_size],
-                                    b_regs[fb:fb + b_size], acc, c.dtype)
-                out[first:first + 4] = acc
+                    for i, j in pairs:
+                        acc = _mma_sync(atom, types, a_parts[i][fa:fa + a_size],
+                                        b_parts[j][fb:fb + b_size], acc, c.dtype)
+                out[first:first + c_size] = acc
     return out
 
 
-def _inputs(x: Distributed, atom: Atom) -> list[ir.Value]:
-    """The operand's registers in the atom's input type (8-bit floats widen to f16, exactly)."""
+def _inputs(x: Distributed, atom: Atom) -> list[list[ir.Value]]:
+    """The operand's registers in the atom's input type (8-bit floats widen to f16, exactly):
+    one list, or (hi, lo) tf32 halves of float32 for tf32x3."""
     regs = list(x.regs)
     if x.dtype in dt.FLOAT8_DTYPES:
-        return restricted.convert(regs, x.dtype, dt.float16)
-    if x.dtype is dt.tfloat32 or atom.name == "tf32":
-        return [arith.bitcast(i32(), r) for r in regs]
-    return regs
+        return [restricted.convert(regs, x.dtype, dt.float16)]
+    if atom.name == "tf32":
+        return [[arith.bitcast(i32(), r) for r in regs]]
+    if atom.name == "tf32x3":
+        mask = const(i32(), -(1 << 13))  # tf32 keeps the top 19 bits; mma ignores the rest
+        bits = [arith.bitcast(i32(), r) for r in regs]
+        high = [arith.andi(v, mask) for v in bits]
+        low = [arith.bitcast(i32(), arith.subf(r, arith.bitcast(r.type, h)))
+               for r, h in zip(regs, high, strict=True)]
+        return [high, low]
+    return [regs]
 
 
-def _zero_k_replicas(lw: Lowering, a: list[ir.Value], b: list[ir.Value], atom: Atom,
-                     depth: int) -> tuple[list[ir.Value], list[ir.Value]]:
+def _zero_k_replicas(lw: Lowering, regs: list[ir.Value], atom: Atom, depth: int,
+                     operand: str) -> list[ir.Value]:
     """A tile shallower than the atom's K holds replicas where the atom reads past it: zero."""
     if depth >= atom.k:
-        return a, b
+        return regs
     a_reg, a_lane, b_reg, b_lane = k_replicas(atom, depth)
-
-    def clean(regs: list[ir.Value], reg_mask: int, lane_mask: int, count: int) -> list[ir.Value]:
-        zero = const(regs[0].type, 0)
-        out = [zero if (r % count) & reg_mask else v for r, v in enumerate(regs)]
-        if lane_mask:
-            bits = arith.andi(lw.thread_index("lane"), const(i32(), lane_mask))
-            past = arith.cmpi(arith.CmpIPredicate.ne, bits, const(i32(), 0))
-            out = [arith.select(past, zero, v) for v in out]
-        return out
-
-    return (clean(a, a_reg, a_lane, 1 << len(atom.a_regs)),
-            clean(b, b_reg, b_lane, 1 << len(atom.b_regs)))
+    reg_mask, lane_mask = (a_reg, a_lane) if operand == "a" else (b_reg, b_lane)
+    count = 1 << len(atom.a_regs if operand == "a" else atom.b_regs)
+    zero = const(regs[0].type, 0)
+    out = [zero if (r % count) & reg_mask else v for r, v in enumerate(regs)]
+    if lane_mask:
+        bits = arith.andi(lw.thread_index("lane"), const(i32(), lane_mask))
+        past = arith.cmpi(arith.CmpIPredicate.ne, bits, const(i32(), 0))
+        out = [arith.select(past, zero, v) for v in out]
+    return out
 
 
 def _ptx_type(dtype: DType, atom: Atom) -> str:
     if atom.name in ("s8", "u8"):
         return "u8" if dtype.name == "uint8" else "s8"
-    return atom.name
+    return "tf32" if atom.name == "tf32x3" else atom.name
 
 
 def _pack(values: list[ir.Value], per: int) -> list[ir.Value]:
@@ -112,7 +121,7 @@ def _pack(values: list[ir.Value], per: int) -> list[ir.Value]:
 
 def _mma_sync(atom: Atom, types: tuple[str, str], a: list[ir.Value], b: list[ir.Value],
               acc: list[ir.Value], acc_dtype: DType) -> list[ir.Value]:
-    """One `mma.sync.aligned.m16n8k{K}.row.col`: 4 accumulator registers in and out."""
+    """One `mma.sync.aligned.m{M}n{N}k{K}.row.col`: the accumulator registers in and out."""
     a_ops, b_ops = _pack(a, atom.pack), _pack(b, atom.pack)
     half_acc = acc_dtype is dt.float16
     c_ops = _pack(acc, 2) if half_acc else acc
@@ -123,9 +132,9 @@ def _mma_sync(atom: Atom, types: tuple[str, str], a: list[ir.Value], b: list[ir.
         "shape": ir.Attribute.parse(f"#nvvm.shape<m = {atom.m}, n = {atom.n}, k = {atom.k}>"),
         "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(a_ops), len(b_ops), len(c_ops)]),
     }
-    if atom.name != "f16":
-        attributes["multiplicandAPtxType"] = ir.Attribute.parse(f"#nvvm.mma_type<{types[0]}>")
-        attributes["multiplicandBPtxType"] = ir.Attribute.parse(f"#nvvm.mma_type<{types[1]}>")
+    # the textual form infers these; a generic op without them aborts in the NVVM lowering
+    attributes["multiplicandAPtxType"] = ir.Attribute.parse(f"#nvvm.mma_type<{types[0]}>")
+    attributes["multiplicandBPtxType"] = ir.Attribute.parse(f"#nvvm.mma_type<{types[1]}>")
     if atom.name in ("s8", "u8"):
         attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<wrapped>")
     op = ir.Operation.create("nvvm.mma.sync", results=[result], operands=[*a_ops, *b_ops, *c_ops],
