@@ -25,3 +25,21 @@ func.func @no_padding(%x: !tile.array<f32, array<i64: 1>, 16 : i64>, %i: i32) ->
   %t = "tile.load"(%x, %i) {order = array<i64: 0>} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<4xf32>
   return %t : tensor<4xf32>
 }
+
+// -----
+
+// An mma's result has its accumulator's type.
+// CHECK: error: expected 'tensor<16x8xf32>' but got 'tensor<16x8xf16>'
+func.func @mma_result(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf16> {
+  %d = "tile.mma"(%a, %b, %c) : (tensor<16x32xf16>, tensor<32x8xf16>, tensor<16x8xf32>) -> tensor<16x8xf16>
+  return %d : tensor<16x8xf16>
+}
+
+// -----
+
+// mma operands are tiles.
+// CHECK: error: expected base type 'builtin.tensor' but got 'builtin.f16'
+func.func @mma_scalar(%a: f16, %b: tensor<32x8xf16>, %c: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %d = "tile.mma"(%a, %b, %c) : (f16, tensor<32x8xf16>, tensor<1x8xf32>) -> tensor<1x8xf32>
+  return %d : tensor<1x8xf32>
+}
