@@ -426,14 +426,15 @@ def test_range_over_an_array(fe):
                     "range(a)")
 
 
-def test_range_step_zero(fe):
+@pytest.mark.parametrize("step", [0, -2])
+def test_range_constant_step_not_positive(fe, step):
     @ct.kernel
-    def k(a):
-        for i in range(0, 8, 0):
+    def k(a, S: ct.Constant[int]):
+        for i in range(8, 0, S):
             pass
 
-    fe.expect_error(k, (fe.array(),), TileValueError, "range() step must not be zero",
-                    "range(0, 8, 0)")
+    fe.expect_error(k, (fe.array(), step), TileTypeError, f"Step must be positive, got {step}",
+                    "range(8, 0, S)")
 
 
 def test_range_keyword_argument(fe):

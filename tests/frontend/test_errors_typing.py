@@ -340,8 +340,49 @@ def test_astype_rounding_mode_to_int(fe):
         x = t.astype(ct.int32, rounding_mode=ct.RoundingMode.RZ)
 
     fe.expect_error(k, (fe.array(),), TileTypeError,
-                    "astype's rounding_mode is only supported from float to float",
+                    "rounding_mode is only valid for float to float conversions",
                     "t.astype(ct.int32, rounding_mode=ct.RoundingMode.RZ)")
+
+
+def test_astype_rounding_mode_from_int(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.astype(ct.load(a, (0,), (16,)), ct.float32, rounding_mode=ct.RoundingMode.RN)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "rounding_mode is only valid for float to float conversions",
+                    "ct.astype(ct.load(a, (0,), (16,)), ct.float32, "
+                    "rounding_mode=ct.RoundingMode.RN)")
+
+
+@pytest.mark.parametrize(("src", "dst", "mode", "supported"), [
+    ("float32", "float16", "RM", "(RN, RZ)"),  # float16 takes RM/RP/RA only from narrower ranges
+    ("float64", "float32", "RA", "(RN, RZ, RM, RP)"),
+    ("float32", "bfloat16", "RP", "(RN, RZ)"),
+    ("float16", "float8_e4m3fn", "RZ", "(RN)"),
+    ("float32", "tfloat32", "RM", "(RN, RZ, RA)"),
+    ("float32", "float64", "APPROX", "(RN, RZ, RM, RP, RA)"),
+])
+def test_astype_rounding_mode_not_in_cutiles_table(fe, src, dst, mode, supported):
+    @ct.kernel
+    def k(a, D: ct.Constant, M: ct.Constant):
+        x = ct.load(a, (0,), (16,)).astype(D, rounding_mode=M)
+
+    fe.expect_error(k, (fe.array(np.dtype(src)), getattr(ct, dst), getattr(ct.RoundingMode, mode)),
+                    TileTypeError,
+                    f"rounding_mode=RoundingMode.{mode} is not supported for conversion from "
+                    f"tilelang.{src} to tilelang.{dst}, supported rounding modes for this "
+                    f"conversion are {supported}",
+                    "ct.load(a, (0,), (16,)).astype(D, rounding_mode=M)")
+
+
+def test_astype_rounding_mode_not_an_enum(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.load(a, (0,), (16,)).astype(ct.float16, rounding_mode="rz")
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "rounding_mode must be a RoundingMode",
+                    'ct.load(a, (0,), (16,)).astype(ct.float16, rounding_mode="rz")')
 
 
 # ----- shapes ----------------------------------------------------------------------------------
@@ -657,6 +698,47 @@ def test_arange_of_a_float_size(fe):
                     "ct.arange(4.0, dtype=ct.int32)")
 
 
+@pytest.mark.parametrize("size", [3, 5, 12, 0])
+def test_arange_size_not_a_power_of_two(fe, size):
+    @ct.kernel
+    def k(a, N: ct.Constant[int]):
+        x = ct.arange(N, dtype=ct.int32, start=0, step=2)
+
+    fe.expect_error(k, (fe.array(), size), TileTypeError,
+                    f"Result tile shape must be power of 2, got {size}",
+                    "ct.arange(N, dtype=ct.int32, start=0, step=2)")
+
+
+def test_divmod_of_a_float_tile(fe):
+    @ct.kernel
+    def k(a):
+        divmod(ct.load(a, (0,), (16,)), 2)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "divmod() is not implemented for floating point values",
+                    "divmod(ct.load(a, (0,), (16,)), 2)")
+
+
+def test_divmod_promoted_to_float(fe):
+    @ct.kernel
+    def k(a):
+        ct.divmod(ct.load(a, (0,), (16,)), 2.5)  # int32 with a float constant: float32
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "divmod() is not implemented for floating point values",
+                    "ct.divmod(ct.load(a, (0,), (16,)), 2.5)")
+
+
+def test_divmod_of_bools(fe):
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0,), (16,))
+        divmod(t, True)
+
+    fe.expect_error(k, (fe.array(np.bool_),), TileTypeError,
+                    "divmod() operation does not support bool", "divmod(t, True)")
+
+
 def test_arange_step_out_of_range(fe):
     @ct.kernel
     def k(a):
@@ -703,21 +785,70 @@ def test_arrays_of_two_types_chosen_by_a_run_time_if(fe):
             alias = b
         ct.store(alias, (0,), ct.zeros((4,), ct.float32))
 
+    then_line, else_line = fe.span(k.fn, "alias = a")[0], fe.span(k.fn, "alias = b")[0]
     err = fe.expect_error(k, (fe.array(), fe.array(np.int32), 1), TileTypeError,
-                          "Type of `alias` depends on path taken: 1-d float32 array vs. 1-d "
-                          "int32 array", ("ct.store(alias, (0,), ct.zeros((4,), ct.float32))",
-                                          "alias"))
+                          f"Type of `alias` depends on path taken: 1-d int32 array (line "
+                          f"{else_line}) vs. 1-d float32 array (line {then_line})",
+                          ("ct.store(alias, (0,), ct.zeros((4,), ct.float32))", "alias"))
     assert "at the `if` on line" in err.message
 
 
 def test_astile_of_ragged_tuples(fe):
     @ct.kernel
     def k(a):
-        t = ct.astile(((1, 2), (3,)), dtype=ct.int32)
+        t = ct.astile(((1, 2), (3, 4), (5, 6), (7,)), dtype=ct.int32)
 
-    fe.expect_error(k, (fe.array(),), TileValueError,
-                    "astile(): the tuples at one level must have one length",
-                    "ct.astile(((1, 2), (3,)), dtype=ct.int32)")
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "Tuple has non-uniform inner shapes at value",
+                    "ct.astile(((1, 2), (3, 4), (5, 6), (7,)), dtype=ct.int32)")
+
+
+@ct.kernel
+def astile_empty(a):
+    t = ct.astile((), dtype=ct.int32)
+
+
+@ct.kernel
+def astile_length_three(a):
+    t = ct.astile(((1, 2), (3, 4, 5)), dtype=ct.int32)
+
+
+@ct.kernel
+def astile_array_leaf(a):
+    t = ct.astile(((1,), (a,)), dtype=ct.int32)
+
+
+@ct.kernel
+def astile_mixed_depth(a):
+    t = ct.astile((1, (2, 3)), dtype=ct.int32)
+
+
+@ct.kernel
+def astile_string_leaf(a):
+    t = ct.astile((1, "x"), dtype=ct.int32)
+
+
+@ct.kernel
+def astile_of_a_tile(a):
+    t = ct.astile(ct.full((4,), 1, ct.int32), dtype=ct.int32)
+
+
+@pytest.mark.parametrize(("kernel", "message", "at"), [
+    (astile_empty, "Tuple length 0 at value is not a power of 2", "ct.astile((), dtype=ct.int32)"),
+    (astile_length_three, "Tuple length 3 at value[1] is not a power of 2",
+     "ct.astile(((1, 2), (3, 4, 5)), dtype=ct.int32)"),
+    (astile_array_leaf, "Expected scalar elements at value[1][0]; got 1-d float32 array",
+     "ct.astile(((1,), (a,)), dtype=ct.int32)"),
+    (astile_mixed_depth, "Tuple has non-uniform inner shapes at value",
+     "ct.astile((1, (2, 3)), dtype=ct.int32)"),
+    (astile_string_leaf, "Expected scalar elements at value[1]; got str",
+     'ct.astile((1, "x"), dtype=ct.int32)'),
+    (astile_of_a_tile,
+     "Expected a scalar or (possibly nested) tuple of scalars; got int32 tile of shape (4,)",
+     "ct.astile(ct.full((4,), 1, ct.int32), dtype=ct.int32)"),
+])
+def test_astile_shape_errors(fe, kernel, message, at):
+    fe.expect_error(kernel, (fe.array(),), TileTypeError, message, at)
 
 
 # ----- dtypes called as constructors -----------------------------------------------------------

@@ -67,23 +67,6 @@ def test_for_loose_accumulator_takes_the_tile_shape(fe):
     """)
 
 
-def test_for_negative_constant_step(fe):
-    @ct.kernel
-    def k(a, n):
-        for i in range(10, n, -2):
-            ct.store(a, (i,), i)
-
-    # The loop runs k = 0, 1, ... max(0, ceil((10 - n) / 2)) - 1 and uses i = 10 + k * -2.
-    # CHECK: [[M:%.+]] = "tile.maximum"
-    # CHECK: scf.for [[K:%.+]] = {{%.+}} to [[M]] step
-    # CHECK-NEXT: [[STEP:%.+]] = "tile.constant"() {value = -2 : i32}
-    # CHECK-NEXT: [[KS:%.+]] = "tile.mul"([[K]], [[STEP]])
-    # CHECK-NEXT: [[START:%.+]] = "tile.constant"() {value = 10 : i32}
-    # CHECK-NEXT: [[I:%.+]] = "tile.add"([[START]], [[KS]])
-    # CHECK: "tile.store"(%arg0, [[I]],
-    filecheck(fe.tile_ir(k, fe.array(np.int32), 4))
-
-
 def test_for_with_int64_bounds(fe):
     @ct.kernel
     def k(a, n):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import tilelang as ct
 from tilelang.testing import filecheck
@@ -100,14 +99,31 @@ def test_astype_with_rounding_mode(fe):
     filecheck(fe.tile_ir(k, fe.array()))
 
 
-def test_astype_directed_rounding_is_unsupported(fe):
+def test_astype_directed_rounding_is_an_attribute(fe):
     @ct.kernel
     def k(a):
-        ct.load(a, (0,), (16,)).astype(ct.float16, rounding_mode=ct.RoundingMode.RZ)
+        t = ct.load(a, (0,), (16,))
+        t.astype(ct.float16, rounding_mode=ct.RoundingMode.RZ)
+        t.astype(ct.tfloat32, rounding_mode=ct.RoundingMode.RA)
+        t.astype(ct.float64, rounding_mode=ct.RoundingMode.RM)  # exact, but the mode is kept
+        t.astype(ct.float32, rounding_mode=ct.RoundingMode.RP)  # to its own dtype: no cast
 
-    with pytest.raises(ct.TileUnsupportedFeatureError, match="rounding mode RZ") as info:
-        fe.tile_ir(k, fe.array())
-    assert "rounding_mode=ct.RoundingMode.RZ" in str(info.value)
+    # CHECK: "tile.cast"({{%.+}}) {rounding_mode = "zero"} : (tensor<16xf32>) -> tensor<16xf16>
+    # CHECK: "tile.cast"({{%.+}}) {rounding_mode = "nearest_away"} : {{.+}} -> tensor<16xtf32>
+    # CHECK: "tile.cast"({{%.+}}) {rounding_mode = "negative_inf"} : {{.+}} -> tensor<16xf64>
+    # CHECK-NOT: "tile.cast"
+    filecheck(fe.tile_ir(k, fe.array()))
+
+
+def test_astype_directed_rounding_of_a_constant_folds(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), ct.astype(1.0009, ct.float16, rounding_mode=ct.RoundingMode.RZ))
+
+    # float32(1.0009) toward zero in float16 is 1.0 (to nearest it is 1 + 2**-10)
+    # CHECK: "tile.constant"() {value = 1.000000e+00 : f16}
+    # CHECK-NOT: "tile.cast"
+    filecheck(ct.compile(k, (fe.array(np.float16),), stop_after="tile-opt").asm["tile-opt"])
 
 
 def test_strict_constants(fe):

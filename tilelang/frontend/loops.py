@@ -368,24 +368,8 @@ def emit_for(em: Emitter, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
         raise TileUnsupportedFeatureError("the target of a `for` loop must be a single name")
     wide = any(isinstance(v, TileValue) and v.dtype is dt.int64 for v in (start, stop, step))
     iv_dtype = dt.int64 if wide else dt.int32
-    remap = isinstance(step, int) and step < 0  # run k = 0, 1, ... and use start + k * step
-    if remap:
-        count = operators.binary("floordiv", operators.binary("sub", start, stop), -step)
-        count = operators.binary("add", count, 1)  # ceil((start - stop) / -step) ...
-        exact_multiple = operators.binary("mod", operators.binary("sub", start, stop), -step)
-        count = operators.where(operators.compare("equal", exact_multiple, 0),
-                                operators.binary("sub", count, 1), count)
-        bounds = (0, operators.binary("maximum", count, 0), 1)  # ... and never negative
-    else:
-        bounds = (start, stop, step)
-    lb, ub, st = (build.to_tile(v, iv_dtype).value for v in bounds)
-
-    def bind(counter: TileValue) -> Any:
-        if remap:
-            return operators.binary("add", start, operators.binary("mul", counter, step))
-        return counter
-
-    header = Header("for", node.target.id, (lb, ub, st), iv_dtype, bind,
+    lb, ub, st = (build.to_tile(v, iv_dtype).value for v in (start, stop, step))
+    header = Header("for", node.target.id, (lb, ub, st), iv_dtype, lambda counter: counter,
                     runtime_step=isinstance(step, TileValue))
     emit_loop(em, node, header)
 
@@ -408,6 +392,6 @@ def range_bounds(args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
         if isinstance(v, float | bool):
             raise TileTypeError(f"Expected a signed integer scalar, but got {describe(v)}")
         raise TileTypeError(f"Expected a scalar value, but given value has type {describe(v)}")
-    if step == 0:
-        raise TileValueError("range() step must not be zero")
+    if isinstance(step, int) and step <= 0:  # cuTile's rule (a run-time step may be negative)
+        raise TileTypeError(f"Step must be positive, got {step}")
     return start, stop, step

@@ -9,7 +9,7 @@ from typing import Any
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops, semantics
+from tilelang.dialect import dtype_of, ops, rounding, semantics
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.errors import TileError, TileInterpreterError, TileUnsupportedFeatureError
@@ -174,9 +174,10 @@ def _select(c: _Compiler, op: ir.Operation) -> Step:
 def _cast(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     dtype = dtype_of(op.results[0].type)  # the DType: tfloat32 is held as float32
+    mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
 
     def step(env: Env) -> None:
-        env[r] = np.asarray(semantics.cast(env[a], dtype))
+        env[r] = np.asarray(rounding.cast(env[a], dtype, mode))
 
     return step
 

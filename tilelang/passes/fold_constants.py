@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops, semantics
+from tilelang.dialect import dtype_of, ops, rounding, semantics
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.passes.ir_utils import name, replace, uniform_constant, walk_ops
@@ -61,7 +61,8 @@ def _evaluate(op: ir.Operation, args: list[np.ndarray]) -> np.ndarray:
             return semantics.compare(ops.str_attr(op, "predicate"), *args)
         if n == "tile.select":
             return semantics.select(*args)
-        return semantics.cast(args[0], dtype_of(op.results[0].type))
+        mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
+        return rounding.cast(args[0], dtype_of(op.results[0].type), mode)
 
 
 def _replace_with_constant(op: ir.Operation, value: np.ndarray) -> None:

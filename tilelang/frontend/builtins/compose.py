@@ -6,7 +6,7 @@ import builtins
 import math
 from typing import Any
 
-from tilelang.errors import TileTypeError, TileValueError
+from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype
@@ -18,7 +18,20 @@ from tilelang.language import dtypes as dt
 
 @lowers(lang.divmod)
 def emit_divmod(em: Any, x: Any, y: Any) -> tuple[Any, Any]:
+    """cuTile's rules: no bool pair; floats only as two constants (folded as Python does)."""
+    if all(_dtype_of(v) is dt.bool_ for v in (x, y)):
+        raise TileTypeError("divmod() operation does not support bool")
+    dtype = operators.binary_dtype("floordiv", x, y)
+    if dtype is not None and dtype.is_float:
+        raise TileTypeError("divmod() is not implemented for floating point values",
+                            hint="use x // y and x % y")
     return operators.binary("floordiv", x, y), operators.binary("mod", x, y)
+
+
+def _dtype_of(value: Any) -> Any:
+    if isinstance(value, TileValue):
+        return value.dtype
+    return dt.bool_ if isinstance(value, bool) else None
 
 
 @lowers(builtins.divmod, raw=True)
@@ -28,11 +41,16 @@ def emit_builtin_divmod(em: Any, x: Any, y: Any) -> tuple[Any, Any]:
 
 @lowers(lang.astile)
 def emit_astile(em: Any, value: Any, dtype: Any) -> TileValue:
+    """cuTile's rules and messages: a scalar, or nested tuples of scalars whose lengths are
+    powers of two and whose siblings have one shape; constants convert as astype does."""
     dtype = as_dtype(dtype)
-    shape = _shape(value)
-    items = [_scalar(v, dtype) for v in _flatten(value)]
-    if not shape:
-        return items[0]
+    if not isinstance(value, tuple):
+        if not _is_scalar(value):
+            raise TileTypeError("Expected a scalar or (possibly nested) tuple of scalars; got "
+                                f"{describe(value)}")
+        return operators.astype(value, dtype)
+    shape = _shape(value, ())
+    items = [operators.astype(v, dtype) for v in _flatten(value)]  # 2.5 as a bool is True
     # element i of the flat tile is items[i]: a select chain over a row-major index
     index = build.op("arange", [], dt.int32, (math.prod(shape),))
     tile = build.splat(items[0], index.shape)
@@ -42,30 +60,27 @@ def emit_astile(em: Any, value: Any, dtype: Any) -> TileValue:
     return build.reshape(tile, shape)
 
 
-def _shape(value: Any) -> tuple[int, ...]:
+def _shape(value: Any, path: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of nested tuple `value` at `path` (cuTile's checks, in its order)."""
+    where = "value" + "".join(f"[{i}]" for i in path)
     if not isinstance(value, tuple):
+        if not _is_scalar(value):
+            raise TileTypeError(f"Expected scalar elements at {where}; got {describe(value)}")
         return ()
-    if not value:
-        raise TileValueError("astile() needs a non-empty tuple")
-    shapes = {_shape(v) for v in value}
-    if len(shapes) != 1:
-        raise TileValueError(f"astile(): the tuples at one level must have one length, got "
-                             f"{sorted(shapes)}")
     n = len(value)
-    if n & (n - 1):
-        raise TileValueError(f"astile(): every tuple length must be a power of two, got {n}")
+    if n == 0 or n & (n - 1):
+        raise TileTypeError(f"Tuple length {n} at {where} is not a power of 2")
+    shapes = {_shape(v, (*path, i)) for i, v in enumerate(value)}
+    if len(shapes) != 1:
+        raise TileTypeError(f"Tuple has non-uniform inner shapes at {where}")
     return (n, *shapes.pop())
+
+
+def _is_scalar(value: Any) -> bool:
+    return is_loose(value) or (isinstance(value, TileValue) and not value.shape)
 
 
 def _flatten(value: Any) -> list[Any]:
     if isinstance(value, tuple):
         return [item for v in value for item in _flatten(v)]
     return [value]
-
-
-def _scalar(value: Any, dtype: Any) -> TileValue:
-    if is_loose(value):
-        return build.constant(value, dtype)
-    if isinstance(value, TileValue) and not value.shape:
-        return build.cast(value, dtype)
-    raise TileTypeError(f"astile() takes scalars (or tuples of them), got {describe(value)}")

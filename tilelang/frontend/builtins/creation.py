@@ -46,7 +46,8 @@ def emit_ones(em: Any, shape: Any, dtype: Any) -> TileValue:
 @lowers(lang.arange)
 def emit_arange(em: Any, size: Any, dtype: Any, start: Any, step: Any) -> Any:
     size, dtype = _constant_int(size), as_dtype(dtype)
-    check_shape((size,), "arange size")
+    if size <= 0 or size & (size - 1):  # cuTile's rule (other tile shapes need not be)
+        raise TileTypeError(f"Result tile shape must be power of 2, got {size}")
     tile = build.op("arange", [], dtype, (size,))
     if not (is_loose(step) and step == 1):
         tile = operators.binary("mul", tile, _typed(step, dtype))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
-from tilelang.frontend import operators
+from tilelang.frontend import build, operators, rounding_modes, semantics
 from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype
-from tilelang.frontend.values import TileValue
+from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import elementwise as ew
 from tilelang.language import math as lm
@@ -132,7 +132,10 @@ def emit_where(em: Any, cond: Any, x: Any, y: Any) -> Any:
 @lowers(ew.astype)
 def emit_astype(em: Any, x: Any, dtype: Any, rounding_mode: Any) -> Any:
     dtype = as_dtype(dtype)
-    if rounding_mode is not None and not (dtype.is_float and getattr(x, "dtype", dtype).is_float):
-        raise TileTypeError("astype's rounding_mode is only supported from float to float")
-    _mode(rounding_mode)  # directed rounding is not supported (yet) anywhere
-    return operators.astype(x, dtype)
+    source = x.dtype if isinstance(x, TileValue) else \
+        semantics.constant_dtype(x) if is_loose(x) else None
+    mode = rounding_modes.cast_attribute(source, dtype, rounding_mode)
+    if mode is None:
+        return operators.astype(x, dtype)
+    value = build.to_tile(x)  # a constant converts from its own dtype (float32), then folds
+    return build.op("cast", [value], dtype, value.shape, rounding_mode=mode)

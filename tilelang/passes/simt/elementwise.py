@@ -9,7 +9,7 @@ from mlir.dialects import arith
 
 from tilelang.dialect import dtype_of, ops, semantics
 from tilelang.language import dtypes as dt
-from tilelang.passes.simt import restricted, scalar_ops
+from tilelang.passes.simt import restricted, rounding, scalar_ops
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.values import Distributed
 
@@ -73,6 +73,10 @@ def lower_select(lw: Lowering, op: ir.Operation) -> None:
 @lowers("tile.cast")
 def lower_cast(lw: Lowering, op: ir.Operation) -> None:
     src, dst = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+    mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
+    if mode is not None and not rounding.is_exact(src, dst):  # RZ, RM, RP or RA
+        _map(lw, op, lambda x: rounding.convert(x, src, dst, mode))
+        return
     if src.restricted or dst.restricted:  # all registers at once: PTX converts fp8 in pairs
         (value,) = _converted(lw, op, lambda regs: restricted.convert(regs, src, dst))
         lw.set(op.results[0], _with_dtype(value, dst))
