@@ -109,6 +109,8 @@ def unit_roundoff(dtype: str, acc_dtype: str) -> float:
     """How precisely the GPU accumulates `dtype` products in `acc_dtype`."""
     if dtype in FP8 and acc_dtype == "float32":
         return 2.0**-14
+    if dtype == "float32":  # three tfloat32 products: each accurate to about 2**-23
+        return 2.0**-23
     return UNIT_ROUNDOFF.get(acc_dtype, 0.0)  # integers: exact
 
 

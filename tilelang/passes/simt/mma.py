@@ -74,13 +74,11 @@ def _inputs(x: Distributed, atom: Atom) -> list[list[ir.Value]]:
         return [restricted.convert(regs, x.dtype, dt.float16)]
     if atom.name == "tf32":
         return [[arith.bitcast(i32(), r) for r in regs]]
-    if atom.name == "tf32x3":
-        mask = const(i32(), -(1 << 13))  # tf32 keeps the top 19 bits; mma ignores the rest
-        bits = [arith.bitcast(i32(), r) for r in regs]
-        high = [arith.andi(v, mask) for v in bits]
-        low = [arith.bitcast(i32(), arith.subf(r, arith.bitcast(r.type, h)))
-               for r, h in zip(regs, high, strict=True)]
-        return [high, low]
+    if atom.name == "tf32x3":  # x = hi + lo + O(2**-22 x), each half rounded to nearest
+        high = [restricted.round_to_tfloat32(r) for r in regs]
+        low = [restricted.round_to_tfloat32(arith.subf(r, h)) for r, h in zip(regs, high,
+                                                                               strict=True)]
+        return [[arith.bitcast(i32(), v) for v in high], [arith.bitcast(i32(), v) for v in low]]
     return [regs]
 
 

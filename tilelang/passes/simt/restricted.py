@@ -62,7 +62,7 @@ def convert(values: list[ir.Value], src: DType, dst: DType) -> list[ir.Value]:
         narrow = _half_to_float8 if src is dt.float16 else _single_to_float8
         return _pairwise(values, lambda a, b: narrow(a, b, dst))
     if dst is dt.tfloat32:
-        return [_round_to_tfloat32(exact_float32(v, src)) for v in values]
+        return [round_to_tfloat32(exact_float32(v, src)) for v in values]
     return [scalar_ops.cast(v, src, dst) for v in values]
 
 
@@ -128,7 +128,7 @@ def _abs(x: ir.Value) -> ir.Value:
                         arith.negf(x), x)
 
 
-def _round_to_tfloat32(f: ir.Value) -> ir.Value:
+def round_to_tfloat32(f: ir.Value) -> ir.Value:
     """Round to nearest even on 10 mantissa bits; infinities and NaNs are left as they are."""
     bits = arith.bitcast(_i(32), f)
     exponent = const(_i(32), 0x7F800000)
