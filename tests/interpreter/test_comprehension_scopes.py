@@ -1,6 +1,7 @@
 """Tuple comprehensions scope their names as Python does: the targets are the comprehension's
 own, lambdas made in it keep its names as they are when it ends, and its first iterable is read
 in the enclosing scope. Each kernel's expected values are what Python itself computes."""
+# ruff: noqa: B023  (lambdas that read a comprehension's variable late are what is tested)
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def test_which_scope_each_part_reads(it):
     assert len(want) == 15
     y = it.poison(16, "int32")
     it.launch(iterables_and_scopes, (1,), y)
-    it.assert_same(y, np.array(want + [2], np.int32))
+    it.assert_same(y, np.array([*want, 2], np.int32))
 
 
 @ct.kernel

@@ -18,7 +18,7 @@ import mlir.ir as ir
 
 from tilelang.dialect import tensor_type
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
-from tilelang.frontend import build, semantics, values
+from tilelang.frontend import build, records, semantics, values
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import (
     ArrayValue,
@@ -89,7 +89,23 @@ class Wrapper:
         return hash(type(self.template))
 
 
-Skeleton = CarriedType | ArraySlot | Fixed | Wrapper | tuple
+@dataclass(frozen=True, eq=False)
+class Record:
+    """A user's dataclass instance or a local function (records.py): the static key every
+    path shares, and each part as a skeleton."""
+
+    template: Any
+    key: tuple
+    parts: tuple[tuple[str, Any], ...]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self.key == other.key and self.parts == other.parts
+
+    def __hash__(self) -> int:
+        return hash(type(self.template))
+
+
+Skeleton = CarriedType | ArraySlot | Fixed | Wrapper | Record | tuple
 
 
 # ----- building and widening skeletons ---------------------------------------------------------
@@ -105,7 +121,21 @@ def exact(value: Any) -> Skeleton:
         return _wrapper(value)
     if type(value) is tuple:
         return tuple(exact(v) for v in value)
-    return Fixed(value)
+    return _record(value, Fixed) or Fixed(value)
+
+
+def _record(value: Any, part_skeleton: Any) -> Record | None:
+    """A record's skeleton; its parts start static (the same object on every path, so that
+    a record every path shares is kept as it is) and widen where paths differ (join)."""
+    split = records.split(value)
+    if split is None:
+        return None
+    key, parts = split
+    return Record(value, key, tuple((n, part_skeleton(v)) for n, v in parts.items()))
+
+
+def _initial_part(value: Any) -> Skeleton:
+    return initial(value) if is_loose(value) or type(value) is tuple else Fixed(value)
 
 
 def _wrapper(value: Any) -> Wrapper:
@@ -128,7 +158,7 @@ def initial(value: Any) -> Skeleton:
         return CarriedType(semantics.constant_dtype(value), (), loose=value)
     if type(value) is tuple:
         return tuple(initial(v) for v in value)
-    return exact(value)
+    return _record(value, _initial_part) or exact(value)
 
 
 def pin_constants(skel: Skeleton, start: Any, end: Any) -> Skeleton:
@@ -140,6 +170,11 @@ def pin_constants(skel: Skeleton, start: Any, end: Any) -> Skeleton:
     if type(skel) is tuple and type(start) is tuple and type(end) is tuple and \
             len(start) == len(end) == len(skel):
         return tuple(pin_constants(s, a, b) for s, a, b in zip(skel, start, end, strict=True))
+    if isinstance(skel, Record):
+        starts, ends = records.split(start), records.split(end)
+        if starts is not None and ends is not None and starts[0] == ends[0] == skel.key:
+            return Record(skel.template, skel.key, tuple(
+                (n, pin_constants(s, starts[1][n], ends[1][n])) for n, s in skel.parts))
     return skel
 
 
@@ -153,6 +188,9 @@ def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
         if is_loose(skel.value) and (is_loose(value) or isinstance(value, TileValue)):
             start = CarriedType(semantics.constant_dtype(skel.value), (), loose=skel.value)
             return _join_leaf(name, start, value)
+        widened = exact(skel.value)
+        if widened != skel:  # a record's part, static while every path had the same one
+            return join(name, widened, value)
         raise path_error(name, _describe(skel.value), _describe(value))
     if isinstance(skel, CarriedType):
         if not (is_loose(value) or isinstance(value, TileValue)):
@@ -163,6 +201,15 @@ def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
             raise path_error(name, describe(skel.template), _describe(value))
         return skel
     whole = path_error(name, describe_skeleton(skel), _describe(value))
+    if isinstance(skel, Record):
+        split = records.split(value)
+        if split is None or split[0] != skel.key:
+            raise whole
+        try:
+            parts = tuple((n, join(name, s, split[1][n])) for n, s in skel.parts)
+        except TileTypeError:
+            raise whole from None
+        return Record(skel.template, skel.key, parts)
     if isinstance(skel, Wrapper):
         if type(value) is not type(skel.template):
             raise whole
@@ -236,7 +283,12 @@ def _describe(value: Any) -> str:
         return repr(value)
     if type(value) is tuple:
         return "tuple (" + ", ".join(_describe(v) for v in value) + ")"
+    if records.split(value) is not None:
+        return records.describe_record(value)
     return describe(value)
+
+
+describe_value = _describe  # how messages show a value: a constant's value, a tile's type
 
 
 def describe_skeleton(skel: Skeleton) -> str:
@@ -246,6 +298,8 @@ def describe_skeleton(skel: Skeleton) -> str:
         return _describe(skel.value)
     if isinstance(skel, ArraySlot | Wrapper):
         return describe(skel.template)
+    if isinstance(skel, Record):
+        return records.describe_record(skel.template)
     return "tuple (" + ", ".join(describe_skeleton(s) for s in skel) + ")"
 
 
@@ -260,8 +314,15 @@ def mlir_types(skel: Skeleton) -> list[ir.Type]:
         return [skel.template.value.type]
     if isinstance(skel, Fixed):
         return []
-    parts = [s for _, s in skel.fields] if isinstance(skel, Wrapper) else skel
-    return [t for s in parts for t in mlir_types(s)]
+    return [t for s in _children(skel) for t in mlir_types(s)]
+
+
+def _children(skel: Wrapper | Record | tuple) -> list[Skeleton]:
+    if isinstance(skel, Wrapper):
+        return [s for _, s in skel.fields]
+    if isinstance(skel, Record):
+        return [s for _, s in skel.parts]
+    return list(skel)
 
 
 def leaves(skel: Skeleton, value: Any) -> list[ir.Value]:
@@ -280,6 +341,9 @@ def leaves(skel: Skeleton, value: Any) -> list[ir.Value]:
         return []
     if isinstance(skel, Wrapper):
         return [v for f, s in skel.fields for v in leaves(s, getattr(value, f))]
+    if isinstance(skel, Record):
+        parts = records.split(value)[1]  # type: ignore[index]
+        return [v for n, s in skel.parts for v in leaves(s, parts[n])]
     return [v for s, item in zip(skel, value, strict=True) for v in leaves(s, item)]
 
 
@@ -294,6 +358,11 @@ def rebuild(skel: Skeleton, it: Iterator[ir.Value]) -> Any:
     if isinstance(skel, Wrapper):
         fields = {f: rebuild(s, it) for f, s in skel.fields}
         return dataclasses.replace(skel.template, **fields)
+    if isinstance(skel, Record):
+        parts = {n: rebuild(s, it) for n, s in skel.parts}
+        if all(parts[n] is v for n, v in records.split(skel.template)[1].items()):
+            return skel.template  # nothing differs: the record itself (a live closure stays so)
+        return records.assemble(skel.template, parts)
     return tuple(rebuild(s, it) for s in skel)
 
 
@@ -305,8 +374,7 @@ def placeholders(skel: Skeleton) -> list[ir.Value]:
         return [_kernel_array(skel.template)]
     if isinstance(skel, Fixed):
         return []
-    parts = [s for _, s in skel.fields] if isinstance(skel, Wrapper) else skel
-    return [v for s in parts for v in placeholders(s)]
+    return [v for s in _children(skel) for v in placeholders(s)]
 
 
 def _kernel_array(template: ArrayValue) -> ir.Value:

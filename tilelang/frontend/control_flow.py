@@ -13,16 +13,18 @@ from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build
 from tilelang.frontend.carried import (
     Skeleton,
+    describe_value,
     exact,
     fitting_leaves,
     join_branches,
     leaves,
     mlir_types,
+    path_error,
     rebuild,
     same_constant,
 )
 from tilelang.frontend.emitter import Emitter
-from tilelang.frontend.paths import FLAGS, assigned_names, may_have_exited
+from tilelang.frontend.paths import FLAGS, assigned_names, assignment_line, may_have_exited
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue, Undefined
 
@@ -66,7 +68,7 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue, enter: dict | None = Non
             if t is not MISSING:
                 merged[name] = t
             continue
-        merge = _plan(name, t, e, then_scope, else_scope, node.lineno)
+        merge = _plan(name, t, e, then_scope, else_scope, node)
         if isinstance(merge, _Merge):
             merges.append(merge)
         else:
@@ -86,8 +88,9 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue, enter: dict | None = Non
         merged[m.name] = value if m.partial is None else replace(m.partial, value=value)
 
 
-def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict, line: int) -> Any:
+def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict, node: ast.If) -> Any:
     """How `name` leaves the `if`: a _Merge, or the value (maybe Undefined) it has after."""
+    line = node.lineno
     t_defined, e_defined = not isinstance(t, Undefined), not isinstance(e, Undefined)
     if t_defined and e_defined:
         try:
@@ -95,8 +98,9 @@ def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict, line: i
         except (TileTypeError, TileValueError) as error:
             # An error if read afterwards; the branch that left (if one did) keeps its value,
             # which may leave a loop by `break` or be returned.
-            conflict = Undefined(f"{error.message} (at the `if` on line {line})",
-                                 error=TileTypeError)
+            message = error.message if isinstance(error, TileValueError) else \
+                _conflict_message(name, t, e, node)
+            conflict = Undefined(f"{message} (at the `if` on line {line})", error=TileTypeError)
             kept = _left_only(t, e, then_scope, else_scope)
             return conflict if kept is None else _Merge(name, exact(kept), conflict)
     if not t_defined and not e_defined:
@@ -108,6 +112,14 @@ def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict, line: i
     if other.value is None and not may_have_exited(scope):
         return undefined  # only the paths that stay have it: nobody can read it
     return _carry(name, [value] + ([other.value] if other.value is not None else []), undefined)
+
+
+def _conflict_message(name: str, t: Any, e: Any, node: ast.If) -> str:
+    """cuTile's message: the `else` value first, each with the line that assigns it (the `if`'s
+    own line for a value from before it)."""
+    lines = [assignment_line(body, name) or node.lineno for body in (node.orelse, node.body)]
+    return path_error(name, f"{describe_value(e)} (line {lines[0]})",
+                      f"{describe_value(t)} (line {lines[1]})").message
 
 
 def _carry(name: str, values: list[Any], undefined: Undefined) -> Any:

@@ -171,7 +171,14 @@ def _ifexp(em: Emitter, node: ast.IfExp) -> Any:
     if not isinstance(cond, TileValue):
         return em.expr(node.body if cond else node.orelse)
     _scalar(cond, "if-else expression")
-    return operators.where(cond, em.expr(node.body), em.expr(node.orelse))
+    chosen, other = em.expr(node.body), em.expr(node.orelse)
+    if isinstance(chosen, TileValue) and isinstance(other, TileValue) and \
+            (chosen.dtype, chosen.shape) != (other.dtype, other.shape):
+        # its two values are the two paths of an `if`: of one type (a constant adapts)
+        raise TileTypeError(f"Type of the if-else expression depends on path taken: "
+                            f"{describe(other)} vs. {describe(chosen)}",
+                            hint="make both values the same type (astype, broadcast_to)")
+    return operators.where(cond, chosen, other)
 
 
 @expression(ast.Call)

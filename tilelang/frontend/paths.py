@@ -45,6 +45,14 @@ def assigned_names(body: list[ast.stmt]) -> list[str]:
     return list(names)
 
 
+def assignment_line(body: list[ast.stmt], name: str) -> int | None:
+    """The line of the last statement of `body` that assigns `name`, if one does."""
+    lines = [node.lineno for stmt in body for node in _own_scope(stmt)
+             if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and
+                 node.id == name) or (isinstance(node, ast.FunctionDef) and node.name == name)]
+    return max(lines, default=None)
+
+
 NESTED_SCOPES = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
