@@ -3,6 +3,7 @@
 from tilelang.compiler import CompiledKernel, compile
 from tilelang.errors import (
     TileArgumentError,
+    TileArgumentOverflowError,
     TileArgumentValueError,
     TileCompilerExecutionError,
     TileError,
@@ -31,6 +32,7 @@ __all__ = [
     "CompiledKernel",
     "Kernel",
     "TileArgumentError",
+    "TileArgumentOverflowError",
     "TileArgumentValueError",
     "TileCompilerExecutionError",
     "TileError",

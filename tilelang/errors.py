@@ -139,6 +139,11 @@ class TileArgumentValueError(TileArgumentError, ValueError):
     range, arrays of one list that differ in a dimension compiled in); also a `ValueError`."""
 
 
+class TileArgumentOverflowError(TileArgumentError, OverflowError):
+    """An array whose extent or stride does not fit the int32 indexing it is compiled for (no
+    `IndexedWithInt64` annotation); also an `OverflowError`, as cuTile raises."""
+
+
 class TileInterpreterError(TileError):
     """A failure while running a kernel on the CPU interpreter."""
 
@@ -158,6 +163,7 @@ class TileCompilerExecutionError(TileInternalError):
 __all__ = [
     "Loc",
     "TileArgumentError",
+    "TileArgumentOverflowError",
     "TileArgumentValueError",
     "TileCompilerExecutionError",
     "TileError",

@@ -242,6 +242,57 @@ def test_indexed_with_int64(it):
     it.assert_same(out, np.full(4, 6 * 5 + 3, np.int64))
 
 
+def far_apart(shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """A float32 view with element `strides` beyond int32 over 16 bytes of memory (every
+    dimension with a huge stride has extent 1, or the stride is 0)."""
+    return np.lib.stride_tricks.as_strided(np.zeros(4, np.float32), shape,
+                                           tuple(4 * s for s in strides))
+
+
+@ct.kernel
+def wide_strides(x: ct.IndexedWithInt64, out):
+    ct.store(out, (0,), ct.full((2,), x.strides[0] + x.shape[1], ct.int64))
+
+
+@ct.kernel
+def narrow_strides(x, out):
+    ct.store(out, (0,), ct.full((2,), x.strides[1], ct.int64))
+
+
+@ct.kernel
+def narrow_list(xs, out):
+    ct.store(out, (0,), ct.full((2,), xs[0].strides[0], ct.int64))
+
+
+def test_int64_indexing_takes_strides_beyond_int32(it):
+    out = it.poison(2, np.int64)
+    run(it, wide_strides, (1,), far_apart((1, 4), (2**32, 1)), out)
+    it.assert_same(out, np.full(2, 2**32 + 4, np.int64))
+
+
+@pytest.mark.parametrize(("kernel", "arg", "message"), [
+    (narrow_strides, far_apart((1, 4), (2**32, 1)),
+     "Invalid kernel argument #0: stride is too big: stride 4294967296 of dimension 0"),
+    (narrow_strides, far_apart((1, 4), (-(2**31) - 1, 1)), "stride is too big"),
+    (narrow_strides, far_apart((2**31, 4), (0, 1)),
+     "Invalid kernel argument #0: shape is too big: shape 2147483648 of dimension 0"),
+    (narrow_list, [np.zeros((2, 4), np.float32), far_apart((1, 4), (2**33, 1))],
+     "Invalid item #1 of kernel argument #0: stride is too big"),
+])
+def test_int32_indexing_rejects_what_it_cannot_address(it, kernel, arg, message):
+    with pytest.raises(OverflowError) as info:  # cuTile's exception
+        run(it, kernel, (1,), arg, it.poison(2, np.int64))
+    assert isinstance(info.value, ct.TileArgumentOverflowError), info.value
+    assert message in str(info.value)
+    assert "ct.IndexedWithInt64" in str(info.value)
+
+
+def test_int32_indexing_limit_is_inclusive(it):
+    out = it.poison(2, np.int64)
+    run(it, narrow_strides, (1,), far_apart((1, 1), (2**31 - 1, 2**31 - 1)), out)
+    it.assert_same(out, np.full(2, 2**31 - 1, np.int64))
+
+
 StaticRows = Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(0,),
                                                       static_stride_dims=(0, -1))]
 

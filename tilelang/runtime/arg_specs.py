@@ -15,7 +15,12 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileArgumentError, TileArgumentValueError, TileTypeError
+from tilelang.errors import (
+    TileArgumentError,
+    TileArgumentOverflowError,
+    TileArgumentValueError,
+    TileTypeError,
+)
 from tilelang.frontend import parameters as kinds
 from tilelang.frontend.dataclass_values import is_instance
 from tilelang.frontend.signature import (
@@ -39,6 +44,9 @@ from tilelang.runtime.host_arrays import (
     scalar_spec,
     unit_strides,
 )
+
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -174,6 +182,8 @@ def _array(value: Any, annotation: ArrayAnnotation, where: Where) -> ArraySpec:
 
 
 def array_spec(facts: ArrayFacts, annotation: ArrayAnnotation, where: Where) -> ArraySpec:
+    if annotation.index_dtype is not dt.int64:
+        _check_int32_indexing(facts, where)
     ndim = len(facts.shape)
     shape_dims = _axes(annotation.static_shape_dims, ndim, "static_shape_dims", where)
     stride_dims = _axes(annotation.static_stride_dims, ndim, "static_stride_dims", where)
@@ -183,6 +193,18 @@ def array_spec(facts: ArrayFacts, annotation: ArrayAnnotation, where: Where) -> 
     unit = tuple(s == 1 for s in static_strides) if stride_dims else unit_strides(facts)
     return ArraySpec(facts.dtype, ndim, unit, alignment(facts), annotation.index_dtype,
                      static_shape if shape_dims else (), static_strides if stride_dims else ())
+
+
+def _check_int32_indexing(facts: ArrayFacts, where: Where) -> None:
+    """cuTile's rule: without `IndexedWithInt64`, every extent and stride is an int32 value in
+    the kernel, so one that does not fit is an OverflowError (not a silently wrapped value)."""
+    for what, values in (("shape", facts.shape), ("stride", facts.strides)):
+        for d, v in enumerate(values):
+            if not INT32_MIN <= v <= INT32_MAX:
+                raise where.error(
+                    f"{what} is too big: {what} {v} of dimension {d} does not fit the int32 "
+                    "indexing of an array parameter without the ct.IndexedWithInt64 annotation",
+                    TileArgumentOverflowError)
 
 
 def _axes(dims: tuple[int, ...], ndim: int, what: str, where: Where) -> set[int]:

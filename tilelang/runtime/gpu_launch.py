@@ -109,7 +109,8 @@ def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:
         mask = sum(1 << d for d, unit in enumerate(spec.unit_stride) if unit)
         if spec.ndim > 8:
             return None
-        return bytes([ord("A"), code, bits, spec.ndim, mask, spec.align, 0, 0])
+        narrow = int(spec.index_dtype is not dt.int64)  # extents and strides must fit int32
+        return bytes([ord("A"), code, bits, spec.ndim, mask, spec.align, narrow, 0])
     if not isinstance(spec, ScalarSpec):
         return None
     codes = {"int32": b"I", "int64": b"W" if wide else b"L", "float32": b"F"}

@@ -17,8 +17,9 @@
  *   and Python takes over. entry = (function, block, plan, constants, device, context), where
  *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64 beyond
  *   int32, 'W' any int64 (ScalarInt64), 'F' float32, 'C' constant), then for arrays the
- *   DLPack dtype code and bits, ndim, unit-stride mask and alignment in bytes; every array
- *   must be on CUDA device `device`.
+ *   DLPack dtype code and bits, ndim, unit-stride mask, alignment in bytes and 1 when the
+ *   array is indexed with int32 (its extents and strides must fit: Python raises otherwise);
+ *   every array must be on CUDA device `device`.
  *
  * entry(stream, grid, kernel, args) -> None
  *   tilelang.launch itself once the native module is built: fast() on kernel.native_entry
@@ -218,6 +219,13 @@ static int alignment_of(const DLTensor *t, uint64_t data) {
     return 1;
 }
 
+static int fits_int32(const DLTensor *t) {
+    for (int d = 0; d < t->ndim; d++)
+        if (t->shape[d] < INT32_MIN || t->shape[d] > INT32_MAX ||
+            t->strides[d] < INT32_MIN || t->strides[d] > INT32_MAX) return 0;
+    return 1;
+}
+
 static int same_constant(PyObject *a, PyObject *b) {
     if (a == b) return 1;
     if (Py_TYPE(a) != Py_TYPE(b)) return 0;
@@ -258,6 +266,7 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
             for (int d = 0; d < t.ndim; d++)
                 if (t.strides[d] == 1 || t.shape[d] == 1) mask |= 1u << d;
             if (mask != p[4] || alignment_of(&t, data) != p[5]) MISS;
+            if (p[6] && !fits_int32(&t)) MISS;
             slots[n] = data; params[n] = &slots[n]; n++;
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.shape[d], 8); params[n] = &slots[n]; n++; }
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.strides[d], 8); params[n] = &slots[n]; n++; }
