@@ -235,7 +235,7 @@ def test_matmul_dtypes(it, rng, x_dtype, y_dtype, dtype):
     c = it.poison((16, 16), rounded(np.zeros(1), dtype).dtype)
     it.launch(matmul_kernel, (1,), a, b, c, a.shape, b.shape, c.shape, False)
     accumulator = "float64" if dtype == "float64" else "float32"
-    check(it, c, rounded(exact(a, b), dtype), a, b, None, unit_roundoff(x_dtype, accumulator))
+    check(it, c, rounded(exact(a, b), dtype), a, b, None, unit_roundoff(dtype, accumulator))
 
 
 RANKS = [  # x shape, y shape: NumPy's matmul shapes with K=8, M=4, N=16, batch 3
@@ -252,7 +252,7 @@ def test_matmul_shapes(it, rng, xs, ys, operator):
     want = rounded(exact(a, b), "float32")
     c = it.poison(want.shape or (1,), np.float32)
     it.launch(matmul_kernel, (1,), a, b, c, a.shape, b.shape, c.shape, operator)
-    check(it, c.reshape(want.shape), want, a, b, None, 2.0**-24)
+    check(it, c.reshape(want.shape), want, a, b, None, unit_roundoff("float32", "float32"))
 
 
 @ct.kernel
