@@ -45,7 +45,8 @@ def round_directed(value: float, name: str, mode: R) -> float:
     largest = (2 - Fraction(2) ** -mant) * Fraction(2) ** emax
     result = float((q + up) * ulp)
     if (q + up) * ulp > largest:  # beyond the format: infinity unless the mode truncates
-        outward = mode in (R.RN, R.RA) or (mode is R.RM) == negative and mode is not R.RZ
+        outward = mode in (R.RN, R.RA) or (mode is R.RM and negative) or \
+            (mode is R.RP and not negative)
         result = math.inf if outward else float(largest)
     return -result if negative else result
 

@@ -45,7 +45,6 @@ from tilelang.runtime.host_arrays import (
     unit_strides,
 )
 
-
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
