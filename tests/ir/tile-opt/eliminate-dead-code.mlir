@@ -45,3 +45,20 @@ func.func @loops(%x: !tile.array<f32, array<i64: 1>, 16 : i64>, %n: i32) {
   }
   return
 }
+
+// -----
+
+// An mma is pure: unused, it goes with its operands; used, it stays.
+// CHECK-LABEL: @mma
+// CHECK: "tile.mma"
+// CHECK-NOT: "tile.mma"
+// CHECK: "tile.store"
+func.func @mma(%x: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %a: tensor<16x32xf16>, %b: tensor<32x8xf16>) {
+  %z = "tile.constant"() {value = 0.0 : f32} : () -> f32
+  %c = "tile.splat"(%z) : (f32) -> tensor<16x8xf32>
+  %unused = "tile.mma"(%a, %b, %c) : (tensor<16x32xf16>, tensor<32x8xf16>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %d = "tile.mma"(%a, %b, %c) : (tensor<16x32xf16>, tensor<32x8xf16>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  "tile.store"(%x, %i, %i, %d) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<16x8xf32>) -> ()
+  return
+}
