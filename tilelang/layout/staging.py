@@ -161,3 +161,63 @@ def _wavefronts(addresses: Sequence[int], width: int) -> int:
         for w in range(a // BANK_BYTES, (a + max(width, 1) - 1) // BANK_BYTES + 1):
             words.setdefault(w % BANKS, set()).add(w)
     return max(len(s) for s in words.values())
+
+
+# ----- ldmatrix ----------------------------------------------------------------------------------
+
+MATRIX_ROW = 8  # an ldmatrix row: 8 consecutive 16-bit elements (16 bytes) of the buffer
+
+
+@dataclass(frozen=True)
+class MatrixLoad:
+    """How `ldmatrix` (8x8 matrices of 16-bit elements) reads a layout from a swizzled buffer.
+
+    Each lane gets, of each matrix, two elements adjacent along the buffer's rows (`.trans`:
+    along its columns) as register r (low half) and r + 1: register bit 0 and lane bits 0-1
+    (`.trans`: lane bits 2-4) step through a matrix row. Lane L gives the address of row L % 8
+    of matrix L // 8; `address_bits[b]` is the (in-dim, bit) of the layout that lane bit b of
+    that address stands for. One instruction fills 2 * count consecutive registers."""
+
+    trans: bool
+    count: int  # matrices per instruction: 1, 2 or 4
+    address_bits: tuple[tuple[str, int], ...]
+
+
+def matrix_load(layout: LinearLayout, itemsize: int) -> MatrixLoad | None:
+    """The ldmatrix form that reads `layout` (rows along its last dim), or None."""
+    if itemsize != 2 or layout.ndim == 0 or layout.shape[-1] < MATRIX_ROW:
+        return None
+    regs, lanes, warps = (layout.bases[d] for d in ("register", "lane", "warp"))
+    if not regs or len(lanes) != 5:
+        return None
+
+    def along_row(basis: tuple[int, ...], step: int) -> bool:
+        return all(c == (step if d == layout.ndim - 1 else 0) for d, c in enumerate(basis))
+
+    def whole_rows(basis: tuple[int, ...]) -> bool:
+        return basis[-1] % MATRIX_ROW == 0
+
+    count = {1: 1, 2: 2}.get(len(regs), 4)
+    matrix_bits = [("register", 1), ("register", 2)][:count.bit_length() - 1]
+    if along_row(regs[0], 1) and along_row(lanes[0], 2) and along_row(lanes[1], 4):
+        trans = False
+        row_bits = [("lane", 2), ("lane", 3), ("lane", 4)]
+    elif along_row(lanes[2], 1) and along_row(lanes[3], 2) and along_row(lanes[4], 4):
+        trans = True
+        row_bits = [("register", 0), ("lane", 0), ("lane", 1)]
+    else:
+        return None
+    address_bits = (*row_bits, *matrix_bits)
+    in_row = {("lane", 0), ("lane", 1), ("register", 0)} if not trans else \
+        {("lane", 2), ("lane", 3), ("lane", 4)}
+    others = [b for d, vs in (("register", regs), ("lane", lanes), ("warp", warps))
+              for i, b in enumerate(vs) if (d, i) not in in_row]
+    if not all(whole_rows(b) for b in others):
+        return None
+    return MatrixLoad(trans, count, address_bits)
+
+
+def matrix_staging(shape: tuple[int, ...]) -> Staging:
+    """The buffer ldmatrix reads: 16-byte vectors, swizzled so a matrix's 8 rows hit 8
+    different 16-byte bank groups."""
+    return Staging(shape, 2, MATRIX_ROW, False)

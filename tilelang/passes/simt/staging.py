@@ -12,7 +12,15 @@ import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm, vector
 
 from tilelang.layout import LinearLayout, owned_registers
-from tilelang.layout.staging import Staging, StagingPlan, choose_staging
+from tilelang.layout.staging import (
+    MatrixLoad,
+    Staging,
+    StagingPlan,
+    choose_staging,
+    contiguous_registers,
+    matrix_load,
+    matrix_staging,
+)
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.memory import _gep
 from tilelang.passes.simt.values import Distributed, i32, i64, memory_type
@@ -20,6 +28,10 @@ from tilelang.passes.simt.values import Distributed, i32, i64, memory_type
 
 def staging_plan(source: Distributed, layout: LinearLayout) -> StagingPlan:
     itemsize = 1 if source.dtype.kind == "b" else source.dtype.itemsize
+    if matrix_load(layout, itemsize) is not None:  # e.g. tensor-core operands: ldmatrix
+        staging = matrix_staging(tuple(source.layout.shape))
+        store = contiguous_registers(source.layout, staging.vector)
+        return StagingPlan(staging, store, staging.vector, 0.0)
     return choose_staging(source.layout, layout, itemsize)
 
 
@@ -43,6 +55,9 @@ def through_staging(lw: Lowering, source: Distributed, layout: LinearLayout,
             packed = vector.from_elements(ir.VectorType.get([width], mem), values)
             llvm.store(packed, address, alignment=width * staging.itemsize)
     gpu.barrier()
+    matrices = matrix_load(layout, staging.itemsize) if staging.vector == 8 else None
+    if matrices is not None and staging.itemsize == 2:
+        return _load_matrices(lw, layout, staging, matrices, base, mem)
     thread = _thread_offset(lw, layout, staging)
     width = plan.load_vector
     regs: list[ir.Value] = []
@@ -59,11 +74,47 @@ def through_staging(lw: Lowering, source: Distributed, layout: LinearLayout,
     return regs
 
 
-def _thread_offset(lw: Lowering, layout: LinearLayout, staging: Staging) -> ir.Value:
-    """XOR of the offset terms of this thread's set lane and warp bits (i32)."""
+def _load_matrices(lw: Lowering, layout: LinearLayout, staging: Staging, plan: MatrixLoad,
+                   base: ir.Value, mem: ir.Type) -> list[ir.Value]:
+    """`ldmatrix[.trans].x{count}`: each lane addresses one matrix row (see MatrixLoad)."""
+    terms = staging.offset_bases(layout)
+    lane = lw.thread_index("lane")
+    thread = _thread_offset(lw, layout, staging, lanes=False)
+    for b, (in_dim, bit) in enumerate(plan.address_bits):
+        term = terms[in_dim][bit]
+        if term:
+            set_bit = arith.andi(arith.shrui(lane, const(i32(), b)), const(i32(), 1))
+            thread = arith.xori(thread, arith.muli(set_bit, const(i32(), term)))
+    per_load = 2 * plan.count
+    words = [i32()] * plan.count
+    result = words[0] if plan.count == 1 else \
+        ir.Type.parse("!llvm.struct<({})>".format(", ".join(map(str, words))))
+    attributes = {
+        "num": ir.IntegerAttr.get(i32(), plan.count),
+        "layout": ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if plan.trans else 'row'}>"),
+        "shape": ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
+        "eltType": ir.Attribute.parse("#nvvm.ld_st_matrix_elt_type<b16>"),
+    }
+    pair = ir.VectorType.get([2], mem)
+    regs: list[ir.Value] = []
+    for first in range(0, layout.num_registers, per_load):
+        address = _address(base, thread, staging.offset(layout.apply(first, 0, 0)), mem)
+        op = ir.Operation.create("nvvm.ldmatrix", results=[result], operands=[address],
+                                 attributes=attributes)
+        for i in range(plan.count):
+            word = op.result if plan.count == 1 else llvm.extractvalue(i32(), op.result, [i])
+            halves = llvm.bitcast(pair, word)
+            regs += [vector.extract(halves, static_position=[h], dynamic_position=[])
+                     for h in range(2)]
+    return regs
+
+
+def _thread_offset(lw: Lowering, layout: LinearLayout, staging: Staging,
+                   lanes: bool = True) -> ir.Value:
+    """XOR of the offset terms of this thread's set lane (unless not `lanes`) and warp bits."""
     terms = staging.offset_bases(layout)
     acc = const(i32(), 0)
-    for dim in ("lane", "warp"):
+    for dim in ("lane", "warp") if lanes else ("warp",):
         index = lw.thread_index(dim)
         for k, term in enumerate(terms[dim]):
             if term:
