@@ -4,7 +4,8 @@ from __future__ import annotations
 
 # tile -> tile-opt. Folding first exposes splats of constants to the shape rules; CSE before DCE
 # so that merged duplicates' operands die in the same sweep; upstream canonicalize last tidies scf
-# (and the arith.select / arith.constant it makes go back to scf.if / tile.constant).
+# (and the arith.select / arith.constant it makes go back to scf.if / tile.constant). Loads of
+# matrix-product loops are pipelined last, on the tidied loops.
 TILE_OPT = ",".join([
     "tile-fold-constants",
     "tile-simplify-shapes",
@@ -12,6 +13,7 @@ TILE_OPT = ",".join([
     "tile-eliminate-dead-code",
     "canonicalize",
     "tile-restore-branches",
+    "tile-pipeline-loads",
 ])
 
 # tile-opt -> layout. Assignment leaves deferred originals dead and removes them itself; CSE then

@@ -1,0 +1,69 @@
+// RUN: tilelang-opt %s --split-input-file -p tile-pipeline-loads | filecheck %s
+
+// A matrix-product loop: iteration lb's tiles are loaded before the loop and carried in; each
+// iteration loads the next one's (k + 1) first and multiplies the carried ones.
+// CHECK-LABEL: @gemm_loop
+// CHECK: [[A0:%[0-9a-z]+]] = "tile.load"(%arg0, %arg2, [[LB:%[0-9a-z]+]])
+// CHECK: [[B0:%[0-9a-z]+]] = "tile.load"(%arg1, [[LB]], %arg3)
+// CHECK: scf.for [[K:%[0-9a-z]+]] = [[LB]] to %arg4 step [[STEP:%[0-9a-z]+]] iter_args([[ACC:%[0-9a-z]+]] = {{%[0-9a-z]+}}, [[A:%[0-9a-z]+]] = [[A0]], [[B:%[0-9a-z]+]] = [[B0]])
+// CHECK-NEXT: [[NEXT:%[0-9a-z]+]] = "tile.add"([[K]], [[STEP]])
+// CHECK-NEXT: [[AN:%[0-9a-z]+]] = "tile.load"(%arg0, %arg2, [[NEXT]])
+// CHECK-NEXT: [[BN:%[0-9a-z]+]] = "tile.load"(%arg1, [[NEXT]], %arg3)
+// CHECK-NEXT: [[R:%[0-9a-z]+]] = "tile.mma"([[A]], [[B]], [[ACC]])
+// CHECK-NEXT: scf.yield [[R]], [[AN]], [[BN]]
+func.func @gemm_loop(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>,
+                     %b: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>,
+                     %i: i32, %j: i32, %n: i32, %acc0: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<32x32xf32>) : i32 {
+    %x = "tile.load"(%a, %i, %k) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<32x16xbf16>
+    %y = "tile.load"(%b, %k, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<16x32xbf16>
+    %m = "tile.mma"(%x, %y, %acc) : (tensor<32x16xbf16>, tensor<16x32xbf16>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    scf.yield %m : tensor<32x32xf32>
+  }
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+// A loop that stores is left alone (a prefetched load could pass a store it depends on).
+// CHECK-LABEL: @stores
+// CHECK: scf.for {{.*}} iter_args({{%[0-9a-z]+}} = {{%[0-9a-z]+}}) ->
+// CHECK-NEXT: "tile.load"
+func.func @stores(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>, %n: i32,
+                  %acc0: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<16x16xf32>) : i32 {
+    %x = "tile.load"(%a, %k, %lb) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<16x16xf16>
+    %m = "tile.mma"(%x, %x, %acc) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    "tile.store"(%a, %k, %lb, %x) {order = array<i64: 0, 1>} : (!tile.array<f16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<16x16xf16>) -> ()
+    scf.yield %m : tensor<16x16xf32>
+  }
+  return %r : tensor<16x16xf32>
+}
+
+// -----
+
+// Index computations of the induction variable are recomputed for the prologue and prefetch.
+// CHECK-LABEL: @computed_index
+// CHECK: [[T0:%[0-9a-z]+]] = "tile.mul"([[LB:%[0-9a-z]+]], {{%[0-9a-z]+}})
+// CHECK: "tile.load"(%arg0, [[T0]], [[LB]])
+// CHECK: scf.for [[K:%[0-9a-z]+]] = [[LB]]
+// CHECK-NEXT: [[NEXT:%[0-9a-z]+]] = "tile.add"([[K]]
+// CHECK-NEXT: [[T1:%[0-9a-z]+]] = "tile.mul"([[NEXT]]
+// CHECK-NEXT: "tile.load"(%arg0, [[T1]], [[LB]])
+func.func @computed_index(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>, %n: i32,
+                          %acc0: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %two = "tile.constant"() {value = 2 : i32} : () -> i32
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<16x16xf32>) : i32 {
+    %row = "tile.mul"(%k, %two) : (i32, i32) -> i32
+    %x = "tile.load"(%a, %row, %lb) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<16x16xf16>
+    %m = "tile.mma"(%x, %x, %acc) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    scf.yield %m : tensor<16x16xf32>
+  }
+  return %r : tensor<16x16xf32>
+}
