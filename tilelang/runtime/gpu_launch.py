@@ -270,7 +270,10 @@ def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: 
                                      CompileOptions(num_warps, arch, occupancy=occupancy))
         ptx = compiled.ptx or ""
         shared = compiled.metadata.get("shared_bytes", 0)
-        cubin = binary.to_cubin(ptx, arch)
+        # PTX for an older target (TILELANG_ARCH=sm_80 on an H100) assembles for this device: a
+        # cubin of another major architecture would not load here
+        native = binary.device_arch(device)
+        cubin = binary.to_cubin(ptx, arch if arch.startswith(native) else native)
         disk_cache.store(key, {"name": kernel.name, "arch": arch, "shared_bytes": shared}, ptx,
                          cubin)
         source = "compiled"
