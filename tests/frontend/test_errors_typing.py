@@ -863,6 +863,16 @@ def test_dtype_called_with_a_non_number(fe):
                     "Invalid argument type for float16", "ct.float16(ct.float16)")
 
 
+def test_negative_constant_of_an_unsigned_float(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.float8_e8m0fnu(-0.2)  # said before the dtype itself is refused (sm_100)
+
+    fe.expect_error(k, (fe.array(),), TileValueError,
+                    "Negative values cannot be represented in an unsigned float format",
+                    "ct.float8_e8m0fnu(-0.2)")
+
+
 def test_torch_dtype_called_in_a_kernel(fe):
     torch = pytest.importorskip("torch")
 

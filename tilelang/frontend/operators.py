@@ -278,6 +278,9 @@ def _convert_constant(x: object, dtype: DType) -> bool | int | float:
     if dtype.kind == "b":
         return bool(x)
     if dtype.is_float:
+        if dtype.name.endswith("fnu") and x < 0:  # float8_e8m0fnu: before it is unsupported
+            raise TileValueError("Negative values cannot be represented in an unsigned float "
+                                 f"format ({dtype.name})")
         return float(x)  # type: ignore[arg-type]
     lo, hi = semantics.int_range(dtype)
     if isinstance(x, float):
