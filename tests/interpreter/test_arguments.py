@@ -273,9 +273,12 @@ def test_int64_indexing_takes_strides_beyond_int32(it):
 @pytest.mark.parametrize(("kernel", "arg", "message"), [
     (narrow_strides, far_apart((1, 4), (2**32, 1)),
      "Invalid kernel argument #0: stride is too big: stride 4294967296 of dimension 0"),
-    (narrow_strides, far_apart((1, 4), (-(2**31) - 1, 1)), "stride is too big"),
-    (narrow_strides, far_apart((2**31, 4), (0, 1)),
-     "Invalid kernel argument #0: shape is too big: shape 2147483648 of dimension 0"),
+    # negative and zero strides: the GPU variant's device copies cannot be made of these
+    pytest.param(narrow_strides, far_apart((1, 4), (-(2**31) - 1, 1)), "stride is too big",
+                 marks=pytest.mark.interpreter_only),
+    pytest.param(narrow_strides, far_apart((2**31, 4), (0, 1)),
+                 "Invalid kernel argument #0: shape is too big: shape 2147483648 of dimension 0",
+                 marks=pytest.mark.interpreter_only),
     (narrow_list, [np.zeros((2, 4), np.float32), far_apart((1, 4), (2**33, 1))],
      "Invalid item #1 of kernel argument #0: stride is too big"),
 ])
