@@ -140,3 +140,25 @@ def test_helper_wrapped_by_a_decorator_runs_the_wrapper(it, rng):
     y = it.poison(16, "int32")
     it.launch(decorated_helper, (1,), x, y)
     it.assert_same(y, (x + 3) * 10)
+
+
+@dataclass(frozen=True)
+class Offsets:
+    pair: tuple
+    scale: int = 1
+
+
+@ct.kernel
+def tuple_fields_by_block(y):
+    i = ct.bid(0)
+    if i == 1:
+        o = Offsets((1, 2))
+    else:
+        o = Offsets((30, 40), scale=i)
+    ct.scatter(y, i, (o.pair[0] + o.pair[1]) * o.scale)
+
+
+def test_dataclass_tuple_fields_chosen_at_run_time(it):
+    y = it.poison(4, "int32")
+    it.launch(tuple_fields_by_block, (4,), y)
+    it.assert_same(y, np.array([0, 3, 140, 210], np.int32))

@@ -74,6 +74,11 @@ class Fixed:
         return 0
 
 
+class Shared(Fixed):
+    """A record's part while every path has the same one (the same object: it may be a tile or
+    an array); where paths differ it widens to what the values need (join)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Wrapper:
     """A tiled view, raw memory or list: the wrapper's fields, each a skeleton."""
@@ -121,7 +126,7 @@ def exact(value: Any) -> Skeleton:
         return _wrapper(value)
     if type(value) is tuple:
         return tuple(exact(v) for v in value)
-    return _record(value, Fixed) or Fixed(value)
+    return _record(value, Shared) or Fixed(value)
 
 
 def _record(value: Any, part_skeleton: Any) -> Record | None:
@@ -135,7 +140,7 @@ def _record(value: Any, part_skeleton: Any) -> Record | None:
 
 
 def _initial_part(value: Any) -> Skeleton:
-    return initial(value) if is_loose(value) or type(value) is tuple else Fixed(value)
+    return initial(value) if is_loose(value) or type(value) is tuple else Shared(value)
 
 
 def _wrapper(value: Any) -> Wrapper:
@@ -188,9 +193,8 @@ def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
         if is_loose(skel.value) and (is_loose(value) or isinstance(value, TileValue)):
             start = CarriedType(semantics.constant_dtype(skel.value), (), loose=skel.value)
             return _join_leaf(name, start, value)
-        widened = exact(skel.value)
-        if widened != skel:  # a record's part, static while every path had the same one
-            return join(name, widened, value)
+        if isinstance(skel, Shared) and exact(skel.value) != skel:  # a tile, tuple, record...
+            return join(name, exact(skel.value), value)
         raise path_error(name, _describe(skel.value), _describe(value))
     if isinstance(skel, CarriedType):
         if not (is_loose(value) or isinstance(value, TileValue)):
