@@ -1,0 +1,93 @@
+"""PyTorch integration: `launch` for host functions of custom ops (current stream, interpreter on
+CPU tensors, nothing while the op's fake implementation runs)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensor
+
+from tilelang.errors import TileArgumentError, TileError
+from tilelang.frontend.signature import check_arity
+from tilelang.runtime.kernel import Kernel, as_kernel
+from tilelang.runtime.launch import launch as tile_launch
+
+_tracing = threading.local()  # .depth > 0 while a derived fake implementation runs
+_interpreted: weakref.WeakKeyDictionary[Kernel, Kernel] = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def launches_skipped() -> Iterator[None]:
+    """Within: `launch` checks its arguments' count and returns (the host function is run for
+    the shapes of its outputs only)."""
+    depth = getattr(_tracing, "depth", 0)
+    _tracing.depth = depth + 1
+    try:
+        yield
+    finally:
+        _tracing.depth = depth
+
+
+def launch(grid: Any, kernel: Any, args: Any, /) -> None:
+    """Launch `kernel` over `grid` on the current torch stream of its tensors' device; on CPU
+    tensors run it on the interpreter; on fake or meta tensors (while torch traces the op) do
+    nothing. Call it from the host function of a `tilelang.torch.custom_op`.
+
+    Example:
+        >>> launch((ct.cdiv(n, 1024),), add, (x, y, out, 1024))
+    """
+    try:
+        k = as_kernel(kernel)
+        if getattr(_tracing, "depth", 0) or _is_fake(_first_tensor(args)):
+            _check_arguments(k, args)
+            return
+        tensor = _first_tensor(args)
+        if tensor is not None and tensor.device.type == "cpu":
+            k = interpreted(k)
+    except TileError as e:
+        raise e.with_traceback(None) from None
+    tile_launch(None, grid, k, args)
+
+
+def interpreted(kernel: Kernel) -> Kernel:
+    """`kernel` set to run on the interpreter (one copy per kernel, so its cache is kept)."""
+    if kernel.options.interpret:
+        return kernel
+    copy = _interpreted.get(kernel)
+    if copy is None:
+        copy = _interpreted[kernel] = kernel.replace_hints(interpret=True)
+    return copy
+
+
+def _first_tensor(args: Any) -> torch.Tensor | None:
+    if not isinstance(args, tuple | list):
+        return None
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a
+        if isinstance(a, tuple | list):
+            found = _first_tensor(a)
+            if found is not None:
+                return found
+    return None
+
+
+def _is_fake(t: torch.Tensor | None) -> bool:
+    if t is None:
+        return False
+    return (type(t) is not torch.Tensor and isinstance(t, FakeTensor)) or t.device.type == "meta"
+
+
+def _check_arguments(kernel: Kernel, args: Any) -> None:
+    """What a traced launch can check without running: the arguments' form and count."""
+    if not isinstance(args, tuple | list):
+        raise TileArgumentError(
+            f"kernel arguments must be a tuple, got {type(args).__name__}",
+            hint="write (x,) for a single argument",
+        )
+    check_arity(kernel.name, kernel.params, len(args))

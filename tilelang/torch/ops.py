@@ -1,0 +1,107 @@
+"""PyTorch integration: `custom_op`: a host function that launches tilelang kernels, made a
+`torch.library.custom_op` whose fake implementation is the same function run on fake tensors."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import torch
+
+from tilelang.torch.op_launch import launches_skipped
+from tilelang.torch.output_checks import FakeComparison, check_output_devices
+
+DEVICE_TYPES = ("cpu", "cuda")  # CUDA tensors run on the GPU, CPU tensors on the interpreter
+
+
+def custom_op(
+    name: str,
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    mutates_args: str | Iterable[str],
+    device_types: str | Sequence[str] | None = DEVICE_TYPES,
+    schema: str | None = None,
+    tags: Any = None,
+    fake: Callable[..., Any] | None = None,
+) -> Any:
+    """Make `fn`, a host function that allocates outputs and calls `tilelang.torch.launch`, a
+    `torch.library.custom_op` named `name` ("namespace::op"); returns its `CustomOpDef`.
+
+    The arguments are `torch.library.custom_op`'s (type hints on `fn` give the schema;
+    `mutates_args` names every argument a kernel writes), plus `fake`: the fake (meta)
+    implementation. Without it, the fake is `fn` itself run on fake tensors with its launches
+    skipped, which is right whenever `fn` allocates its outputs from the inputs' shapes, dtypes
+    and devices. A given `fake` is compared with the real outputs once per input signature.
+
+    Example:
+        >>> @tilelang.torch.custom_op("mylib::add", mutates_args=())
+        ... def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        ...     out = torch.empty_like(x)
+        ...     tilelang.torch.launch((ct.cdiv(x.numel(), 1024),), add_kernel, (x, y, out, 1024))
+        ...     return out
+    """
+    def register(host: Callable[..., Any]) -> Any:
+        inferred = schema or _infer_schema(host, mutates_args, tags)
+        derived = _derived_fake(name, host)
+        comparison = FakeComparison(name)
+        impl = _real_impl(name, host, comparison, lambda: op, derived)
+        op = torch.library.custom_op(
+            name, impl, mutates_args=_mutated(inferred), device_types=device_types,
+            schema=inferred, tags=tags,
+        )
+        generated = getattr(op, "_is_inplace", False) or getattr(op, "_is_out", False)
+        if not generated:  # ops tagged inplace or out get torch's own generated fake
+            op.register_fake(fake if fake is not None else derived)
+        return op
+
+    return register if fn is None else register(fn)
+
+
+def _infer_schema(host: Callable[..., Any], mutates_args: Any, tags: Any) -> str:
+    """The schema from `host`'s own hints (they are read in `host`'s module)."""
+    extra = {"tags": tags} if tags is not None else {}
+    return torch.library.infer_schema(host, mutates_args=mutates_args, **extra)
+
+
+def _mutated(schema: str) -> list[str]:
+    """The names the schema marks as written ("unknown" resolved to every tensor argument)."""
+    parsed = torch._C.parse_schema("op" + schema[schema.index("("):])
+    return [a.name for a in parsed.arguments if a.alias_info is not None and a.alias_info.is_write]
+
+
+def _real_impl(name: str, host: Callable[..., Any], comparison: FakeComparison,
+               current_op: Callable[[], Any], derived: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(host)
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        result = host(*args, **kwargs)
+        check_output_devices(name, (args, kwargs), result)
+        if getattr(current_op(), "_abstract_fn", derived) is not derived:
+            comparison.check((args, kwargs), result)  # a fake of the user's: does it agree?
+        return result
+
+    return impl
+
+
+def _derived_fake(name: str, host: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(host)
+    def fake(*args: Any, **kwargs: Any) -> Any:
+        with launches_skipped():
+            try:
+                result = host(*args, **kwargs)
+            except Exception as e:
+                _explain(e, name)
+                raise
+        check_output_devices(name, (args, kwargs), result)
+        return result
+
+    return fake
+
+
+def _explain(error: Exception, name: str) -> None:
+    if hasattr(error, "add_note"):  # Python 3.11+
+        error.add_note(
+            f"(while running the host function of custom op {name} on fake tensors, which have "
+            "shapes, dtypes and devices but no data, to derive its fake implementation: make "
+            "it depend on those only, or pass fake= to tilelang.torch.custom_op)")
