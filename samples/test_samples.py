@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import attention
 import batched_gemm
 import cross_entropy
 import cumsum
 import embedding_gather
+import fp8_gemm
 import gemm
+import grouped_gemm
 import histogram
 import layer_norm
 import pytest
@@ -56,6 +59,21 @@ CASES = [
     ("batched_gemm", lambda b: batched_gemm.run(5, 40, 30, 50, backend=b, block=(2, 16, 16, 16))),
     ("batched_gemm", lambda b: batched_gemm.run(3, 70, 65, 129, True, b)),
     ("batched_gemm", lambda b: batched_gemm.run(1, 1, 1, 1, backend=b)),
+    ("attention", lambda b: attention.run(1, 2, 37, 37, 64, False, b, block=(16, 16))),
+    ("attention", lambda b: attention.run(2, 1, 45, 45, 64, True, b, block=(32, 16))),
+    ("attention", lambda b: attention.run(1, 1, 33, 70, 128, False, b, block=(16, 32))),
+    ("attention", lambda b: attention.run(1, 2, 50, 50, 128, True, b, block=(16, 32))),
+    ("attention", lambda b: attention.run(1, 1, 40, 70, 64, True, b, block=(16, 16))),
+    ("attention", lambda b: attention.run(1, 1, 70, 40, 64, True, b, block=(16, 16))),
+    ("attention", lambda b: attention.run(2, 3, 300, 300, 128, True, b, (64, 32), 8)),
+    ("attention", lambda b: attention.run(1, 2, 257, 257, 64, False, b, (128, 32), 8)),
+    ("grouped_gemm", lambda b: grouped_gemm.run([0, 17, 1, 40, 0, 33], 70, 45, b, (16, 32, 16),
+                                                4, spare_rows=21)),
+    ("grouped_gemm", lambda b: grouped_gemm.run([3], 5, 7, b, (16, 16, 16), 4, spare_rows=40)),
+    ("grouped_gemm", lambda b: grouped_gemm.run([130, 0, 257, 61], 200, 100, b, spare_rows=5)),
+    ("fp8_gemm", lambda b: fp8_gemm.run(100, 70, 90, b, (32, 32, 32), 4)),
+    ("fp8_gemm", lambda b: fp8_gemm.run(1, 3, 5, b, (16, 16, 32), 4)),
+    ("fp8_gemm", lambda b: fp8_gemm.run(300, 257, 333, b)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
