@@ -71,22 +71,38 @@ def math_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def config(n: int) -> tuple[int, int, int]:
-    """(ROWS, BLOCK, num_warps): whole rows, about 4096 elements per block."""
+def forward_config(n: int) -> tuple[int, int, int]:
+    """(ROWS, BLOCK, num_warps): whole rows, about 4096 elements per block, 8 warps (16
+    elements per thread; with 4 warps some sizes spill registers)."""
     block = 1 << (n - 1).bit_length()
-    return max(1, 4096 // block), block, 8 if block >= 4096 else 4
+    return max(1, 4096 // block), block, 8
 
 
+def backward_config(n: int) -> tuple[int, int, int]:
+    """(ROWS, BLOCK, num_warps) of the backward pass: about 2048 elements per tile (it holds
+    four tiles of x's size), 8 or 16 warps."""
+    block = 1 << (n - 1).bit_length()
+    return max(1, 2048 // block), block, 8 if block <= 4096 else 16
+
+
+MAX_N = 8192  # longer rows would spill registers: samples/rms_norm.py loops over those
 BACKWARD_BLOCKS = 512  # at most; each writes one row of dw partial sums
+
+
+def check_shape(x: torch.Tensor, w: torch.Tensor) -> None:
+    if x.dim() != 2 or w.shape != (x.shape[1],) or x.shape[1] > MAX_N:
+        raise ValueError(f"rms_norm: x must be (rows, n) with n <= {MAX_N} and w (n,), got x "
+                         f"{tuple(x.shape)} and w {tuple(w.shape)}")
 
 
 @tlt.custom_op("tilelang_samples::rms_norm_fwd", mutates_args=())
 def rms_norm_fwd(x: torch.Tensor, w: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
     """y = x / rms(x) * w over the rows of a 2-d x, and each row's 1/rms."""
+    check_shape(x, w)
     rows, n = x.shape
     y = torch.empty_like(x)
     rstd = x.new_empty(rows, dtype=math_dtype(x.dtype))
-    r, block, warps = config(n)
+    r, block, warps = forward_config(n)
     tlt.launch((ct.cdiv(rows, r),), with_warps(rms_norm_fwd_kernel, warps),
                (x, w, y, rstd, eps, r, block, math_dtype(x.dtype)))
     return y, rstd
@@ -97,7 +113,7 @@ def rms_norm_bwd(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor,
                  rstd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """dx and dw of rms_norm_fwd, given dy."""
     rows, n = x.shape
-    r, block, warps = config(n)
+    r, block, warps = backward_config(n)
     blocks = min(ct.cdiv(rows, r), BACKWARD_BLOCKS)
     dx = torch.empty_like(x)
     dw_part = x.new_empty((blocks, n), dtype=rstd.dtype)
