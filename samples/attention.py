@@ -29,6 +29,10 @@ import tilelang as ct
 
 LOG2_E = 1.4426950408889634
 ZERO = ct.PaddingMode.ZERO
+# (BM, BN) and warps per head dimension on the GPU: the largest tiles ptxas fits in 255
+# registers without spills (the K and V tiles pass through registers on their way to the
+# tensor cores, next to the float32 scores and accumulator)
+GPU_CONFIGS = {64: ((128, 32), 8), 128: ((64, 32), 8)}
 
 
 def attend(q, k, v, acc, row_max, row_sum, batch, head, j, rows, qk_scale, CAUSAL, MASK, BN):
@@ -133,7 +137,7 @@ def main() -> None:
                             zip((args.batch, args.heads, args.seq, args.d), sizes, strict=True))
     print(f"{'causal ' if args.causal else ''}attention, batch {batch}, {heads} heads, "
           f"sequence {seq}, head dim {d}, bfloat16 on {backend.describe()}")
-    block, warps = ((128, 64), 8) if backend.gpu else ((32, 16), 4)
+    block, warps = GPU_CONFIGS[d] if backend.gpu else ((32, 16), 4)
     run(batch, heads, seq, seq, d, args.causal, backend, block, warps)
 
 
