@@ -43,14 +43,15 @@ class Backend:
         return None
 
     def array(self, data: np.ndarray) -> Any:
-        """Device copy of `data` (a NumPy array; bfloat16 via ml_dtypes)."""
+        """Device copy of `data` (a NumPy array; bfloat16 and the float8 types via ml_dtypes)."""
         if not self.gpu:
             return data.copy()
         import torch
 
-        if data.dtype.name == "bfloat16":
-            bits = torch.from_numpy(data.view(np.int16).copy())
-            return bits.view(torch.bfloat16).cuda()
+        if data.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+            # torch cannot take ml_dtypes arrays: move the bits, then view them as the dtype
+            bits = torch.from_numpy(data.view(f"int{8 * data.dtype.itemsize}").copy())
+            return bits.view(getattr(torch, data.dtype.name)).cuda()
         return torch.from_numpy(data.copy()).cuda()
 
     def empty_like(self, data: np.ndarray, poison: float = float("nan")) -> Any:
