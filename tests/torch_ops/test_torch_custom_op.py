@@ -296,6 +296,21 @@ def test_host_function_output_on_another_device_is_an_error() -> None:
         wrong_device(torch.ones(4))
 
 
+@pytest.mark.filterwarnings("ignore:Accessing the data pointer of FakeTensor")  # what it does
+def test_tilelang_launch_in_a_host_function_names_tilelang_torch_launch() -> None:
+    @tlt.custom_op("tilelang_tests::plain_launch", mutates_args=())
+    def plain_launch(x: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        ct.launch(None, grid(x), interpreted, (x, x, out, BLOCK))  # runs even on fake tensors
+        return out
+
+    interpreted = mul_kernel.replace_hints(interpret=True)
+    x = torch.ones(10)
+    torch.testing.assert_close(plain_launch(x), x)  # eagerly it works
+    with FakeTensorMode(), pytest.raises(ct.TileArgumentError, match=r"tilelang\.torch\.launch"):
+        plain_launch(torch.empty(10))
+
+
 def make_op_with_fake(name: str, fake):
     calls = []
 

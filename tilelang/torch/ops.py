@@ -9,6 +9,8 @@ from typing import Any
 
 import torch
 
+from tilelang.errors import TileArgumentError
+from tilelang.runtime.launch import launch as tile_launch
 from tilelang.torch.op_launch import launches_skipped
 from tilelang.torch.output_checks import FakeComparison, check_output_devices
 
@@ -91,12 +93,32 @@ def _derived_fake(name: str, host: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 result = host(*args, **kwargs)
             except Exception as e:
+                if _raised_in(e, tile_launch):  # it launches on fake tensors: wrong launch
+                    raise _needs_data(name) from e
                 _explain(e, name)
                 raise
         check_output_devices(name, (args, kwargs), result)
         return result
 
     return fake
+
+
+def _raised_in(error: Exception, fn: Callable[..., Any]) -> bool:
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is fn.__code__:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _needs_data(name: str) -> TileArgumentError:
+    return TileArgumentError(
+        f"custom op {name}: its host function calls tilelang.launch, which needs tensors with "
+        "data, on fake tensors (while torch derives the op's fake implementation)",
+        hint="launch kernels with tilelang.torch.launch(grid, kernel, args), which skips them on "
+             "fake tensors, not tilelang.launch; or pass fake= to tilelang.torch.custom_op",
+    )
 
 
 def _explain(error: Exception, name: str) -> None:
