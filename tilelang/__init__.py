@@ -27,9 +27,20 @@ from tilelang.runtime.launch import launch
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    """`tune`, `autotune` and `Config` import the autotuner on first use (import time)."""
+    if name in ("tune", "autotune", "Config"):
+        import tilelang.tune
+
+        return tilelang.tune if name == "tune" else getattr(tilelang.tune, name)
+    raise AttributeError(f"module 'tilelang' has no attribute {name!r}")
+
+
 __all__ = [
     *_language_names,
     "CompiledKernel",
+    "Config",  # noqa: F405  (imported on first use: __getattr__)
     "Kernel",
     "TileArgumentError",
     "TileArgumentOverflowError",
@@ -48,7 +59,9 @@ __all__ = [
     "TileUndefinedVariableError",
     "TileUnsupportedFeatureError",
     "TileValueError",
+    "autotune",  # noqa: F405
     "compile",
     "kernel",
     "launch",
+    "tune",  # noqa: F405
 ]

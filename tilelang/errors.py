@@ -5,6 +5,7 @@ from __future__ import annotations
 import linecache
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +158,30 @@ class TileInternalError(TileError):
 
 
 class TileCompilerExecutionError(TileInternalError):
-    """A backend step (MLIR pipeline, PTX assembly) failed on IR the front end accepted."""
+    """A backend step (MLIR pipeline, PTX assembly) failed on IR the front end accepted.
+
+    Also built as cuTile builds it: `(return_code, stderr, compiler_flags, compiler_version)`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and type(args[0]) is int:  # cuTile's form
+            stderr = args[1] if len(args) > 1 else ""
+            super().__init__(f"Return code {args[0]}\n{stderr}")
+        else:
+            super().__init__(*args, **kwargs)
+
+
+class TileCompilerTimeoutError(TileInternalError):
+    """Compiling took longer than allowed (cuTile's class; built as cuTile builds it)."""
+
+    def __init__(self, message: str, compiler_flags: str = "",
+                 compiler_version: str | None = None) -> None:
+        super().__init__(message)
+        self.compiler_flags = compiler_flags
+        self.compiler_version = compiler_version
+
+
+class TileLaunchTimeoutError(TileLaunchError):
+    """A kernel run took longer than an autotuning search allows (`single_run_timeout_sec`)."""
 
 
 __all__ = [
@@ -166,10 +190,12 @@ __all__ = [
     "TileArgumentOverflowError",
     "TileArgumentValueError",
     "TileCompilerExecutionError",
+    "TileCompilerTimeoutError",
     "TileError",
     "TileInternalError",
     "TileInterpreterError",
     "TileLaunchError",
+    "TileLaunchTimeoutError",
     "TileNameError",
     "TileRecursionError",
     "TileSyntaxError",

@@ -63,3 +63,21 @@ def arch_override() -> str | None:
 def native_launch_enabled() -> bool:
     """TILELANG_NO_NATIVE_LAUNCH=1 keeps launches on the pure-Python path (no C launcher)."""
     return not _flag("TILELANG_NO_NATIVE_LAUNCH")
+
+
+def autotune_enabled() -> bool:
+    """TILELANG_AUTOTUNE=0: autotuned kernels use their first config, with no search."""
+    return os.environ.get("TILELANG_AUTOTUNE", "1").strip().lower() not in ("0", "false", "no",
+                                                                            "off")
+
+
+def print_autotuning() -> bool:
+    """TILELANG_PRINT_AUTOTUNING=1: print each autotuning search's timings and choice."""
+    return _flag("TILELANG_PRINT_AUTOTUNING")
+
+
+def compile_workers() -> int | None:
+    """TILELANG_COMPILE_WORKERS=n: processes that compile autotuning candidates in parallel
+    (0 or 1: compile in the calling process); unset: one per CPU, at most 16."""
+    value = os.environ.get("TILELANG_COMPILE_WORKERS", "").strip()
+    return int(value) if value else None

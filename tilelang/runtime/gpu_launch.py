@@ -4,6 +4,7 @@ specializes, compiles (or reads the disk cache), loads and registers new special
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from tilelang import settings
@@ -35,10 +36,7 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     from tilelang.runtime.launch import normalize_grid
 
     gx, gy, gz = normalize_grid(grid)
-    signature = kernel.specialize(args)
-    _check_parameter_count(kernel, signature)
-    facts = _check_device_arrays(kernel, signature, args)
-    device = _launch_device(facts, stream)
+    signature, facts, device = _target(kernel, stream, args)
     launcher = specialization(kernel, signature, device)
     values = _parameter_values(kernel, signature, args, facts)
     launcher(stream_handle(stream, tuple(args), device), gx, gy, gz, values)
@@ -51,6 +49,21 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     entry = native_entry(kernel, signature, args, launcher)
     if entry is not None:  # arguments the C path cannot read keep the previous entry
         kernel.native_entry = entry
+
+
+def _target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ...],
+                                                            list[tuple[str, ArrayFacts | None]],
+                                                            int]:
+    """The signature the arguments select, their run-time leaves, and the device they are on."""
+    signature = kernel.specialize(args)
+    _check_parameter_count(kernel, signature)
+    facts = _check_device_arrays(kernel, signature, args)
+    return signature, facts, _launch_device(facts, stream)
+
+
+def launch_device(kernel: Kernel, stream: Any, args: Any) -> int:
+    """The device a launch with these arguments runs on (checking them as a launch does)."""
+    return _target(kernel, stream, args)[2]
 
 
 _DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
@@ -250,33 +263,89 @@ def constant_classes(signature: tuple[ParamSpec, ...]) -> list[str]:
     return found
 
 
-def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: int) -> Launcher:
-    from tilelang.compiler import CompileOptions, compile_signature
+@dataclass(frozen=True)
+class BuildJob:
+    """Everything compiling one specialization needs; it pickles (to run in a worker process)
+    when the kernel's function can be imported by name."""
+
+    fn: Any
+    name: str
+    signature: tuple[ParamSpec, ...]
+    arch: str  # what the PTX targets
+    native_arch: str  # what the cubin is assembled for (the device's own architecture)
+    num_warps: int
+    occupancy: int | None
+    fingerprint: str  # of the kernel's source and the globals it reads (frontend/source.py)
+    key: str  # the disk cache key
+
+
+@dataclass
+class Built:
+    meta: dict[str, Any]
+    ptx: str
+    cubin: bytes | None
+    source: str  # "disk" or "compiled"
+
+
+def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> BuildJob:
     from tilelang.frontend.source import fingerprint
 
+    arch = settings.arch_override() or binary.device_arch(device)
+    native = binary.device_arch(device)
     num_warps = kernel.options.num_warps or 4
-    digest = fingerprint(kernel.fn)
     occupancy = kernel.options.occupancy
+    digest = fingerprint(kernel.fn)
     key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps, occupancy,
                                constant_classes(signature))
-    start = time.perf_counter()
-    cached = disk_cache.load(key)
+    # PTX for an older target (TILELANG_ARCH=sm_80 on an H100) assembles for this device: a
+    # cubin of another major architecture would not load here
+    return BuildJob(kernel.fn, kernel.name, signature, arch,
+                    arch if arch.startswith(native) else native, num_warps, occupancy, digest,
+                    key)
+
+
+def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int] | None:
+    """The compile job (and device) a launch with these arguments would need first; None when
+    the specialization is already loaded."""
+    signature, _, device = _target(kernel, stream, args)
+    arch = settings.arch_override() or binary.device_arch(device)
+    if ("gpu", signature, arch, device) in kernel.cache:
+        return None
+    return build_job(kernel, signature, device), device
+
+
+def build(job: BuildJob) -> Built:
+    """PTX and cubin of a job: from the disk cache, or compiled now (and stored there). Needs
+    no GPU, so it runs in worker processes too."""
+    from tilelang.compiler import CompileOptions, compile_signature
+
+    cached = disk_cache.load(job.key)
     if cached is not None:
         meta, ptx, cubin = cached
-        shared = int(meta.get("shared_bytes", 0))
-        source = "disk"
-    else:
-        compiled = compile_signature(kernel.fn, signature,
-                                     CompileOptions(num_warps, arch, occupancy=occupancy))
-        ptx = compiled.ptx or ""
-        shared = compiled.metadata.get("shared_bytes", 0)
-        # PTX for an older target (TILELANG_ARCH=sm_80 on an H100) assembles for this device: a
-        # cubin of another major architecture would not load here
-        native = binary.device_arch(device)
-        cubin = binary.to_cubin(ptx, arch if arch.startswith(native) else native)
-        disk_cache.store(key, {"name": kernel.name, "arch": arch, "shared_bytes": shared}, ptx,
-                         cubin)
-        source = "compiled"
-    loaded = binary.load(kernel.name, ptx, cubin, device, shared)
-    kernel.cache.setdefault("timings", []).append((source, time.perf_counter() - start))
-    return Launcher(loaded, signature, 32 * num_warps)
+        return Built(meta, ptx, cubin, "disk")
+    compiled = compile_signature(job.fn, job.signature,
+                                 CompileOptions(job.num_warps, job.arch, occupancy=job.occupancy))
+    ptx = compiled.ptx or ""
+    meta = {"name": job.name, "arch": job.arch,
+            "shared_bytes": compiled.metadata.get("shared_bytes", 0)}
+    cubin = binary.to_cubin(ptx, job.native_arch)
+    disk_cache.store(job.key, meta, ptx, cubin)
+    return Built(meta, ptx, cubin, "compiled")
+
+
+def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launcher:
+    """Load a built specialization on the device and remember it in the kernel's cache."""
+    shared = int(built.meta.get("shared_bytes", 0))
+    loaded = binary.load(kernel.name, built.ptx, built.cubin, device, shared)
+    launcher = Launcher(loaded, job.signature, 32 * job.num_warps)
+    kernel.cache[("gpu", job.signature, job.arch, device)] = launcher
+    return launcher
+
+
+def _build(kernel: Kernel, signature: tuple[ParamSpec, ...], arch: str, device: int) -> Launcher:
+    start = time.perf_counter()
+    job = build_job(kernel, signature, device)
+    built = build(job)
+    launcher = install(kernel, job, built, device)
+    kernel.cache.setdefault("timings", []).append((built.source, time.perf_counter() - start))
+    return launcher

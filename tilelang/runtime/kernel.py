@@ -45,6 +45,7 @@ class Kernel:
         self.fast_launch: Any = None  # generated on the first GPU launch (runtime/gpu_launch.py)
         self.native_entry: Any = None  # the last specialization, for the native hot path
         self.interpret = options.interpret
+        self._variants: dict[KernelOptions, Kernel] = {}  # replace_hints' copies
 
     @property
     def _pyfunc(self) -> Callable[..., Any]:
@@ -78,9 +79,19 @@ class Kernel:
                      for i, (p, a) in enumerate(zip(self.params, args, strict=True)))
 
     def replace_hints(self, **hints: Any) -> Kernel:
-        """A copy of this kernel with other options (and its own cache)."""
-        fields = {**self.options.__dict__, **hints}
-        return Kernel(self.fn, KernelOptions(**fields))
+        """A copy of this kernel with other options (and its own cache).
+
+        The copy is remembered per options, so calling this at every launch (or per autotuning
+        config) reuses one compiled copy instead of compiling a new one each time."""
+        unknown = sorted(set(hints) - set(KernelOptions.__dataclass_fields__))
+        if unknown:
+            raise TypeError(f"replace_hints: unknown hint {unknown[0]!r}; the hints are "
+                            f"{', '.join(KernelOptions.__dataclass_fields__)}")
+        options = KernelOptions(**{**self.options.__dict__, **hints})
+        variant = self._variants.get(options)
+        if variant is None:
+            variant = self._variants[options] = Kernel(self.fn, options)
+        return variant
 
 
 def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:

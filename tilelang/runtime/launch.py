@@ -61,6 +61,10 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
                     return
             kernel.fast_launch(stream, grid, args)  # the Python path: it validates, and raises
             return
+        custom = getattr(kernel, "__tilelang_launch__", None)
+        if custom is not None:  # an autotuned kernel (tilelang/tune/autotune.py) picks its own
+            custom(stream, grid, args)
+            return
         k = as_kernel(kernel)
         if use_interpreter(k):
             _interpret(k, normalize_grid(grid), args)

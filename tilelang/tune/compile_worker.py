@@ -1,0 +1,71 @@
+"""Autotuning: the compile worker process (started by compile_pool.py, one job at a time).
+
+It runs with the parent's `sys.path` (given on its command line) and environment. Messages
+both ways are pickles behind an 8-byte length; the first one out is "ready", once the compiler
+is imported. Each message in is a pickled `BuildJob`; each answer is ("ok", Built), ("error",
+exception type, message), or ("local", why) when this process cannot compile it the way the
+parent would (the kernel's module does not import here, or its globals differ), so the parent
+compiles it itself.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+from typing import Any, BinaryIO
+
+
+def write_message(out: BinaryIO, value: Any) -> None:
+    data = pickle.dumps(value)
+    out.write(struct.pack("<Q", len(data)) + data)
+    out.flush()
+
+
+def read_message(inp: BinaryIO) -> Any:
+    head = inp.read(8)
+    if len(head) < 8:
+        raise EOFError
+    (size,) = struct.unpack("<Q", head)
+    data = inp.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def answer(payload: bytes) -> tuple[Any, ...]:
+    from tilelang.frontend.source import fingerprint
+    from tilelang.runtime.gpu_launch import build
+
+    try:
+        job = pickle.loads(payload)
+    except Exception as e:  # the kernel's module cannot be imported here (e.g. `__main__`)
+        return ("local", f"{type(e).__name__}: {e}")
+    if fingerprint(job.fn) != job.fingerprint:
+        return ("local", "the kernel's source or globals differ in the worker")
+    try:
+        return ("ok", build(job))
+    except Exception as e:
+        kind = type(e)
+        try:
+            pickle.loads(pickle.dumps(kind))
+        except Exception:  # a class the parent could not import back
+            return ("error", RuntimeError, f"{kind.__name__}: {e}")
+        return ("error", kind, str(e))
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed while compiling goes to stderr, not into the protocol
+    inp = sys.stdin.buffer
+    import tilelang.compiler  # (the imports are most of a worker's start-up)
+    import tilelang.runtime.gpu_launch  # noqa: F401
+
+    write_message(out, "ready")
+    while True:
+        try:
+            payload = read_message(inp)
+        except EOFError:  # the parent is gone
+            return
+        write_message(out, answer(payload))
