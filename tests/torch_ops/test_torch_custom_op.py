@@ -352,6 +352,20 @@ def test_a_given_fake_is_used_and_checked_once_per_signature(rng) -> None:
     assert calls[-1] == (7,)
 
 
+def test_a_fake_registered_later_replaces_the_derived_one_and_is_checked() -> None:
+    @tlt.custom_op("tilelang_tests::later_fake", mutates_args=())
+    def later_fake(x: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        tlt.launch(grid(x), mul_kernel, (x, x, out, BLOCK))
+        return out
+
+    later_fake.register_fake(lambda x: x.new_empty((2, *x.shape)))
+    with FakeTensorMode():
+        assert later_fake(torch.empty(4)).shape == (2, 4)
+    with pytest.raises(ct.TileValueError, match=r"fake implementation says \(2, 4\)"):
+        later_fake(torch.ones(4))
+
+
 def test_a_host_function_that_needs_data_says_how_to_fix_it() -> None:
     @tlt.custom_op("tilelang_tests::data_dependent", mutates_args=())
     def data_dependent(x: torch.Tensor) -> torch.Tensor:
