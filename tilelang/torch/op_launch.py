@@ -41,17 +41,16 @@ def launch(grid: Any, kernel: Any, args: Any, /) -> None:
     Example:
         >>> launch((ct.cdiv(n, 1024),), add, (x, y, out, 1024))
     """
-    try:
-        k = as_kernel(kernel)
-        if getattr(_tracing, "depth", 0) or _is_fake(_first_tensor(args)):
-            _check_arguments(k, args)
-            return
-        tensor = _first_tensor(args)
-        if tensor is not None and tensor.device.type == "cpu":
-            k = interpreted(k)
-    except TileError as e:
-        raise e.with_traceback(None) from None
-    tile_launch(None, grid, k, args)
+    where = _where(_first_tensor(args))
+    if where == "fake" or getattr(_tracing, "depth", 0):
+        try:
+            _check_arguments(as_kernel(kernel), args)
+        except TileError as e:
+            raise e.with_traceback(None) from None
+        return
+    if where == "cpu":
+        kernel = interpreted(as_kernel(kernel))
+    tile_launch(None, grid, kernel, args)
 
 
 def interpreted(kernel: Kernel) -> Kernel:
@@ -77,10 +76,14 @@ def _first_tensor(args: Any) -> torch.Tensor | None:
     return None
 
 
-def _is_fake(t: torch.Tensor | None) -> bool:
+def _where(t: torch.Tensor | None) -> str | None:
+    """"fake" (fake or meta tensors: no data), else the device type; None: no tensor."""
     if t is None:
-        return False
-    return (type(t) is not torch.Tensor and isinstance(t, FakeTensor)) or t.device.type == "meta"
+        return None
+    if type(t) is not torch.Tensor and isinstance(t, FakeTensor):
+        return "fake"
+    device = t.device.type
+    return "fake" if device == "meta" else device
 
 
 def _check_arguments(kernel: Kernel, args: Any) -> None:
