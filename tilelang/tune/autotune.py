@@ -22,7 +22,7 @@ from tilelang.runtime.launch import use_interpreter
 from tilelang.tune import records
 from tilelang.tune.keys import device_name, key_of
 from tilelang.tune.progress import Progress
-from tilelang.tune.search import TuningResult, search
+from tilelang.tune.search import NoValidConfigError, TuningResult, search
 from tilelang.tune.snapshot import Snapshots
 
 
@@ -165,14 +165,14 @@ class Autotuner:
                             lambda c: _grid(grid, self.kernel, fulls[index[id(c)]]),
                             lambda c: self.kernels[index[id(c)]], run_args, None, None,
                             progress)
+        except NoValidConfigError as e:
+            self._warn(e.failures)
+            raise
         finally:
             progress.close()
             snapshots.restore()
         self.last_result = result
-        for failed, kind, message in result.failures:
-            first = message.splitlines()[0] if message else ""
-            warnings.warn(f"autotune: {failed} of kernel {self.name} failed and is skipped: "
-                          f"{kind.__name__}: {first}", stacklevel=4)
+        self._warn(result.failures)
         best = min(result.successes, key=lambda m: m.median_us)
         config = best.config
         self._record(device, key, config, best.median_us)
@@ -180,6 +180,12 @@ class Autotuner:
             print(f"autotune {self.name} {_key_text(key)} on {device}: {config} "
                   f"({best.median_us:.1f} us median)\n{result.summary()}")
         return config
+
+    def _warn(self, failures: Sequence[tuple[Config, type[BaseException], str]]) -> None:
+        for config, kind, message in failures:
+            first = message.splitlines()[0] if message else ""
+            warnings.warn(f"autotune: {config} of kernel {self.name} failed and is skipped: "
+                          f"{kind.__name__}: {first}", stacklevel=5)
 
     def _record(self, device: str, key: Any, config: Config, median_us: float) -> None:
         from tilelang.frontend.source import fingerprint

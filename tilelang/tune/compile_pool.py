@@ -20,7 +20,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tilelang import settings
 from tilelang.runtime import disk_cache
@@ -74,8 +74,8 @@ def _payload(job: BuildJob) -> bytes | None:
         return None
     if settings.disk_cache_enabled() and disk_cache.load(job.key) is not None:
         return None
-    try:
-        return pickle.dumps(job)
+    try:  # the function by name (its module's attribute is usually the @kernel object)
+        return pickle.dumps((job.fn.__module__, job.fn.__qualname__, replace(job, fn=None)))
     except Exception:
         return None
 

@@ -2,18 +2,20 @@
 
 It runs with the parent's `sys.path` (given on its command line) and environment. Messages
 both ways are pickles behind an 8-byte length; the first one out is "ready", once the compiler
-is imported. Each message in is a pickled `BuildJob`; each answer is ("ok", Built), ("error",
-exception type, message), or ("local", why) when this process cannot compile it the way the
-parent would (the kernel's module does not import here, or its globals differ), so the parent
-compiles it itself.
+is imported. Each message in is (module, qualified name of the kernel's function, the
+`BuildJob` without the function); each answer is ("ok", Built), ("error", exception type,
+message), or ("local", why) when this process cannot compile it the way the parent would (the
+kernel's module does not import here, or its globals differ), so the parent compiles it itself.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import struct
 import sys
+from dataclasses import replace
 from typing import Any, BinaryIO
 
 
@@ -39,8 +41,9 @@ def answer(payload: bytes) -> tuple[Any, ...]:
     from tilelang.runtime.gpu_launch import build
 
     try:
-        job = pickle.loads(payload)
-    except Exception as e:  # the kernel's module cannot be imported here (e.g. `__main__`)
+        module, qualname, job = pickle.loads(payload)
+        job = replace(job, fn=_function(module, qualname))
+    except Exception as e:  # the kernel's module cannot be imported here
         return ("local", f"{type(e).__name__}: {e}")
     if fingerprint(job.fn) != job.fingerprint:
         return ("local", "the kernel's source or globals differ in the worker")
@@ -53,6 +56,14 @@ def answer(payload: bytes) -> tuple[Any, ...]:
         except Exception:  # a class the parent could not import back
             return ("error", RuntimeError, f"{kind.__name__}: {e}")
         return ("error", kind, str(e))
+
+
+def _function(module: str, qualname: str) -> Any:
+    """The kernel's Python function, found by name (through its @kernel object)."""
+    value: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        value = getattr(value, part)
+    return getattr(value, "fn", value)
 
 
 def main() -> None:

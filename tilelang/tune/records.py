@@ -69,4 +69,7 @@ def _write(data: dict[str, Any]) -> None:
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
         os.replace(tmp, target)
     except OSError:  # a record that cannot be written only costs a search next time
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass

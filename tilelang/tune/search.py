@@ -136,12 +136,20 @@ def search(configs: list[Any], stream: Any, grid_fn: Callable[[Any], Any], kerne
     done = _rank(runnable, stream, timeout_s, progress, failures, len(configs))
     failures.sort(key=lambda item: item[0])
     if not done:
-        config, kind, message = failures[0][1]
-        raise ValueError(f"No valid config found in search space.\nConfig: {config}\n"
-                         f"{kind.__name__}: {message}")
+        raise NoValidConfigError(tuple(f for _, f in failures))
     successes = tuple(c.measurement() for c in done)
     best = min(successes, key=lambda m: m.mean_us)
     return TuningResult(best=best, successes=successes, failures=tuple(f for _, f in failures))
+
+
+class NoValidConfigError(ValueError):
+    """Every config failed; `failures` says how (as `TuningResult.failures`)."""
+
+    def __init__(self, failures: tuple[tuple[Any, type[BaseException], str], ...]) -> None:
+        config, kind, message = failures[0]
+        super().__init__(f"No valid config found in search space.\nConfig: {config}\n"
+                         f"{kind.__name__}: {message}")
+        self.failures = failures
 
 
 @dataclass(eq=False)
