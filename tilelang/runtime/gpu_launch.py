@@ -314,9 +314,11 @@ def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int
     return build_job(kernel, signature, device), device
 
 
-def build(job: BuildJob) -> Built:
-    """PTX and cubin of a job: from the disk cache, or compiled now (and stored there). Needs
-    no GPU, so it runs in worker processes too."""
+def build(job: BuildJob, assemble: Any = None) -> Built:
+    """PTX and cubin of a job: from the disk cache, or compiled now (and stored there).
+
+    `assemble(ptx, arch)` makes the cubin (default `binary.to_cubin`); compile workers pass one
+    that needs no GPU and may give None, left to `install`."""
     from tilelang.compiler import CompileOptions, compile_signature
 
     cached = disk_cache.load(job.key)
@@ -328,13 +330,17 @@ def build(job: BuildJob) -> Built:
     ptx = compiled.ptx or ""
     meta = {"name": job.name, "arch": job.arch,
             "shared_bytes": compiled.metadata.get("shared_bytes", 0)}
-    cubin = binary.to_cubin(ptx, job.native_arch)
+    cubin = (assemble or binary.to_cubin)(ptx, job.native_arch)
     disk_cache.store(job.key, meta, ptx, cubin)
     return Built(meta, ptx, cubin, "compiled")
 
 
 def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launcher:
     """Load a built specialization on the device and remember it in the kernel's cache."""
+    if built.cubin is None:  # a worker could not assemble it: do it here (and keep it)
+        built.cubin = binary.to_cubin(built.ptx, job.native_arch)
+        if built.cubin is not None:
+            disk_cache.store(job.key, built.meta, built.ptx, built.cubin)
     shared = int(built.meta.get("shared_bytes", 0))
     loaded = binary.load(kernel.name, built.ptx, built.cubin, device, shared)
     launcher = Launcher(loaded, job.signature, 32 * job.num_warps)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import shutil
 import struct
 import sys
 from dataclasses import replace
@@ -48,7 +49,7 @@ def answer(payload: bytes) -> tuple[Any, ...]:
     if fingerprint(job.fn) != job.fingerprint:
         return ("local", "the kernel's source or globals differ in the worker")
     try:
-        return ("ok", build(job))
+        return ("ok", build(job, assemble_here))
     except Exception as e:
         kind = type(e)
         try:
@@ -56,6 +57,28 @@ def answer(payload: bytes) -> tuple[Any, ...]:
         except Exception:  # a class the parent could not import back
             return ("error", RuntimeError, f"{kind.__name__}: {e}")
         return ("error", kind, str(e))
+
+
+def assemble_here(ptx: str, arch: str) -> bytes | None:
+    """The cubin, when this process can make it without a GPU context (nvJitLink, or ptxas);
+    else None, and the parent assembles it (cuda.core's fallback, the driver's linker, would
+    open a context on the GPU in every worker)."""
+    try:
+        from cuda.bindings import nvjitlink
+
+        nvjitlink.version()
+    except Exception:
+        if shutil.which("ptxas") is None:
+            return None
+        from tilelang.backend.assemble import assemble
+
+        try:
+            return assemble(ptx, arch)[0]
+        except Exception:
+            return None
+    from tilelang.runtime import binary
+
+    return binary.to_cubin(ptx, arch)
 
 
 def _function(module: str, qualname: str) -> Any:

@@ -11,6 +11,7 @@ A kernel whose source changed (another fingerprint) starts afresh.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -69,7 +70,5 @@ def _write(data: dict[str, Any]) -> None:
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
         os.replace(tmp, target)
     except OSError:  # a record that cannot be written only costs a search next time
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
