@@ -118,6 +118,28 @@ def test_launch_works_outside_an_op(rng) -> None:
     torch.testing.assert_close(out, x * y, rtol=0, atol=0)
 
 
+def bare_launch(x, y):
+    out = torch.empty_like(x)
+    tlt.launch(grid(x), mul_kernel, (x, y, out, BLOCK))
+    return out + 1
+
+
+def test_a_launch_outside_an_op_breaks_the_graph_and_still_runs(rng) -> None:
+    x, y = randn(100, rng), randn(100, rng)
+    explanation = torch._dynamo.explain(bare_launch)(x, y)
+    assert explanation.graph_break_count == 1
+    assert "outside a custom op" in str(explanation.break_reasons[0].reason)
+    compiled = torch.compile(bare_launch, backend="eager")
+    torch.testing.assert_close(compiled(x, y), x * y + 1, rtol=0, atol=0)
+
+
+def test_a_launch_outside_an_op_under_fullgraph_says_to_make_an_op(rng) -> None:
+    compiled = torch.compile(bare_launch, backend="eager", fullgraph=True)
+    with pytest.raises(torch._dynamo.exc.Unsupported,
+                       match=r"launch kernels in the host function of a tilelang\.torch"):
+        compiled(randn(10, rng), randn(10, rng))
+
+
 def test_cpu_launches_reuse_one_interpreted_copy_of_the_kernel(rng) -> None:
     from tilelang.torch.op_launch import interpreted
 

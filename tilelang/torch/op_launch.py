@@ -17,6 +17,9 @@ from tilelang.frontend.signature import check_arity
 from tilelang.runtime.kernel import Kernel, as_kernel
 from tilelang.runtime.launch import launch as tile_launch
 
+NOT_IN_AN_OP = ("tilelang.torch.launch outside a custom op breaks the graph: launch kernels in "
+                "the host function of a tilelang.torch.custom_op, which torch.compile keeps as "
+                "one node of the graph")
 _tracing = threading.local()  # .depth > 0 while a derived fake implementation runs
 _interpreted: weakref.WeakKeyDictionary[Kernel, Kernel] = weakref.WeakKeyDictionary()
 
@@ -48,9 +51,19 @@ def launch(grid: Any, kernel: Any, args: Any, /) -> None:
         except TileError as e:
             raise e.with_traceback(None) from None
         return
+    if torch.compiler.is_compiling():  # dynamo traces the caller: a launch is no graph node
+        _launch_eagerly(grid, kernel, args, where)  # so a graph break (fullgraph: an error)
+        return
+    _launch(grid, kernel, args, where)
+
+
+def _launch(grid: Any, kernel: Any, args: Any, where: str | None) -> None:
     if where == "cpu":
         kernel = interpreted(as_kernel(kernel))
     tile_launch(None, grid, kernel, args)
+
+
+_launch_eagerly = torch.compiler.disable(_launch, reason=NOT_IN_AN_OP)
 
 
 def interpreted(kernel: Kernel) -> Kernel:
