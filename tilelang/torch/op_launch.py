@@ -20,7 +20,11 @@ from tilelang.runtime.launch import launch as tile_launch
 NOT_IN_AN_OP = ("tilelang.torch.launch outside a custom op breaks the graph: launch kernels in "
                 "the host function of a tilelang.torch.custom_op, which torch.compile keeps as "
                 "one node of the graph")
-_tracing = threading.local()  # .depth > 0 while a derived fake implementation runs
+class _Tracing(threading.local):
+    depth = 0  # > 0 while a derived fake implementation runs (in this thread)
+
+
+_tracing = _Tracing()
 _interpreted: weakref.WeakKeyDictionary[Kernel, Kernel] = weakref.WeakKeyDictionary()
 
 
@@ -28,7 +32,7 @@ _interpreted: weakref.WeakKeyDictionary[Kernel, Kernel] = weakref.WeakKeyDiction
 def launches_skipped() -> Iterator[None]:
     """Within: `launch` checks its arguments' count and returns (the host function is run for
     the shapes of its outputs only)."""
-    depth = getattr(_tracing, "depth", 0)
+    depth = _tracing.depth
     _tracing.depth = depth + 1
     try:
         yield
@@ -45,7 +49,7 @@ def launch(grid: Any, kernel: Any, args: Any, /) -> None:
         >>> launch((ct.cdiv(n, 1024),), add, (x, y, out, 1024))
     """
     where = _where(_first_tensor(args))
-    if where == "fake" or getattr(_tracing, "depth", 0):
+    if where == "fake" or _tracing.depth:
         try:
             _check_arguments(as_kernel(kernel), args)
         except TileError as e:
@@ -95,8 +99,11 @@ def _where(t: torch.Tensor | None) -> str | None:
         return None
     if type(t) is not torch.Tensor and isinstance(t, FakeTensor):
         return "fake"
-    device = t.device.type
-    return "fake" if device == "meta" else device
+    if t.is_cuda:  # the hot path: properties, no torch.device object
+        return "cuda"
+    if t.is_cpu:
+        return "cpu"
+    return "fake" if t.is_meta else t.device.type
 
 
 def _check_arguments(kernel: Kernel, args: Any) -> None:
