@@ -388,6 +388,22 @@ def test_a_fake_registered_later_replaces_the_derived_one_and_is_checked() -> No
         later_fake(torch.ones(4))
 
 
+def test_a_fake_with_a_data_dependent_size_is_not_compared(rng) -> None:
+    def fake(x):
+        return x.new_empty(torch.library.get_ctx().new_dynamic_size())
+
+    @tlt.custom_op("tilelang_tests::positive", mutates_args=(), fake=fake)
+    def positive(x: torch.Tensor) -> torch.Tensor:
+        kept = x[x > 0].contiguous()
+        out = torch.empty_like(kept)
+        tlt.launch(grid(kept), mul_kernel, (kept, kept, out, BLOCK))
+        return out
+
+    x = randn(200, rng)
+    torch.testing.assert_close(positive(x), x[x > 0] ** 2, rtol=0, atol=0)
+    opcheck(positive, (x,))
+
+
 def test_a_host_function_that_needs_data_says_how_to_fix_it() -> None:
     @tlt.custom_op("tilelang_tests::data_dependent", mutates_args=())
     def data_dependent(x: torch.Tensor) -> torch.Tensor:
