@@ -99,6 +99,13 @@ def test_op_on_cpu_tensors_runs_the_interpreter(n: int, dtype: torch.dtype, rng)
     torch.testing.assert_close(mul(x, y), x * y, rtol=0, atol=0)
 
 
+def test_empty_tensors_launch_nothing() -> None:
+    empty = torch.empty(0)
+    assert mul(empty, empty).shape == (0,)  # grid (0,): no launch, no error
+    compiled = torch.compile(mul, fullgraph=True, backend="aot_eager")
+    assert compiled(empty, empty).shape == (0,)
+
+
 def test_op_on_strided_views(rng) -> None:
     x = randn(300, rng)
     torch.testing.assert_close(mul(x[::3], x[1::3]), x[::3] * x[1::3], rtol=0, atol=0)

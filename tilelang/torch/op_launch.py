@@ -42,8 +42,9 @@ def launches_skipped() -> Iterator[None]:
 
 def launch(grid: Any, kernel: Any, args: Any, /) -> None:
     """Launch `kernel` over `grid` on the current torch stream of its tensors' device; on CPU
-    tensors run it on the interpreter; on fake or meta tensors (while torch traces the op) do
-    nothing. Call it from the host function of a `tilelang.torch.custom_op`.
+    tensors run it on the interpreter; on fake or meta tensors (while torch traces the op), or
+    over a grid with a 0 in it (empty tensors), do nothing. Call it from the host function of a
+    `tilelang.torch.custom_op`.
 
     Example:
         >>> launch((ct.cdiv(n, 1024),), add, (x, y, out, 1024))
@@ -55,6 +56,8 @@ def launch(grid: Any, kernel: Any, args: Any, /) -> None:
         except TileError as e:
             raise e.with_traceback(None) from None
         return
+    if grid == 0 or (isinstance(grid, tuple | list) and 0 in grid):
+        return  # empty tensors: nothing to do (tilelang.launch would refuse the grid)
     if torch.compiler.is_compiling():  # dynamo traces the caller: a launch is no graph node
         _launch_eagerly(grid, kernel, args, where)  # so a graph break (fullgraph: an error)
         return
