@@ -24,7 +24,6 @@ output poisoned (NaN) where it takes one; a wrong one is reported as "wrong" and
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -33,19 +32,8 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-from bench_matmul import (
-    NATIVE,
-    PEAK_TFLOPS,
-    driver_resources,
-    parse_arch,
-    parse_list,
-    ptx_summary,
-    ratio,
-    shown,
-    target,
-    timed,
-)
-from common import bar_plot, save, table
+import sweep
+from common import bar_plot, save, table, timed
 
 import tilelang as ct
 
@@ -62,7 +50,6 @@ IMPLS = ("ours", "sdpa", "cudnn", "flash", "triton")
 # |out - ref| <= atol + rtol |ref| elementwise and ||out - ref|| / ||ref|| <= norm: outputs are
 # rounded once to bf16 (2**-9 relative) and so are the probabilities in p @ v
 TOLERANCE = dict(rtol=2e-2, atol=2e-2, norm=1e-2)
-BUDGET_MS = 200.0
 
 
 @dataclass(frozen=True)
@@ -280,73 +267,36 @@ def check(run: Callable[[], object], inputs: Inputs, causal: bool) -> str | None
     inputs.out.fill_(float("nan"))
     got = run().float()
     torch.cuda.synchronize()
-    want = reference(inputs, causal)
-    if not torch.isfinite(got).all():
-        return f"{int((~torch.isfinite(got)).sum())} non-finite elements (unwritten?)"
-    rel = float((got - want).norm() / want.norm())
-    close = torch.isclose(got, want, rtol=TOLERANCE["rtol"], atol=TOLERANCE["atol"])
-    if rel > TOLERANCE["norm"] or not close.all():
-        worst = int((got - want).abs().argmax())
-        return (f"relative error {rel:.2e}, {int((~close).sum())} elements off, worst "
-                f"{float(got.flatten()[worst]):.4g} vs {float(want.flatten()[worst]):.4g}")
-    return None
+    return sweep.mismatch(got, reference(inputs, causal), TOLERANCE)
 
 
 def measure(name: str, run: Callable[[], object], inputs: Inputs, causal: bool, work: float,
             budget_ms: float) -> dict:
     """{"TFLOP/s": ...} or {"status": "wrong" | "error", "why": ...}."""
-    try:
-        wrong = check(run, inputs, causal)
-        if wrong:
-            print(f"  {name}: wrong: {wrong}", flush=True)
-            return {"status": "wrong", "why": wrong}
-        ms, spread = timed(lambda i: run(), 1, budget_ms)
-    except Exception as e:  # a failing implementation is a row
-        print(f"  {name}: error: {type(e).__name__}: {str(e)[:300]}", flush=True)
-        return {"status": "error", "why": f"{type(e).__name__}: {e}"}
-    return {"ms": ms, "spread_ms": spread, "TFLOP/s": work / ms / 1e9}
-
-
-def ours_column(arch: str) -> str:
-    return "ours" if arch == NATIVE else f"ours_{arch}"
+    return sweep.measure(name, lambda: check(run, inputs, causal),
+                           lambda: timed(lambda i: run(), 1, budget_ms), work)
 
 
 def bench_ours(args, inputs: Inputs, d: int, causal: bool, work: float, kernels: dict,
-               row: dict, config_rows: list) -> None:
+               row: dict) -> list[dict]:
     import torch
 
-    for arch in args.arch:
-        results, cfg_row = [], {"d": d, "mode": row["mode"], "seq": row["seq"], "arch": arch}
-        for config in args.configs.get(d, ()):
-            key = (arch, config)
-            if key not in kernels:
-                kernels[key] = attention.flash_attention.replace_hints(num_warps=config.warps)
-            kern = kernels[key]
-            batch, heads, seq, _ = inputs.q.shape
-            grid = (ct.cdiv(seq, config.bm), heads, batch)
-            params = (inputs.q, inputs.k, inputs.v, inputs.out, d**-0.5, causal, config.bm,
-                      config.bn, d)
+    def measure_config(arch: str, config: Config):
+        kern = sweep.kernel_for(kernels, (arch, config), attention.flash_attention, config.warps)
+        batch, heads, seq, _ = inputs.q.shape
+        grid = (ct.cdiv(seq, config.bm), heads, batch)
+        params = (inputs.q, inputs.k, inputs.v, inputs.out, d**-0.5, causal, config.bm,
+                  config.bn, d)
 
-            def run(kern=kern, grid=grid, params=params):
-                ct.launch(torch.cuda.current_stream(), grid, kern, params)
-                return inputs.out
+        def run():
+            ct.launch(torch.cuda.current_stream(), grid, kern, params)
+            return inputs.out
 
-            with target(arch):
-                result = measure(f"ours[{arch}] {config.label}", run, inputs, causal, work,
-                                 args.budget_ms)
-            result.update(config=config.label, **driver_resources(kern))
-            cfg_row[config.label] = shown(result)
-            results.append(result)
-        config_rows.append(cfg_row)
-        timed_ok = [r for r in results if "TFLOP/s" in r]
-        best = (max(timed_ok, key=lambda r: r["TFLOP/s"]) if timed_ok
-                else results[0] if results else None)
-        col = ours_column(arch)
-        row[col], row[f"{col}_result"] = shown(best), best
-        if best is not None:
-            row[f"{col}_cfg"] = best.get("config")
-            if arch == args.arch[0]:
-                row.update({f: best.get(f) for f in ("regs", "local_B", "smem_B")})
+        return measure(f"ours[{arch}] {config.label}", run, inputs, causal, work,
+                       args.budget_ms), kern
+
+    return sweep.measure_configs(args, args.configs.get(d, ()), row,
+                         {"d": d, "mode": row["mode"], "seq": row["seq"]}, measure_config)
 
 
 def bench_case(args, seq: int, d: int, causal: bool, kernels: dict, tri) -> tuple[dict, list]:
@@ -361,14 +311,14 @@ def bench_case(args, seq: int, d: int, causal: bool, kernels: dict, tri) -> tupl
     row = {"d": d, "mode": mode, "seq": seq, "batch x heads": f"{batch}x{heads}"}
     config_rows: list = []
     if "ours" in args.impls:
-        bench_ours(args, inputs, d, causal, work, kernels, row, config_rows)
+        config_rows = bench_ours(args, inputs, d, causal, work, kernels, row)
     peers = {"sdpa": None, "cudnn": "cudnn", "flash": "flash"}
     for impl, backend in peers.items():
         if impl in args.impls:
             sdpa = sdpa_runner(backend)
             result = measure(f"SDPA[{backend or 'default'}]", lambda sdpa=sdpa: sdpa(
                 inputs.q, inputs.k, inputs.v, causal), inputs, causal, work, args.budget_ms)
-            row[f"{impl}_result"], row[impl] = result, shown(result)
+            row[f"{impl}_result"], row[impl] = result, sweep.shown(result)
     if "sdpa" in args.impls:
         row["sdpa_backend"] = sdpa_choice(inputs.q, inputs.k, inputs.v, causal)
     if tri is not None:
@@ -378,13 +328,13 @@ def bench_case(args, seq: int, d: int, causal: bool, kernels: dict, tri) -> tupl
 
         row["triton_result"] = measure("Triton", run_triton, inputs, causal, work,
                                        args.budget_ms)
-        row["Triton"] = shown(row["triton_result"])
+        row["Triton"] = sweep.shown(row["triton_result"])
         row["triton_cfg"] = tri.chosen()
-    ours = row.get(f"{ours_column(args.arch[0])}_result")
+    ours = row.get(f"{sweep.ours_column(args.arch[0])}_result")
     for peer, key in (("cuDNN", "cudnn"), ("flash", "flash"), ("sdpa", "sdpa"),
                       ("Triton", "triton")):
-        row[f"ours/{peer}"] = ratio(ours, row.get(f"{key}_result"))
-    row["ours/peak"] = ratio(ours, {"TFLOP/s": PEAK_TFLOPS})
+        row[f"ours/{peer}"] = sweep.ratio(ours, row.get(f"{key}_result"))
+    row["ours/peak"] = sweep.ratio(ours, {"TFLOP/s": sweep.PEAK_TFLOPS})
     return row, config_rows
 
 
@@ -395,7 +345,7 @@ def bench(args) -> None:
     if "triton" in args.impls and tri is None:
         print("triton is not installed: no Triton column")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; peak "
-          f"{PEAK_TFLOPS:.0f} TFLOP/s (datasheet)", flush=True)
+          f"{sweep.PEAK_TFLOPS:.0f} TFLOP/s (datasheet)", flush=True)
     kernels: dict = {}  # (arch, config) -> its own Kernel object (own cache and fast path)
     rows, config_rows = [], []
     started = time.perf_counter()
@@ -405,39 +355,29 @@ def bench(args) -> None:
                 row, per_config = bench_case(args, seq, d, mode == "causal", kernels, tri)
                 rows.append(row)
                 config_rows += per_config
-                print(f"  ours {_brief(row.get(ours_column(args.arch[0])))}, cuDNN "
-                      f"{_brief(row.get('cudnn'))}, flash {_brief(row.get('flash'))}, SDPA "
-                      f"{_brief(row.get('sdpa'))} ({row.get('sdpa_backend', '')}), Triton "
-                      f"{_brief(row.get('Triton'))} TFLOP/s "
+                print(f"  ours {sweep.brief(row.get(sweep.ours_column(args.arch[0])))}, cuDNN "
+                      f"{sweep.brief(row.get('cudnn'))}, flash {sweep.brief(row.get('flash'))}, "
+                      f"SDPA {sweep.brief(row.get('sdpa'))} ({row.get('sdpa_backend', '')}), "
+                      f"Triton {sweep.brief(row.get('Triton'))} TFLOP/s "
                       f"({time.perf_counter() - started:.0f} s so far)", flush=True)
                 torch.cuda.empty_cache()
-    compile_s = sum(t for kern in kernels.values() for _, t in kern.cache.get("timings", []))
-    print(f"\ntilelang compile/load time: {compile_s:.1f} s over {len(kernels)} kernels; "
-          f"total {time.perf_counter() - started:.0f} s")
+    sweep.print_compile_time(kernels, started)
     labels = list(dict.fromkeys(c.label for d in args.head_dims for c in args.configs.get(d, ())))
     print("\nEvery tilelang configuration (TFLOP/s):")
     print(table(config_rows, ["d", "mode", "seq", "arch", *labels]))
-    cols = ["d", "mode", "seq", "batch x heads"]
-    for arch in args.arch if "ours" in args.impls else ():
-        cols += [ours_column(arch), f"{ours_column(arch)}_cfg"]
-        if arch == args.arch[0]:
-            cols += ["regs", "local_B", "smem_B"]
+    cols = ["d", "mode", "seq", "batch x heads", *sweep.ours_columns(args)]
     cols += ["cudnn", "flash", "sdpa", "sdpa_backend", "Triton", "triton_cfg", "ours/cuDNN",
              "ours/flash", "ours/Triton", "ours/peak"]
     print("\nAttention forward, bf16, TFLOP/s (causal counts half the products; regs / local_B / "
           "smem_B of the best configuration):")
     print(table(rows, cols))
     save("attention", {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                       "peak_TFLOPs": PEAK_TFLOPS, "arch": args.arch, "rows": rows,
+                       "peak_TFLOPs": sweep.PEAK_TFLOPS, "arch": args.arch, "rows": rows,
                        "configs": config_rows})
     plotted = [r for r in rows if r.get("ours/cuDNN") is not None]
     bar_plot("attention", [f"d{r['d']}/{r['mode']}/{r['seq']}" for r in plotted],
              [r["ours/cuDNN"] for r in plotted], "tilelang / cuDNN SDPA (TFLOP/s)",
              "Attention forward, best tilelang configuration against cuDNN")
-
-
-def _brief(v) -> str:
-    return f"{v:.0f}" if isinstance(v, float) else str(v)
 
 
 # ----- dry run: no GPU --------------------------------------------------------------------------
@@ -452,11 +392,7 @@ def interpreter_check(config: Config, d: int, causal: bool) -> str:
     kern = attention.flash_attention.replace_hints(num_warps=config.warps, interpret=True)
     ct.launch(None, (ct.cdiv(seq, config.bm), 2, 1), kern,
               (q, k, v, out, d**-0.5, causal, config.bm, config.bn, d))
-    want = attention.reference(q, k, v, d**-0.5, causal)
-    got = out.astype(np.float64)
-    ok = np.isfinite(got).all() and np.allclose(got, want, rtol=TOLERANCE["rtol"],
-                                                atol=TOLERANCE["atol"])
-    return "ok" if ok else f"WRONG (max error {np.nanmax(np.abs(got - want)):.3g})"
+    return sweep.interpreted(out, attention.reference(q, k, v, d**-0.5, causal), TOLERANCE)
 
 
 def dry_run(args) -> None:
@@ -468,14 +404,13 @@ def dry_run(args) -> None:
           f"{','.join(args.impls)}")
     rows = []
     for arch in args.arch:
-        target_arch = "sm_90" if arch == NATIVE else arch  # the H100's own
+        target_arch = sweep.DRY_RUN_NATIVE if arch == sweep.NATIVE else arch
         for d in args.head_dims:
             for mode in args.modes:
                 for config in args.configs.get(d, ()):
                     rows.append(dry_run_config(target_arch, d, mode, config,
                                                interpret=arch == args.arch[0]))
-    print(table(rows, ["arch", "d", "mode", "config", "regs", "spill_st_B", "spill_ld_B",
-                       "stack_B", "smem_B", "compile_s", "interp", "ptx", "error"]))
+    print(table(rows, ["arch", "d", "mode", "config", *sweep.DRY_RUN_COLUMNS]))
     tri = "triton" in args.impls and triton_attention()
     print("Triton kernel:", dry_run_triton(tri) if tri else
           "not checked (triton is not installed)")
@@ -484,27 +419,13 @@ def dry_run(args) -> None:
 def dry_run_config(arch: str, d: int, mode: str, config: Config, interpret: bool) -> dict:
     q = np.zeros((2, 4, 1000, d), ml_dtypes.bfloat16)
     causal = mode == "causal"
-    row = {"arch": arch, "d": d, "mode": mode, "config": config.label}
-    start = time.perf_counter()
-    try:
-        compiled = ct.compile(attention.flash_attention,
-                              (q, q.copy(), q.copy(), q.copy(), d**-0.5, causal, config.bm,
-                               config.bn, d), arch=arch, num_warps=config.warps)
-        r = compiled.resources()
-        row.update(regs=r.registers, spill_st_B=r.spill_stores, spill_ld_B=r.spill_loads,
-                   stack_B=r.stack_bytes, smem_B=r.shared_bytes, ptx=ptx_summary(compiled.ptx))
-    except Exception as e:  # report every config
-        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
-    row["compile_s"] = time.perf_counter() - start
-    if interpret and "error" not in row:
-        try:
-            row["interp"] = interpreter_check(config, d, causal)
-        except Exception as e:
-            row["interp"] = f"error: {type(e).__name__}: {e}"
-    print(f"  {arch} d={d} {mode} {config.label}: {row.get('regs')} regs, "
-          f"{row.get('spill_st_B')}/{row.get('spill_ld_B')} B spill st/ld, "
-          f"{row['compile_s']:.2f} s {row.get('error', '')}", flush=True)
-    return row
+    return sweep.dry_run_row(
+        f"{arch} d={d} {mode} {config.label}",
+        {"arch": arch, "d": d, "mode": mode, "config": config.label},
+        lambda: ct.compile(attention.flash_attention, (q, q.copy(), q.copy(), q.copy(), d**-0.5,
+                                                       causal, config.bm, config.bn, d),
+                           arch=arch, num_warps=config.warps),
+        (lambda: interpreter_check(config, d, causal)) if interpret else None)
 
 
 def dry_run_triton(tri) -> str:
@@ -550,14 +471,8 @@ def parse_configs(text: str) -> dict[int, tuple[Config, ...]]:
     """'all' or BMxBNwW (warps default 4), comma-separated, the same for every head dim."""
     if text.strip() == "all":
         return CONFIGS
-    configs = []
-    for part in text.split(","):
-        found = re.fullmatch(r"(\d+)x(\d+)(?:w(\d+))?", part.strip())
-        if not found:
-            raise argparse.ArgumentTypeError(f"bad config {part!r}: BMxBNwW, e.g. 64x32w8")
-        bm, bn, w = found.groups()
-        configs.append(Config(int(bm), int(bn), int(w or 4)))
-    return {d: tuple(configs) for d in HEAD_DIMS}
+    configs = tuple(Config(*tile) for tile in sweep.parse_tiles(text, 2, "BMxBNwW", "64x32w8"))
+    return {d: configs for d in HEAD_DIMS}
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -565,22 +480,12 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seqs", type=parse_ints, default=SEQS,
                         help=f"sequence lengths (default {','.join(map(str, SEQS))})")
     parser.add_argument("--head-dims", type=parse_ints, default=HEAD_DIMS)
-    parser.add_argument("--modes", type=parse_list(MODES), default=MODES)
+    parser.add_argument("--modes", type=sweep.parse_list(MODES), default=MODES)
     parser.add_argument("--configs", type=parse_configs, default=CONFIGS,
                         help="tilelang tiles BMxBNwW for every head dim (default: per head dim, "
                              + "; ".join(f"d={d}: " + ",".join(c.label for c in cs)
                                          for d, cs in CONFIGS.items()) + ")")
-    parser.add_argument("--arch", type=parse_arch, default=(NATIVE,),
-                        help="tilelang targets, comma-separated: 'native' (the device's) or e.g. "
-                             "sm_80 (through TILELANG_ARCH); ratios use the first")
-    parser.add_argument("--impls", type=parse_list(IMPLS), default=IMPLS)
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: seq 4096, d=128, causal and not")
-    parser.add_argument("--budget-ms", type=float, default=BUDGET_MS,
-                        help="device time per timing (repeats: 5 to 50)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="no GPU: compile every config (ptxas resources) and run each on the "
-                             "interpreter")
+    sweep.add_arguments(parser, IMPLS, quick="seq 4096, d=128, causal and not")
     args = parser.parse_args(argv)
     bad = [d for d in args.head_dims if d not in CONFIGS]
     if bad:
@@ -592,10 +497,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(argv)
-    if args.dry_run:
-        dry_run(args)
-    else:
-        bench(args)
+    (dry_run if args.dry_run else bench)(args)
 
 
 if __name__ == "__main__":

@@ -23,21 +23,19 @@ input sets when one set would sit in L2.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
-import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
-from common import bar_plot, copy_bandwidth, device_ms, save, table
+import sweep
+from common import bar_plot, copy_bandwidth, save, table, timed
 
 import tilelang as ct
 
-PEAK_TFLOPS = 989.0  # H100 SXM, dense fp16/bf16 with float32 accumulation (datasheet)
 SQUARE = tuple((n, n, n) for n in (1024, 2048, 4096, 8192))
 LLM = tuple((m, n, k) for m in (16, 64, 256) for n, k in ((4096, 4096), (14336, 4096)))
 QUICK = ((4096, 4096, 4096), (16, 4096, 4096))
@@ -47,8 +45,6 @@ NUMPY_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}
 # unit scale: the output is rounded once to 8 (bf16) or 11 (fp16) bits
 TOLERANCE = {"bf16": dict(rtol=1.6e-2, atol=1e-2, norm=1e-2),
              "fp16": dict(rtol=2e-3, atol=2e-3, norm=2e-3)}
-NATIVE = "native"  # --arch value: the device's own architecture (no TILELANG_ARCH)
-BUDGET_MS = 200.0  # device time per timing (fewer repeats for large shapes)
 
 
 @dataclass(frozen=True)
@@ -176,38 +172,6 @@ def triton_matmul() -> Callable | None:
 # ----- measuring --------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def target(arch: str) -> Iterator[None]:
-    """TILELANG_ARCH for launches (tilelang's only per-launch override): NATIVE leaves it as
-    the caller had it. Each arch has its own kernel objects, so cached launches stay on theirs."""
-    old = os.environ.get("TILELANG_ARCH")
-    if arch != NATIVE:
-        os.environ["TILELANG_ARCH"] = arch
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("TILELANG_ARCH", None)
-        else:
-            os.environ["TILELANG_ARCH"] = old
-
-
-def driver_resources(kernel) -> dict:
-    """Registers per thread, local memory per thread (stack and spills) and shared memory of the
-    kernel's loaded specialization, as the driver reports them."""
-    from cuda.bindings import driver
-
-    launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
-    if not launchers:
-        return {}
-    function = driver.CUfunction(launchers[-1].loaded.handle)
-    attr = driver.CUfunction_attribute
-    regs = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, function)[1]
-    local = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)[1]
-    static = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)[1]
-    return {"regs": regs, "local_B": local, "smem_B": static + launchers[-1].loaded.shared}
-
-
 class Inputs:
     """A and B (several sets when one would sit in L2, so timed calls read device memory) and C.
     Values are random with C of unit scale."""
@@ -247,82 +211,14 @@ def check(run: Callable[[int], None], inputs: Inputs, tol: dict) -> str | None:
     run(0)
     torch.cuda.synchronize()
     want = torch.matmul(inputs.a[0].float(), inputs.b[0].float())
-    got = inputs.c.float()
-    if not torch.isfinite(got).all():
-        return f"{int((~torch.isfinite(got)).sum())} non-finite elements (unwritten?)"
-    rel = float((got - want).norm() / want.norm())
-    close = torch.isclose(got, want, rtol=tol["rtol"], atol=tol["atol"])
-    if rel > tol["norm"] or not close.all():
-        worst = int((got - want).abs().argmax())
-        return (f"relative error {rel:.2e}, {int((~close).sum())} elements off, worst at "
-                f"{divmod(worst, got.shape[1])}: {float(got.flatten()[worst]):.4g} vs "
-                f"{float(want.flatten()[worst]):.4g}")
-    return None
-
-
-def timed(run: Callable[[int], None], sets: int, budget_ms: float) -> tuple[float, float]:
-    """Median and spread of device ms per call. A CUDA graph of enough back-to-back calls to
-    fill about a millisecond, rotating over the input sets, is replayed (falling back to plain
-    launches between events if capture fails)."""
-    import torch
-
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for i in range(4):
-        run(i % sets)
-    end.record()
-    end.synchronize()
-    estimate = start.elapsed_time(end) / 4
-    calls = max(sets, min(64, math.ceil(1.0 / max(estimate, 1e-3))))
-
-    def region() -> None:
-        for i in range(calls):
-            run(i % sets)
-
-    replay = region
-    try:
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            region()
-        replay = graph.replay
-    except Exception as e:  # any capture failure: time plain launches
-        torch.cuda.synchronize()
-        print(f"  (graph capture failed, timing plain launches: {type(e).__name__}: {e})")
-    repeats = max(5, min(50, int(budget_ms / (estimate * calls))))
-    ms, spread = device_ms(replay, warmup=2, repeats=repeats)
-    return ms / calls, spread / calls
+    return sweep.mismatch(inputs.c.float(), want, tol)
 
 
 def measure(name: str, run: Callable[[int], None], inputs: Inputs, tol: dict,
             flops: float, budget_ms: float) -> dict:
     """{"TFLOP/s": ...} or {"status": "wrong" | "error", "why": ...}."""
-    try:
-        wrong = check(run, inputs, tol)
-        if wrong:
-            print(f"  {name}: wrong: {wrong}", flush=True)
-            return {"status": "wrong", "why": wrong}
-        ms, spread = timed(run, inputs.sets, budget_ms)
-    except Exception as e:  # a failing implementation is a row
-        print(f"  {name}: error: {type(e).__name__}: {e}", flush=True)
-        return {"status": "error", "why": f"{type(e).__name__}: {e}"}
-    return {"ms": ms, "spread_ms": spread, "TFLOP/s": flops / ms / 1e9}
-
-
-def shown(result: dict | None):
-    if result is None:
-        return None
-    return result.get("TFLOP/s", result.get("status"))
-
-
-def ratio(x: dict | None, y: dict | None) -> float | None:
-    if x and y and "TFLOP/s" in x and "TFLOP/s" in y:
-        return x["TFLOP/s"] / y["TFLOP/s"]
-    return None
-
-
-def ours_column(arch: str) -> str:
-    return "ours" if arch == NATIVE else f"ours_{arch}"
+    return sweep.measure(name, lambda: check(run, inputs, tol),
+                           lambda: timed(run, inputs.sets, budget_ms), flops)
 
 
 def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
@@ -337,58 +233,43 @@ def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
     inputs = Inputs(m, n, k, dtype, input_sets(m, n, k, item))
     flops = 2.0 * m * n * k
     moved = (m * k + k * n + m * n) * item
-    roof = min(PEAK_TFLOPS, flops / (moved / (bandwidth * 1e9)) / 1e12)
+    roof = min(sweep.PEAK_TFLOPS, flops / (moved / (bandwidth * 1e9)) / 1e12)
     shape = f"{m}x{n}x{k}"
     print(f"{dname} {shape} ({inputs.sets} input sets)", flush=True)
     row = {"dtype": dname, "shape": shape, "roof": roof}
+
+    def measure_config(arch: str, config: Config):
+        kern = sweep.kernel_for(kernels, (arch, dname, config), matmul, config.warps)
+
+        def run(i):
+            ct.launch(torch.cuda.current_stream(), grid(m, n, config), kern,
+                      (inputs.a[i], inputs.b[i], inputs.c, config.bm, config.bn, config.bk))
+
+        return measure(f"ours[{arch}] {config.label}", run, inputs, tol, flops,
+                       args.budget_ms), kern
+
     config_rows = []
-    for arch in args.arch if "ours" in args.impls else ():
-        results, cfg_row = [], {"dtype": dname, "shape": shape, "arch": arch}
-        for config in args.configs:
-            if not config.fits(m):
-                continue
-            key = (arch, dname, config)
-            if key not in kernels:
-                kernels[key] = matmul.replace_hints(num_warps=config.warps)
-            kern = kernels[key]
-
-            def run(i, kern=kern, config=config):
-                ct.launch(torch.cuda.current_stream(), grid(m, n, config), kern,
-                          (inputs.a[i], inputs.b[i], inputs.c, config.bm, config.bn, config.bk))
-
-            with target(arch):
-                result = measure(f"ours[{arch}] {config.label}", run, inputs, tol, flops,
-                                 args.budget_ms)
-            result.update(config=config.label, **driver_resources(kern))
-            cfg_row[config.label] = shown(result)
-            results.append(result)
-        config_rows.append(cfg_row)
-        timed_ok = [r for r in results if "TFLOP/s" in r]
-        best = (max(timed_ok, key=lambda r: r["TFLOP/s"]) if timed_ok
-                else results[0] if results else None)
-        col = ours_column(arch)
-        row[col], row[f"{col}_result"] = shown(best), best
-        if best is not None:
-            row[f"{col}_cfg"] = best.get("config")
-            if arch == args.arch[0]:
-                row.update({f: best.get(f) for f in ("regs", "local_B", "smem_B")})
+    if "ours" in args.impls:
+        configs = [c for c in args.configs if c.fits(m)]
+        config_rows = sweep.measure_configs(args, configs, row, {"dtype": dname, "shape": shape},
+                                    measure_config)
     if "cublas" in args.impls:
         def run_cublas(i):
             torch.matmul(inputs.a[i], inputs.b[i], out=inputs.c)
 
         row["cublas_result"] = measure("cuBLAS", run_cublas, inputs, tol, flops, args.budget_ms)
-        row["cuBLAS"] = shown(row["cublas_result"])
+        row["cuBLAS"] = sweep.shown(row["cublas_result"])
     if tri is not None:
         def run_triton(i):
             tri(inputs.a[i], inputs.b[i], inputs.c)
 
         row["triton_result"] = measure("Triton", run_triton, inputs, tol, flops, args.budget_ms)
-        row["Triton"] = shown(row["triton_result"])
+        row["Triton"] = sweep.shown(row["triton_result"])
         row["triton_cfg"] = tri.chosen()
-    ours = row.get(f"{ours_column(args.arch[0])}_result")
-    row["ours/cuBLAS"] = ratio(ours, row.get("cublas_result"))
-    row["ours/Triton"] = ratio(ours, row.get("triton_result"))
-    row["ours/roof"] = ratio(ours, {"TFLOP/s": roof})
+    ours = row.get(f"{sweep.ours_column(args.arch[0])}_result")
+    row["ours/cuBLAS"] = sweep.ratio(ours, row.get("cublas_result"))
+    row["ours/Triton"] = sweep.ratio(ours, row.get("triton_result"))
+    row["ours/roof"] = sweep.ratio(ours, {"TFLOP/s": roof})
     return row, config_rows
 
 
@@ -400,7 +281,7 @@ def bench(args) -> None:
         print("triton is not installed: no Triton column")
     bandwidth = copy_bandwidth()
     print(f"{torch.cuda.get_device_name()}: copy {bandwidth:.0f} GB/s (read + write), "
-          f"peak {PEAK_TFLOPS:.0f} TFLOP/s (datasheet)", flush=True)
+          f"peak {sweep.PEAK_TFLOPS:.0f} TFLOP/s (datasheet)", flush=True)
     kernels = {}  # (arch, dtype, config) -> its own Kernel object (own cache and fast path)
     rows, config_rows = [], []
     started = time.perf_counter()
@@ -409,27 +290,22 @@ def bench(args) -> None:
             row, per_config = bench_case(args, dname, m, n, k, kernels, tri, bandwidth)
             rows.append(row)
             config_rows += per_config
-            print(f"  ours {_brief(row.get(ours_column(args.arch[0])))}, cuBLAS "
-                  f"{_brief(row.get('cuBLAS'))}, Triton {_brief(row.get('Triton'))} TFLOP/s "
+            print(f"  ours {sweep.brief(row.get(sweep.ours_column(args.arch[0])))}, cuBLAS "
+                  f"{sweep.brief(row.get('cuBLAS'))}, Triton "
+                  f"{sweep.brief(row.get('Triton'))} TFLOP/s "
                   f"({time.perf_counter() - started:.0f} s so far)", flush=True)
             torch.cuda.empty_cache()
 
-    compile_s = sum(t for kern in kernels.values() for _, t in kern.cache.get("timings", []))
-    print(f"\ntilelang compile/load time: {compile_s:.1f} s over {len(kernels)} kernels; "
-          f"total {time.perf_counter() - started:.0f} s")
+    sweep.print_compile_time(kernels, started)
     print("\nEvery tilelang configuration (TFLOP/s):")
     print(table(config_rows, ["dtype", "shape", "arch"] + [c.label for c in args.configs]))
-    cols = ["dtype", "shape"]
-    for arch in args.arch if "ours" in args.impls else ():
-        cols += [ours_column(arch), f"{ours_column(arch)}_cfg"]
-        if arch == args.arch[0]:
-            cols += ["regs", "local_B", "smem_B"]
+    cols = ["dtype", "shape", *sweep.ours_columns(args)]
     cols += ["cuBLAS", "Triton", "triton_cfg", "ours/cuBLAS", "ours/Triton", "roof", "ours/roof"]
-    print(f"\nGEMM, TFLOP/s (roof: min({PEAK_TFLOPS:.0f}, what {bandwidth:.0f} GB/s feeds); "
+    print(f"\nGEMM, TFLOP/s (roof: min({sweep.PEAK_TFLOPS:.0f}, what {bandwidth:.0f} GB/s feeds); "
           "regs / local_B / smem_B of the best configuration):")
     print(table(rows, cols))
     save("matmul", {"device": torch.cuda.get_device_name(), "copy_GBps": bandwidth,
-                    "peak_TFLOPs": PEAK_TFLOPS, "arch": args.arch, "rows": rows,
+                    "peak_TFLOPs": sweep.PEAK_TFLOPS, "arch": args.arch, "rows": rows,
                     "configs": config_rows})
     plotted = [r for r in rows if r.get("ours/cuBLAS") is not None]
     bar_plot("matmul", [f"{r['dtype']}/{r['shape']}" for r in plotted],
@@ -437,20 +313,7 @@ def bench(args) -> None:
              "GEMM, best tilelang configuration against cuBLAS")
 
 
-def _brief(v) -> str:
-    return f"{v:.0f}" if isinstance(v, float) else str(v)
-
-
 # ----- dry run: no GPU --------------------------------------------------------------------------
-
-
-def ptx_summary(ptx: str) -> str:
-    """What the matrix path is made of: tensor-core and copy instructions in the PTX."""
-    counts = {name: len(re.findall(rf"^\s*{re.escape(op)}", ptx, re.M)) for name, op in (
-        ("mma", "mma.sync"), ("wgmma", "wgmma.mma_async"), ("ldmatrix", "ldmatrix"),
-        ("cp.async", "cp.async"), ("ld.shared", "ld.shared"), ("st.shared", "st.shared"),
-        ("bar", "bar.sync"))}
-    return " ".join(f"{k}={v}" for k, v in counts.items() if v)
 
 
 def interpreter_check(config: Config, dname: str, m: int = 70, n: int = 100,
@@ -463,11 +326,7 @@ def interpreter_check(config: Config, dname: str, m: int = 70, n: int = 100,
     c = np.full((m, n), np.nan, dtype)
     kern = matmul.replace_hints(num_warps=config.warps, interpret=True)
     ct.launch(None, grid(m, n, config), kern, (a, b, c, config.bm, config.bn, config.bk))
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    tol = TOLERANCE[dname]
-    got = c.astype(np.float64)
-    ok = np.isfinite(got).all() and np.allclose(got, want, rtol=tol["rtol"], atol=tol["atol"])
-    return "ok" if ok else f"WRONG (max error {np.nanmax(np.abs(got - want)):.3g})"
+    return sweep.interpreted(c, a.astype(np.float64) @ b.astype(np.float64), TOLERANCE[dname])
 
 
 def dry_run(args) -> None:
@@ -478,36 +337,23 @@ def dry_run(args) -> None:
           f"{','.join(args.dtypes)}; arch {','.join(args.arch)}; impls {','.join(args.impls)}")
     rows = []
     for arch in args.arch:
-        target_arch = "sm_90" if arch == NATIVE else arch  # the H100's own
+        target_arch = sweep.DRY_RUN_NATIVE if arch == sweep.NATIVE else arch
         for dname in args.dtypes:
             for config in args.configs:
-                a = np.zeros((256, 256), NUMPY_DTYPES[dname])
-                row = {"arch": target_arch, "dtype": dname, "config": config.label}
-                start = time.perf_counter()
-                try:
-                    compiled = ct.compile(matmul, (a, a.copy(), a.copy(), config.bm, config.bn,
-                                                   config.bk), arch=target_arch,
-                                          num_warps=config.warps)
-                    r = compiled.resources()
-                    row.update(regs=r.registers, spill_st_B=r.spill_stores,
-                               spill_ld_B=r.spill_loads, stack_B=r.stack_bytes,
-                               smem_B=r.shared_bytes, ptx=ptx_summary(compiled.ptx or ""))
-                except Exception as e:  # report every config
-                    row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
-                row["compile_s"] = time.perf_counter() - start
-                if arch == args.arch[0] and "error" not in row:
-                    try:
-                        row["interp"] = interpreter_check(config, dname)
-                    except Exception as e:
-                        row["interp"] = f"error: {type(e).__name__}: {e}"
-                rows.append(row)
-                print(f"  {target_arch} {dname} {config.label}: {row.get('regs')} regs, "
-                      f"{row.get('spill_st_B')}/{row.get('spill_ld_B')} B spill st/ld, "
-                      f"{row.get('compile_s'):.2f} s {row.get('error', '')}", flush=True)
-    print(table(rows, ["arch", "dtype", "config", "regs", "spill_st_B", "spill_ld_B", "stack_B",
-                       "smem_B", "compile_s", "interp", "ptx", "error"]))
+                rows.append(dry_run_config(target_arch, dname, config,
+                                           interpret=arch == args.arch[0]))
+    print(table(rows, ["arch", "dtype", "config", *sweep.DRY_RUN_COLUMNS]))
     tri = "triton" in args.impls and triton_matmul()
     print("Triton kernel:", "defined" if tri else "not checked (triton is not installed)")
+
+
+def dry_run_config(arch: str, dname: str, config: Config, interpret: bool) -> dict:
+    a = np.zeros((256, 256), NUMPY_DTYPES[dname])
+    return sweep.dry_run_row(
+        f"{arch} {dname} {config.label}", {"arch": arch, "dtype": dname, "config": config.label},
+        lambda: ct.compile(matmul, (a, a.copy(), a.copy(), config.bm, config.bn, config.bk),
+                           arch=arch, num_warps=config.warps),
+        (lambda: interpreter_check(config, dname)) if interpret else None)
 
 
 # ----- command line -----------------------------------------------------------------------------
@@ -534,55 +380,19 @@ def parse_configs(text: str) -> tuple[Config, ...]:
     """'all' or BMxBNxBKwW (warps default 4), comma-separated."""
     if text.strip() == "all":
         return CONFIGS
-    configs = []
-    for part in text.split(","):
-        found = re.fullmatch(r"(\d+)x(\d+)x(\d+)(?:w(\d+))?", part.strip())
-        if not found:
-            raise argparse.ArgumentTypeError(f"bad config {part!r}: BMxBNxBKwW, e.g. 128x128x32w8")
-        bm, bn, bk, w = found.groups()
-        configs.append(Config(int(bm), int(bn), int(bk), int(w or 4)))
-    return tuple(configs)
-
-
-def parse_list(choices: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
-    def parse(text: str) -> tuple[str, ...]:
-        items = tuple(s.strip() for s in text.split(",") if s.strip())
-        bad = [s for s in items if s not in choices]
-        if bad or not items:
-            raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(choices)}")
-        return items
-    return parse
-
-
-def parse_arch(text: str) -> tuple[str, ...]:
-    items = tuple(s.strip() for s in text.split(",") if s.strip())
-    for s in items:
-        if s != NATIVE and not re.fullmatch(r"sm_\d+a?", s):
-            raise argparse.ArgumentTypeError(f"bad arch {s!r}: '{NATIVE}' or like sm_80")
-    return items or (NATIVE,)
+    return tuple(Config(*tile) for tile in sweep.parse_tiles(text, 3, "BMxBNxBKwW", "128x128x32w8"))
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--shapes", type=parse_shapes, default=SQUARE + LLM,
                         help="N, MxNxK, square, llm or all, comma-separated (default all)")
-    parser.add_argument("--dtypes", type=parse_list(DTYPES), default=DTYPES)
+    parser.add_argument("--dtypes", type=sweep.parse_list(DTYPES), default=DTYPES)
     parser.add_argument("--configs", type=parse_configs, default=CONFIGS,
                         help="tilelang tiles BMxBNxBKwW, comma-separated (default: "
                              + ",".join(c.label for c in CONFIGS) + ")")
-    parser.add_argument("--arch", type=parse_arch, default=(NATIVE,),
-                        help="tilelang targets, comma-separated: 'native' (the device's) or e.g. "
-                             "sm_80 (through TILELANG_ARCH); ratios use the first")
-    parser.add_argument("--impls", type=parse_list(("ours", "cublas", "triton")),
-                        default=("ours", "cublas", "triton"))
-    parser.add_argument("--quick", action="store_true",
-                        help=f"smoke run: {' and '.join('x'.join(map(str, s)) for s in QUICK)}, "
-                             "bf16")
-    parser.add_argument("--budget-ms", type=float, default=BUDGET_MS,
-                        help="device time per timing (repeats: 5 to 50)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="no GPU: compile every config (ptxas resources) and run each on the "
-                             "interpreter")
+    sweep.add_arguments(parser, ("ours", "cublas", "triton"),
+                        quick=f"{' and '.join('x'.join(map(str, s)) for s in QUICK)}, bf16")
     args = parser.parse_args(argv)
     if args.quick:
         args.shapes, args.dtypes = QUICK, ("bf16",)
@@ -591,10 +401,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(argv)
-    if args.dry_run:
-        dry_run(args)
-    else:
-        bench(args)
+    (dry_run if args.dry_run else bench)(args)
 
 
 if __name__ == "__main__":

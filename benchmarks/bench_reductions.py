@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from common import bar_plot, copy_bandwidth, device_ms, save, table
+from common import bar_plot, copy_bandwidth, device_ms, driver_resources, save, table
 
 import tilelang as ct
 
@@ -263,21 +263,6 @@ CASES = {"softmax": case_softmax, "layer_norm": case_layer_norm, "rms_norm": cas
          "layer_norm_bwd": case_layer_norm_bwd}
 
 
-def kernel_resources(kernel) -> dict:
-    """Registers per thread, local-memory (spill) bytes and shared memory of the specialization
-    the kernel launched last, as the driver reports them."""
-    from cuda.bindings import driver
-
-    launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
-    if not launchers:
-        return {}
-    function = driver.CUfunction(launchers[-1].loaded.handle)
-    attr = driver.CUfunction_attribute
-    regs = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, function)[1]
-    local = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)[1]
-    return {"regs": regs, "local_B": local, "smem_B": launchers[-1].loaded.shared}
-
-
 def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
     rows = []
     tol = dict(rtol=2e-2, atol=2e-2) if want.dtype == torch.bfloat16 else dict(rtol=1e-4,
@@ -294,7 +279,7 @@ def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
             ms, spread = device_ms(fn, warmup=5, repeats=20)
             if best is None or ms < best["ms"]:
                 best = {"impl": name, "config": label, "ms": ms, "spread_ms": spread,
-                        **(kernel_resources(kernel[0]) if kernel else {})}
+                        **(driver_resources(kernel[0]) if kernel else {})}
         if best is not None:
             best["GB/s"] = bytes_moved / best["ms"] / 1e6
             rows.append(best)

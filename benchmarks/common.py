@@ -1,8 +1,10 @@
-"""Benchmarks: shared timing, table, JSON and plot helpers (run on the GPU machine)."""
+"""Benchmarks: shared timing, kernel resource, table, JSON and plot helpers (run on the GPU
+machine)."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import time
@@ -55,6 +57,56 @@ def device_ms(fn: Callable[[], Any], warmup: int = 10, repeats: int = 50) -> tup
         end.synchronize()
         times.append(start.elapsed_time(end))
     return statistics.median(times), max(times) - min(times)
+
+
+def timed(run: Callable[[int], None], sets: int, budget_ms: float) -> tuple[float, float]:
+    """Median and spread of device ms per call. A CUDA graph of enough back-to-back calls to
+    fill about a millisecond, rotating over the input sets, is replayed (falling back to plain
+    launches between events if capture fails)."""
+    import torch
+
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(4):
+        run(i % sets)
+    end.record()
+    end.synchronize()
+    estimate = start.elapsed_time(end) / 4
+    calls = max(sets, min(64, math.ceil(1.0 / max(estimate, 1e-3))))
+
+    def region() -> None:
+        for i in range(calls):
+            run(i % sets)
+
+    replay = region
+    try:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            region()
+        replay = graph.replay
+    except Exception as e:  # any capture failure: time plain launches
+        torch.cuda.synchronize()
+        print(f"  (graph capture failed, timing plain launches: {type(e).__name__}: {e})")
+    repeats = max(5, min(50, int(budget_ms / (estimate * calls))))
+    ms, spread = device_ms(replay, warmup=2, repeats=repeats)
+    return ms / calls, spread / calls
+
+
+def driver_resources(kernel) -> dict:
+    """Registers per thread, local memory per thread (stack and spills) and shared memory of the
+    kernel's loaded specialization, as the driver reports them."""
+    from cuda.bindings import driver
+
+    launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
+    if not launchers:
+        return {}
+    function = driver.CUfunction(launchers[-1].loaded.handle)
+    attr = driver.CUfunction_attribute
+    regs = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, function)[1]
+    local = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)[1]
+    static = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)[1]
+    return {"regs": regs, "local_B": local, "smem_B": static + launchers[-1].loaded.shared}
 
 
 def table(rows: list[dict[str, Any]], columns: list[str]) -> str:

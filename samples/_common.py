@@ -112,3 +112,18 @@ def row_sample_args(doc: str, what: str, gpu: tuple[int, int] = (4096, 4096),
     rows, n = args.rows or rows, args.n or n
     print(f"{what} over {rows} rows of {n} {args.dtype} on {backend.describe()}")
     return backend, rows, n, args.dtype
+
+
+def gemm_sample_args(doc: str, gpu: tuple[int, int, int] = (4000, 4000, 4000),
+                     cpu: tuple[int, int, int] = (100, 70, 90)) -> tuple[Backend, int, int, int]:
+    """Command line of the GEMM samples: -m, -n, -k, --interpret; the sizes default to `gpu` or
+    `cpu` (m, n, k) by where the sample runs."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("-m", type=int, default=None)
+    parser.add_argument("-n", type=int, default=None)
+    parser.add_argument("-k", type=int, default=None)
+    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
+    args = parser.parse_args()
+    backend = Backend(force_interpreter=args.interpret)
+    m, n, k = gpu if backend.gpu else cpu
+    return backend, args.m or m, args.n or n, args.k or k

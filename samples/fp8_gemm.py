@@ -15,12 +15,11 @@ them anywhere.
 
 from __future__ import annotations
 
-import argparse
 import math
 
 import ml_dtypes
 import numpy as np
-from _common import Backend, check
+from _common import Backend, check, gemm_sample_args
 
 import tilelang as ct
 
@@ -72,15 +71,7 @@ def run(m: int, n: int, k: int, backend: Backend | None = None,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-m", type=int, default=None)
-    parser.add_argument("-n", type=int, default=None)
-    parser.add_argument("-k", type=int, default=None)
-    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
-    args = parser.parse_args()
-    backend = Backend(force_interpreter=args.interpret)
-    m, n, k = (4000, 4000, 4000) if backend.gpu else (100, 70, 90)
-    m, n, k = args.m or m, args.n or n, args.k or k
+    backend, m, n, k = gemm_sample_args(__doc__)
     print(f"({m}, {k}) @ ({n}, {k}).T float8_e4m3fn with per-tensor scales, bfloat16 out, on "
           f"{backend.describe()}")
     block, warps = ((128, 128, 32), 8) if backend.gpu else ((32, 32, 32), 4)

@@ -10,12 +10,11 @@ is still on chip, and only the final bfloat16 tile is written.
 
 from __future__ import annotations
 
-import argparse
 import math
 
 import ml_dtypes
 import numpy as np
-from _common import Backend, check
+from _common import Backend, check, gemm_sample_args
 
 import tilelang as ct
 
@@ -63,15 +62,7 @@ def run(m: int, n: int, k: int, backend: Backend | None = None,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("-m", type=int, default=None)
-    parser.add_argument("-n", type=int, default=None)
-    parser.add_argument("-k", type=int, default=None)
-    parser.add_argument("--interpret", action="store_true", help="run on the CPU interpreter")
-    args = parser.parse_args()
-    backend = Backend(force_interpreter=args.interpret)
-    m, n, k = (4000, 4000, 4000) if backend.gpu else (100, 70, 90)
-    m, n, k = args.m or m, args.n or n, args.k or k
+    backend, m, n, k = gemm_sample_args(__doc__)
     print(f"gelu(a @ b + bias) of ({m}, {k}) @ ({k}, {n}) bfloat16 on {backend.describe()}")
     run(m, n, k, backend, (128, 128, 32) if backend.gpu else (32, 32, 16))
 

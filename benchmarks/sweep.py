@@ -1,0 +1,249 @@
+"""Benchmarks: what the ones that sweep tilelang tile configurations against peers share
+(bench_matmul.py, bench_attention.py): the --arch target, checking and measuring one
+implementation, the table cells, picking each arch's best configuration, the dry run's
+compile rows and the command line."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+from common import driver_resources
+
+PEAK_TFLOPS = 989.0  # H100 SXM, dense fp16/bf16 with float32 accumulation (datasheet)
+NATIVE = "native"  # --arch value: the device's own architecture (no TILELANG_ARCH)
+DRY_RUN_NATIVE = "sm_90"  # what the dry run compiles for NATIVE: the H100's own
+BUDGET_MS = 200.0  # device time per timing (fewer repeats for large shapes)
+RESOURCES = ("regs", "local_B", "smem_B")  # driver figures of the best configuration
+# the dry run's table, after each benchmark's own key columns
+DRY_RUN_COLUMNS = ["regs", "spill_st_B", "spill_ld_B", "stack_B", "smem_B", "compile_s",
+                   "interp", "ptx", "error"]
+
+
+@contextlib.contextmanager
+def target(arch: str) -> Iterator[None]:
+    """TILELANG_ARCH for launches (tilelang's only per-launch override): NATIVE leaves it as
+    the caller had it. Each arch has its own kernel objects, so cached launches stay on theirs."""
+    old = os.environ.get("TILELANG_ARCH")
+    if arch != NATIVE:
+        os.environ["TILELANG_ARCH"] = arch
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TILELANG_ARCH", None)
+        else:
+            os.environ["TILELANG_ARCH"] = old
+
+
+# ----- checking and measuring one implementation -------------------------------------------------
+
+
+def mismatch(got, want, tol: dict) -> str | None:
+    """None if torch tensor `got` matches `want` (|got - want| <= atol + rtol |want| elementwise
+    and a relative norm error under tol["norm"]), else what is off."""
+    import torch
+
+    if not torch.isfinite(got).all():
+        return f"{int((~torch.isfinite(got)).sum())} non-finite elements (unwritten?)"
+    rel = float((got - want).norm() / want.norm())
+    close = torch.isclose(got, want, rtol=tol["rtol"], atol=tol["atol"])
+    if rel > tol["norm"] or not close.all():
+        worst = int((got - want).abs().argmax())
+        at = tuple(int(i) for i in np.unravel_index(worst, tuple(got.shape)))
+        return (f"relative error {rel:.2e}, {int((~close).sum())} elements off, worst at "
+                f"{at}: {float(got.flatten()[worst]):.4g} vs "
+                f"{float(want.flatten()[worst]):.4g}")
+    return None
+
+
+def measure(name: str, check: Callable[[], str | None],
+            timing: Callable[[], tuple[float, float]], flops: float) -> dict:
+    """{"TFLOP/s": ...} or {"status": "wrong" | "error", "why": ...}: `check()` says what is off
+    (None when right), `timing()` gives the median and spread of ms per call."""
+    try:
+        wrong = check()
+        if wrong:
+            print(f"  {name}: wrong: {wrong}", flush=True)
+            return {"status": "wrong", "why": wrong}
+        ms, spread = timing()
+    except Exception as e:  # a failing implementation is a row
+        print(f"  {name}: error: {type(e).__name__}: {str(e)[:300]}", flush=True)
+        return {"status": "error", "why": f"{type(e).__name__}: {e}"}
+    return {"ms": ms, "spread_ms": spread, "TFLOP/s": flops / ms / 1e9}
+
+
+# ----- table cells and the configuration sweep ---------------------------------------------------
+
+
+def shown(result: dict | None):
+    if result is None:
+        return None
+    return result.get("TFLOP/s", result.get("status"))
+
+
+def ratio(x: dict | None, y: dict | None) -> float | None:
+    if x and y and "TFLOP/s" in x and "TFLOP/s" in y:
+        return x["TFLOP/s"] / y["TFLOP/s"]
+    return None
+
+
+def brief(v) -> str:
+    return f"{v:.0f}" if isinstance(v, float) else str(v)
+
+
+def ours_column(arch: str) -> str:
+    return "ours" if arch == NATIVE else f"ours_{arch}"
+
+
+def ours_columns(args) -> list[str]:
+    """The table's tilelang columns: per arch its best and that configuration, and the driver's
+    figures for the first arch."""
+    cols = []
+    for arch in args.arch if "ours" in args.impls else ():
+        cols += [ours_column(arch), f"{ours_column(arch)}_cfg"]
+        if arch == args.arch[0]:
+            cols += list(RESOURCES)
+    return cols
+
+
+def kernel_for(kernels: dict, key: tuple, kernel, warps: int):
+    """`kernel` with `warps` warps, one Kernel object per key (its own cache and fast path)."""
+    if key not in kernels:
+        kernels[key] = kernel.replace_hints(num_warps=warps)
+    return kernels[key]
+
+
+def measure_configs(args, configs: Iterable, row: dict, key_fields: dict,
+          measure_config: Callable[[str, Any], tuple[dict, Any]]) -> list[dict]:
+    """Every configuration under every --arch (TILELANG_ARCH set around each measurement):
+    `measure_config(arch, config)` gives its result and the kernel it launched, whose driver
+    figures join the result. Each arch's best (the fastest timed one, else the first) goes into
+    `row`; returned: per arch, `key_fields` and every configuration's cell."""
+    config_rows = []
+    for arch in args.arch:
+        results, cfg_row = [], {**key_fields, "arch": arch}
+        for config in configs:
+            with target(arch):
+                result, kern = measure_config(arch, config)
+            result.update(config=config.label, **driver_resources(kern))
+            cfg_row[config.label] = shown(result)
+            results.append(result)
+        config_rows.append(cfg_row)
+        timed_ok = [r for r in results if "TFLOP/s" in r]
+        best = (max(timed_ok, key=lambda r: r["TFLOP/s"]) if timed_ok
+                else results[0] if results else None)
+        col = ours_column(arch)
+        row[col], row[f"{col}_result"] = shown(best), best
+        if best is not None:
+            row[f"{col}_cfg"] = best.get("config")
+            if arch == args.arch[0]:
+                row.update({f: best.get(f) for f in RESOURCES})
+    return config_rows
+
+
+def print_compile_time(kernels: dict, started: float) -> None:
+    compile_s = sum(t for kern in kernels.values() for _, t in kern.cache.get("timings", []))
+    print(f"\ntilelang compile/load time: {compile_s:.1f} s over {len(kernels)} kernels; "
+          f"total {time.perf_counter() - started:.0f} s")
+
+
+# ----- dry run: no GPU ----------------------------------------------------------------------------
+
+
+def ptx_summary(ptx: str) -> str:
+    """What the matrix path is made of: tensor-core and copy instructions in the PTX."""
+    counts = {name: len(re.findall(rf"^\s*{re.escape(op)}", ptx, re.M)) for name, op in (
+        ("mma", "mma.sync"), ("wgmma", "wgmma.mma_async"), ("ldmatrix", "ldmatrix"),
+        ("cp.async", "cp.async"), ("ld.shared", "ld.shared"), ("st.shared", "st.shared"),
+        ("bar", "bar.sync"))}
+    return " ".join(f"{k}={v}" for k, v in counts.items() if v)
+
+
+def interpreted(got: np.ndarray, want: np.ndarray, tol: dict) -> str:
+    """The dry run's verdict on an interpreter run: "ok" or how far off."""
+    got = got.astype(np.float64)
+    ok = np.isfinite(got).all() and np.allclose(got, want, rtol=tol["rtol"], atol=tol["atol"])
+    return "ok" if ok else f"WRONG (max error {np.nanmax(np.abs(got - want)):.3g})"
+
+
+def dry_run_row(name: str, row: dict, compile: Callable[[], Any],
+                interpret: Callable[[], str] | None) -> dict:
+    """`row` with ptxas's figures and the PTX's instruction mix of `compile()` (or its error),
+    the compile time and, with `interpret`, its verdict on the interpreter; one line printed."""
+    start = time.perf_counter()
+    try:
+        compiled = compile()
+        r = compiled.resources()
+        row.update(regs=r.registers, spill_st_B=r.spill_stores, spill_ld_B=r.spill_loads,
+                   stack_B=r.stack_bytes, smem_B=r.shared_bytes,
+                   ptx=ptx_summary(compiled.ptx or ""))
+    except Exception as e:  # report every config
+        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    row["compile_s"] = time.perf_counter() - start
+    if interpret is not None and "error" not in row:
+        try:
+            row["interp"] = interpret()
+        except Exception as e:
+            row["interp"] = f"error: {type(e).__name__}: {e}"
+    print(f"  {name}: {row.get('regs')} regs, "
+          f"{row.get('spill_st_B')}/{row.get('spill_ld_B')} B spill st/ld, "
+          f"{row['compile_s']:.2f} s {row.get('error', '')}", flush=True)
+    return row
+
+
+# ----- command line -------------------------------------------------------------------------------
+
+
+def parse_list(choices: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
+    def parse(text: str) -> tuple[str, ...]:
+        items = tuple(s.strip() for s in text.split(",") if s.strip())
+        bad = [s for s in items if s not in choices]
+        if bad or not items:
+            raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(choices)}")
+        return items
+    return parse
+
+
+def parse_arch(text: str) -> tuple[str, ...]:
+    items = tuple(s.strip() for s in text.split(",") if s.strip())
+    for s in items:
+        if s != NATIVE and not re.fullmatch(r"sm_\d+a?", s):
+            raise argparse.ArgumentTypeError(f"bad arch {s!r}: '{NATIVE}' or like sm_80")
+    return items or (NATIVE,)
+
+
+def parse_tiles(text: str, dims: int, form: str, example: str) -> list[tuple[int, ...]]:
+    """Comma-separated tiles of `dims` sizes joined by x, then wW (warps, default 4), as
+    tuples (sizes..., warps); `form` and `example` name the format in errors."""
+    pattern = "x".join([r"(\d+)"] * dims) + r"(?:w(\d+))?"
+    tiles = []
+    for part in text.split(","):
+        found = re.fullmatch(pattern, part.strip())
+        if not found:
+            raise argparse.ArgumentTypeError(f"bad config {part!r}: {form}, e.g. {example}")
+        *sizes, warps = found.groups()
+        tiles.append((*map(int, sizes), int(warps or 4)))
+    return tiles
+
+
+def add_arguments(parser: argparse.ArgumentParser, impls: tuple[str, ...],
+                        quick: str) -> None:
+    """--arch, --impls (from `impls`, all by default), --quick (`quick` says what it runs),
+    --budget-ms and --dry-run."""
+    parser.add_argument("--arch", type=parse_arch, default=(NATIVE,),
+                        help="tilelang targets, comma-separated: 'native' (the device's) or e.g. "
+                             "sm_80 (through TILELANG_ARCH); ratios use the first")
+    parser.add_argument("--impls", type=parse_list(impls), default=impls)
+    parser.add_argument("--quick", action="store_true", help=f"smoke run: {quick}")
+    parser.add_argument("--budget-ms", type=float, default=BUDGET_MS,
+                        help="device time per timing (repeats: 5 to 50)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="no GPU: compile every config (ptxas resources) and run each on the "
+                             "interpreter")
