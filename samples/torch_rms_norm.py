@@ -64,7 +64,7 @@ def column_sums_kernel(part, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int
 
 @functools.cache
 def with_warps(kernel: ct.Kernel, warps: int) -> ct.Kernel:
-    return kernel.replace_hints(num_warps=warps)  # one copy per setting: it keeps its cache
+    return kernel.replace_hints(num_warps=warps)  # remembered here: no options built per call
 
 
 def math_dtype(dtype: torch.dtype) -> torch.dtype:

@@ -4,7 +4,6 @@ CPU tensors, nothing while the op's fake implementation runs)."""
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,7 +24,6 @@ class _Tracing(threading.local):
 
 
 _tracing = _Tracing()
-_interpreted: weakref.WeakKeyDictionary[Kernel, Kernel] = weakref.WeakKeyDictionary()
 
 
 @contextmanager
@@ -74,13 +72,8 @@ _launch_eagerly = torch.compiler.disable(_launch, reason=NOT_IN_AN_OP)
 
 
 def interpreted(kernel: Kernel) -> Kernel:
-    """`kernel` set to run on the interpreter (one copy per kernel, so its cache is kept)."""
-    if kernel.options.interpret:
-        return kernel
-    copy = _interpreted.get(kernel)
-    if copy is None:
-        copy = _interpreted[kernel] = kernel.replace_hints(interpret=True)
-    return copy
+    """`kernel` set to run on the interpreter (replace_hints keeps one copy, and its cache)."""
+    return kernel if kernel.options.interpret else kernel.replace_hints(interpret=True)
 
 
 def _first_tensor(args: Any) -> torch.Tensor | None:
