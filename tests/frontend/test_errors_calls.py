@@ -14,7 +14,6 @@ import pytest
 import tilelang as ct
 from tilelang import (
     TileArgumentError,
-    TileNameError,
     TileRecursionError,
     TileTypeError,
     TileValueError,
@@ -236,7 +235,8 @@ def test_undefined_name_inside_helper(fe):
     def k(a):
         x = helper(ct.load(a, (0,), (16,)))
 
-    fe.expect_error(k, (fe.array(),), TileNameError, "name `scale` is not defined", "scale",
+    fe.expect_error(k, (fe.array(),), ct.TileUndefinedVariableError,
+                    "name `scale` is not defined", "scale",
                     helper=helper, call_at="helper(ct.load(a, (0,), (16,)))")
 
 

@@ -64,5 +64,5 @@ def test_comprehension_names_stay_inside(fe):
         parts = tuple(i for i in ct.static_iter(range(3)))
         ct.store(a, (0,), ct.full((4,), i, ct.float32))
 
-    fe.expect_error(k, (fe.array(),), ct.TileNameError, "name `i` is not defined",
+    fe.expect_error(k, (fe.array(),), ct.TileUndefinedVariableError, "name `i` is not defined",
                     ("ct.full((4,), i, ct.float32)", "i"))

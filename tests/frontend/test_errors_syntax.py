@@ -205,7 +205,9 @@ def test_undefined_name(fe):
     def k(a):
         x = undefined_thing + 1
 
-    fe.expect_error(k, (fe.array(),), TileNameError, "name `undefined_thing` is not defined",
+    fe.expect_error(k, (fe.array(),), ct.TileUndefinedVariableError,
+                    "Undefined variable undefined_thing used: name `undefined_thing` is not "
+                    "defined",
                     "undefined_thing")
 
 

@@ -18,10 +18,10 @@ from tilelang.errors import (
     Loc,
     TileError,
     TileInternalError,
-    TileNameError,
     TileRecursionError,
     TileSyntaxError,
     TileTypeError,
+    TileUndefinedVariableError,
     TileValueError,
 )
 from tilelang.frontend.source import FunctionSource
@@ -222,7 +222,9 @@ class Emitter:
                 return value
         if hasattr(builtins, name):
             return getattr(builtins, name)
-        raise TileNameError(f"name `{name}` is not defined")
+        # cuTile's wording and class (a TileTypeError); still a TileNameError as Python's is
+        raise TileUndefinedVariableError(f"Undefined variable {name} used: name `{name}` is not "
+                                         "defined")
 
     def bind(self, target: ast.expr, value: Any) -> None:
         """Assign `value` to an assignment target (a name or a tuple of targets)."""
