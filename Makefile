@@ -17,9 +17,12 @@ lint:
 
 samples:
 	for s in vector_add silu_and_mul row_bias_scale transpose_copy transpose softmax layer_norm \
-	    rms_norm cumsum cross_entropy histogram embedding_gather; do \
+	    rms_norm cumsum cross_entropy histogram embedding_gather gemm batched_gemm grouped_gemm \
+	    fp8_gemm attention torch_rms_norm torch_silu_and_mul; do \
 	  $(PY) samples/$$s.py || exit 1; done
 
 bench:
 	$(PY) benchmarks/bench_elementwise.py
 	$(PY) benchmarks/bench_reductions.py
+	$(PY) benchmarks/bench_matmul.py
+	$(PY) benchmarks/bench_attention.py
