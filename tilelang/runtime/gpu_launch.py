@@ -295,13 +295,15 @@ def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> 
     num_warps = kernel.options.num_warps or 4
     occupancy = kernel.options.occupancy
     digest = fingerprint(kernel.fn)
-    key = disk_cache.cache_key(digest, kernel.name, signature, arch, num_warps, occupancy,
-                               constant_classes(signature))
     # PTX for an older target (TILELANG_ARCH=sm_80 on an H100) assembles for this device: a
-    # cubin of another major architecture would not load here
-    return BuildJob(kernel.fn, kernel.name, signature, arch,
-                    arch if arch.startswith(native) else native, num_warps, occupancy, digest,
-                    key)
+    # cubin of another major architecture would not load here. The cubin's arch keys the disk
+    # cache too, so a cache shared with another GPU never hands it the wrong one.
+    cubin_arch = arch if arch.startswith(native) else native
+    target = arch if cubin_arch == arch else f"{arch}@{cubin_arch}"
+    key = disk_cache.cache_key(digest, kernel.name, signature, target, num_warps, occupancy,
+                               constant_classes(signature))
+    return BuildJob(kernel.fn, kernel.name, signature, arch, cubin_arch, num_warps, occupancy,
+                    digest, key)
 
 
 def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int] | None:
