@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,11 +137,13 @@ def compile_signature(
 ) -> CompiledKernel:
     if stop_after is not None and stop_after not in STAGES:
         raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
+    started = time.perf_counter()  # the "tile" stage's time includes reading the source
     source = kernel_source(fn)
     from tilelang.frontend.signature import kernel_parameters
 
     names = tuple(p.name for p in kernel_parameters(fn))
     result = CompiledKernel(source.name, signature, options, param_names=names)
+    result.metadata.update(timings={}, lap=started)
     dumper = _Dumper(source.name, _specialization_tag(signature, options))
     result.asm["source"] = source.text
     dumper.write("source", source.text, ".py")
@@ -181,6 +184,7 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
     result.ptx = extract_ptx(module)
     result.asm["ptx"] = result.ptx
     dumper.write("ptx", result.ptx, ".ptx")
+    _lap(result, "ptx")
 
 
 def kernel_shared_bytes(module: ir.Module) -> int:
@@ -204,6 +208,14 @@ def _record(result: CompiledKernel, dumper: _Dumper, stage: str, module: ir.Modu
     result.asm[stage] = module.operation.get_asm(enable_debug_info=False)
     result.module = module
     dumper.write(stage, module.operation.get_asm(enable_debug_info=True), ".mlir")
+    _lap(result, stage)
+
+
+def _lap(result: CompiledKernel, stage: str) -> None:
+    """metadata["timings"][stage]: seconds since the previous stage ended (bench_compile.py)."""
+    now = time.perf_counter()
+    result.metadata["timings"][stage] = now - result.metadata["lap"]
+    result.metadata["lap"] = now
 
 
 def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str) -> None:
