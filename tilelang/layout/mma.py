@@ -12,6 +12,7 @@ zeros (`k_replicas`), or the sum would count them twice.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .linear import LinearLayout
@@ -137,27 +138,22 @@ def mma_layouts(shape_a: tuple[int, ...], shape_b: tuple[int, ...], atom: Atom,
     spare = [(0,) * nd] * (log2_exact(num_warps, "num_warps") - len(warp_m) - len(warp_n))
     zeros_m, zeros_n = [(0,) * nd] * len(warp_m), [(0,) * nd] * len(warp_n)
 
-    c = LinearLayout({
-        "register": [_clip(b, m, n, lead) for b in atom.c_regs] + scaled(cols, atom.n, reps_n)
-        + scaled(rows, atom.m, reps_m) + batch_bits,
-        "lane": [_clip(b, m, n, lead) for b in atom.c_lanes],
-        "warp": warp_m + warp_n + spare,
-    }, (*batch, m, n))
-    a = LinearLayout({
-        "register": [_clip(b, m, k, lead) for b in atom.a_regs] + scaled(cols, atom.k, reps_k)
-        + scaled(rows, atom.m, reps_m) + batch_bits,
-        "lane": [_clip(b, m, k, lead) for b in atom.a_lanes],
-        "warp": warp_m + zeros_n + spare,
-    }, (*batch, m, k))
-    b = LinearLayout({
-        "register": [_clip(x, k, n, lead) for x in atom.b_regs] + scaled(rows, atom.k, reps_k)
-        + scaled(cols, atom.n, reps_n) + batch_bits,
-        "lane": [_clip(x, k, n, lead) for x in atom.b_lanes],
-        "warp": zeros_m + warp_n + spare,
-    }, (*batch, k, n))
-    reps_b = 1
-    for size in batch:
-        reps_b *= size
+    def fragment(regs: tuple[Basis2, ...], lanes: tuple[Basis2, ...], rows_cols: tuple[int, int],
+                 repeats: list[Coord], warps: list[Coord]) -> LinearLayout:
+        """An operand's layout: the atom's bases (clipped to the tile), then its repetitions
+        and the batch in registers, `warps` then the spare warps replicating."""
+        clip = [_clip(x, *rows_cols, lead) for x in (*regs, *lanes)]
+        return LinearLayout({"register": clip[:len(regs)] + repeats + batch_bits,
+                             "lane": clip[len(regs):], "warp": warps + spare},
+                            (*batch, *rows_cols))
+
+    c = fragment(atom.c_regs, atom.c_lanes, (m, n),
+                 scaled(cols, atom.n, reps_n) + scaled(rows, atom.m, reps_m), warp_m + warp_n)
+    a = fragment(atom.a_regs, atom.a_lanes, (m, k),
+                 scaled(cols, atom.k, reps_k) + scaled(rows, atom.m, reps_m), warp_m + zeros_n)
+    b = fragment(atom.b_regs, atom.b_lanes, (k, n),
+                 scaled(rows, atom.k, reps_k) + scaled(cols, atom.n, reps_n), zeros_m + warp_n)
+    reps_b = math.prod(batch)
     return MmaLayouts(a, b, c, atom, (reps_b, reps_m, reps_n, reps_k))
 
 
