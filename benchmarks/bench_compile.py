@@ -91,7 +91,7 @@ def child(name: str, mode: str) -> dict:
     out: dict = {"import": time.perf_counter() - start}
     sys.path.insert(0, str(SAMPLES_DIR))
     from tilelang.compiler import CompileOptions
-    from tilelang.runtime.kernel import as_kernel
+    from tilelang.interface.kernel import as_kernel
 
     _, module, attr, warps, make_args = cases()[name]
     start = time.perf_counter()

@@ -20,9 +20,9 @@ from tilelang.errors import (
     TileUnsupportedFeatureError,
     TileValueError,
 )
+from tilelang.interface.kernel import Kernel, kernel
 from tilelang.language import *  # noqa: F403
 from tilelang.language import __all__ as _language_names
-from tilelang.runtime.kernel import Kernel, kernel
 from tilelang.runtime.launch import launch
 
 __version__ = "0.1.0"

@@ -26,8 +26,10 @@ from tilelang.errors import (
     TileValueError,
 )
 from tilelang.frontend.kernel import build_module
-from tilelang.frontend.signature import ParamSpec
 from tilelang.frontend.source import kernel_source
+from tilelang.interface.kernel import as_kernel
+from tilelang.interface.parameters import kernel_parameters
+from tilelang.interface.specs import ParamSpec
 from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
@@ -116,8 +118,6 @@ def compile(
         >>> ck = tilelang.compile(add, (x, y, z, 1024), stop_after="tile-opt")
         >>> print(ck.asm["tile-opt"])
     """
-    from tilelang.runtime.kernel import as_kernel
-
     try:
         k = as_kernel(kernel)
         signature = k.specialize(args)
@@ -139,8 +139,6 @@ def compile_signature(
         raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
     started = time.perf_counter()  # the "tile" stage's time includes reading the source
     source = kernel_source(fn)
-    from tilelang.frontend.signature import kernel_parameters
-
     names = tuple(p.name for p in kernel_parameters(fn))
     result = CompiledKernel(source.name, signature, options, param_names=names)
     result.metadata.update(timings={}, lap=started)

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilelang.frontend.signature import ArraySpec
+from tilelang.interface.specs import ArraySpec
 from tilelang.language import dtypes as dt
 from tilelang.layout import from_text, padded_shape
 from tilelang.runtime import binary

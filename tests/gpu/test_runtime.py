@@ -66,7 +66,7 @@ def test_stream_none_uses_the_current_torch_stream():
 
 
 def test_cuda_core_stream_and_raw_handles():
-    from tilelang.runtime.cuda_compat import Device
+    from tilelang.cuda_compat import Device
 
     stream = Device().create_stream()
     x, y, out = fresh(300)

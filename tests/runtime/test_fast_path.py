@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import tilelang as ct
-from tilelang.frontend.signature import ArraySpec, leaves
+from tilelang.interface.specs import ArraySpec, leaves
 from tilelang.runtime import fast_path
 from tilelang.runtime.launcher import parameter_format
 from tilelang.runtime.streams import stream_handle
@@ -221,8 +221,8 @@ def test_numpy_arrays_never_take_the_fast_path():
 
 def test_slow_and_fast_paths_pass_the_same_parameters():
     """The slow path's parameter values (from the specialization) are the fast path's."""
+    from tilelang.interface.host_arrays import array_facts
     from tilelang.runtime.gpu_launch import _parameter_values
-    from tilelang.runtime.host_arrays import array_facts
 
     args = structured_args()
     signature = structured.specialize(args)

@@ -10,10 +10,10 @@ import pytest
 import torch
 
 import tilelang as ct
-from tilelang.frontend.signature import ArraySpec
+from tilelang.interface.arguments import scalar_spec
+from tilelang.interface.host_arrays import array_facts
+from tilelang.interface.specs import ArraySpec
 from tilelang.runtime import gpu_launch
-from tilelang.runtime.dlpack import dlpack_facts
-from tilelang.runtime.host_arrays import array_facts, scalar_spec
 
 PAIRS = [(torch.float8_e4m3fn, ml_dtypes.float8_e4m3fn, ct.float8_e4m3fn),
          (torch.float8_e5m2, ml_dtypes.float8_e5m2, ct.float8_e5m2)]
@@ -34,7 +34,7 @@ def test_arrays_of_every_origin_get_the_dtype(torch_dtype, np_dtype, dtype):
     t = torch.zeros((3, 5), dtype=torch_dtype)
     assert array_facts(t, "x").dtype is dtype
     assert array_facts(np.zeros(4, np_dtype), "x").dtype is dtype
-    facts = dlpack_facts(DLPackOnly(t[:, 1:]), "x")
+    facts = array_facts(DLPackOnly(t[:, 1:]), "x")  # read through __dlpack__
     assert (facts.dtype, facts.shape, facts.strides) == (dtype, (3, 4), (5, 1))
 
 

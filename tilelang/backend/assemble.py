@@ -45,7 +45,7 @@ def _with_ptxas(ptx: str, arch: str) -> tuple[bytes, str]:
 
 
 def _with_nvjitlink(ptx: str, arch: str) -> tuple[bytes, str]:
-    from tilelang.runtime.cuda_compat import Program, ProgramOptions
+    from tilelang.cuda_compat import Program, ProgramOptions
 
     try:
         program = Program(ptx, "ptx", options=ProgramOptions(arch=arch, ptxas_options=["-v"]))

@@ -20,6 +20,7 @@ from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
+from tilelang.interface.arguments import is_instance  # the front end's name for it too
 
 
 @dataclass(frozen=True)
@@ -28,12 +29,6 @@ class BoundUserMethod:
 
     fn: types.FunctionType
     receiver: Any
-
-
-def is_instance(value: Any) -> bool:
-    """An instance of a user's dataclass (the front end's own values are dataclasses too)."""
-    return dataclasses.is_dataclass(value) and not isinstance(value, type) and \
-        not type(value).__module__.startswith("tilelang.")
 
 
 def is_dataclass_type(value: Any) -> bool:

@@ -15,18 +15,18 @@ from tilelang.frontend import (  # noqa: F401  (register handlers)
     statements,
 )
 from tilelang.frontend.emitter import Emitter, Frame, room_for_inlining, to_mlir_location
-from tilelang.frontend.signature import (
+from tilelang.frontend.source import kernel_source
+from tilelang.frontend.values import ArrayValue, ListValue, TileValue
+from tilelang.interface.parameters import kernel_parameters
+from tilelang.interface.specs import (
     ArraySpec,
     ConstSpec,
     DataclassSpec,
     ListSpec,
     ParamSpec,
     TupleSpec,
-    kernel_parameters,
     leaves,
 )
-from tilelang.frontend.source import kernel_source
-from tilelang.frontend.values import ArrayValue, ListValue, TileValue
 
 
 def build_module(fn: Any, signature: tuple[ParamSpec, ...], num_warps: int) -> ir.Module:

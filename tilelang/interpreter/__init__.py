@@ -9,7 +9,7 @@ import numpy as np
 
 from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError
-from tilelang.frontend.signature import ArraySpec, ParamSpec, leaves
+from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.interpreter import debug, gather, matmul, reduction, shape_ops
 from tilelang.interpreter.program import Program, compile_function
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.backend.targets import DEFAULT_SHARED_LIMIT
+from tilelang.cuda_compat import Device, ObjectCode, Program, ProgramOptions, driver
 from tilelang.errors import TileCompilerExecutionError, TileUnsupportedFeatureError
-from tilelang.runtime.cuda_compat import Device, ObjectCode, Program, ProgramOptions, driver
 
 
 @dataclass

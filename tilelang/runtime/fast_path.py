@@ -15,10 +15,10 @@ import enum
 import functools
 from typing import Any
 
-from tilelang.frontend import parameters as kinds
+from tilelang.interface import kinds
+from tilelang.interface.arguments import foreign_dtype
+from tilelang.interface.kernel import Kernel
 from tilelang.language.dtypes import DType
-from tilelang.runtime.arg_specs import foreign_dtype
-from tilelang.runtime.kernel import Kernel
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)

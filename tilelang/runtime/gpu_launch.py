@@ -9,13 +9,13 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.errors import TileArgumentError
-from tilelang.frontend import parameters as kinds
-from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
+from tilelang.interface import kinds
+from tilelang.interface.host_arrays import ArrayFacts, array_facts
+from tilelang.interface.kernel import Kernel
+from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.runtime import binary, disk_cache, fast_path
 from tilelang.runtime.fast_path import fast_key, is_torch_tensor
-from tilelang.runtime.host_arrays import ArrayFacts, array_facts
-from tilelang.runtime.kernel import Kernel
 from tilelang.runtime.launcher import Launcher
 from tilelang.runtime.streams import stream_device, stream_handle
 
@@ -245,8 +245,7 @@ def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int
 def constant_classes(signature: tuple[ParamSpec, ...]) -> list[str]:
     """The classes (name and source hash) of dataclass instances passed as constants: their
     methods compile into the kernel, so the disk cache key must change with them."""
-    from tilelang.frontend.dataclass_values import is_instance
-    from tilelang.runtime.arg_specs import class_key
+    from tilelang.interface.arguments import class_key, is_instance
 
     found: list[str] = []
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileError
-from tilelang.runtime.kernel import Kernel, as_kernel
+from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.settings import interpret
 
 

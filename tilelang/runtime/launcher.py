@@ -16,11 +16,11 @@ import struct
 import threading
 from typing import Any
 
+from tilelang.cuda_compat import driver
 from tilelang.errors import TileLaunchError
-from tilelang.frontend.signature import ArraySpec, ParamSpec, leaves
+from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.runtime.binary import LoadedKernel
-from tilelang.runtime.cuda_compat import driver
 
 SLOT = 8  # every parameter gets an 8-byte slot (all our parameters are at most 8 bytes)
 _RETRY_IN_OWN_CONTEXT = (driver.CUresult.CUDA_ERROR_INVALID_HANDLE,

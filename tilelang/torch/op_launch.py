@@ -12,8 +12,8 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
 from tilelang.errors import TileArgumentError, TileError
-from tilelang.frontend.signature import check_arity
-from tilelang.runtime.kernel import Kernel, as_kernel
+from tilelang.interface.kernel import Kernel, as_kernel
+from tilelang.interface.parameters import check_arity
 from tilelang.runtime.launch import launch as tile_launch
 
 NOT_IN_AN_OP = ("tilelang.torch.launch outside a custom op breaks the graph: launch kernels in "

@@ -17,7 +17,7 @@ from typing import Any
 import tilelang
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileValueError
-from tilelang.runtime.kernel import Kernel, KernelOptions, as_kernel
+from tilelang.interface.kernel import Kernel, KernelOptions, as_kernel
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune import records
 from tilelang.tune.keys import device_name, key_of

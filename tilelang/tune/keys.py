@@ -35,7 +35,7 @@ def device_name(args: tuple[Any, ...]) -> str:
 
 @functools.cache
 def _name(ordinal: int) -> str:
-    from tilelang.runtime.cuda_compat import Device
+    from tilelang.cuda_compat import Device
 
     return str(Device(ordinal).name)
 
@@ -56,7 +56,7 @@ def _cuda_ordinal(array: Any) -> int | None:
 
 
 def _is_array(value: Any) -> bool:
-    from tilelang.runtime.host_arrays import is_numpy_scalar
+    from tilelang.interface.host_arrays import is_numpy_scalar
 
     return hasattr(value, "shape") and hasattr(value, "dtype") and not is_numpy_scalar(value)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilelang.runtime.kernel import Kernel
+from tilelang.interface.kernel import Kernel
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune.progress import Progress
 

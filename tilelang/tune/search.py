@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from tilelang.errors import TileLaunchTimeoutError
-from tilelang.runtime.kernel import Kernel
+from tilelang.interface.kernel import Kernel
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune.prebuild import prebuild
 from tilelang.tune.progress import Progress

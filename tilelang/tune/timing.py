@@ -9,7 +9,7 @@ from typing import Any
 
 import tilelang
 from tilelang.errors import TileLaunchError
-from tilelang.runtime.kernel import as_kernel
+from tilelang.interface.kernel import as_kernel
 from tilelang.runtime.launch import use_interpreter
 
 
@@ -93,7 +93,7 @@ class _current:
 
 
 def _driver() -> Any:
-    from tilelang.runtime.cuda_compat import driver
+    from tilelang.cuda_compat import driver
 
     return driver
 

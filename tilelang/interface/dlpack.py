@@ -1,4 +1,5 @@
-"""Runtime: array facts from any object with `__dlpack__` (JAX, CuPy, ...)."""
+"""Interface: what an object with `__dlpack__` (JAX, CuPy, ...) says of its array: address,
+shape, strides in elements, dtype and device (interface/host_arrays.py makes its facts)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ class _Tensor(ctypes.Structure):
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
-def dlpack_facts(obj: Any, name: str) -> Any:
-    from tilelang.runtime.host_arrays import ArrayFacts
-
+def dlpack_fields(obj: Any, name: str) -> tuple[int, tuple[int, ...], tuple[int, ...], Any, str,
+                                                 int | None]:
+    """(address, shape, strides, dtype, "cpu" / "cuda" / "other", CUDA ordinal or None)."""
     capsule = obj.__dlpack__()
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
@@ -52,4 +53,4 @@ def dlpack_facts(obj: Any, name: str) -> Any:
     ptr = (tensor.data or 0) + tensor.byte_offset
     device = _DEVICE.get(tensor.device.device_type, "other")
     ordinal = tensor.device.device_id if device == "cuda" else None
-    return ArrayFacts(ptr, shape, strides, dtype, device, ordinal)
+    return ptr, shape, strides, dtype, device, ordinal

@@ -1,4 +1,5 @@
-"""Runtime: facts about host-side argument objects (NumPy, torch, CuPy, DLPack, CAI)."""
+"""Interface: facts about array arguments (NumPy, torch, CuPy, DLPack, CAI): address, shape,
+strides, dtype, device, and the alignment and unit strides a specialization records."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileArgumentError
-from tilelang.frontend.signature import ScalarSpec
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
@@ -35,9 +35,9 @@ def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     if hasattr(obj, "__cuda_array_interface__"):
         return _cai_facts(obj.__cuda_array_interface__, name)
     if hasattr(obj, "__dlpack__"):
-        from tilelang.runtime.dlpack import dlpack_facts
+        from tilelang.interface.dlpack import dlpack_fields  # ctypes: imported when needed
 
-        return dlpack_facts(obj, name)
+        return ArrayFacts(*dlpack_fields(obj, name))
     return None
 
 
@@ -102,28 +102,3 @@ def unit_strides(facts: ArrayFacts) -> tuple[bool, ...]:
     """Per dimension: the stride is 1 (a dimension of size 1 counts as unit stride)."""
     return tuple(s == 1 or d == 1 for s, d in zip(facts.strides, facts.shape, strict=True))
 
-
-def scalar_spec(value: Any, name: str) -> ScalarSpec:
-    if is_numpy_scalar(value):  # first: np.float64 is also a Python float
-        found = dt.from_numpy(value.dtype)
-        if found is None:
-            raise TileArgumentError(f"argument `{name}` has unsupported dtype {value.dtype}")
-        return ScalarSpec(found)
-    if isinstance(value, bool):
-        return ScalarSpec(dt.bool_)
-    if isinstance(value, int):
-        if -(2**31) <= value < 2**31:
-            return ScalarSpec(dt.int32)
-        if -(2**63) <= value < 2**63:
-            return ScalarSpec(dt.int64)
-        raise TileArgumentError(f"argument `{name}` = {value} does not fit in 64 bits")
-    if isinstance(value, float):
-        return ScalarSpec(dt.float32)
-    dtype = getattr(value, "dtype", None)
-    found = dt.from_numpy(dtype) if is_numpy_scalar(value) else None
-    if found is None:
-        raise TileArgumentError(
-            f"argument `{name}` is a {type(value).__name__}; expected an array, a number "
-            "or a NumPy scalar"
-        )
-    return ScalarSpec(found)

@@ -1,5 +1,5 @@
-"""Runtime: cuda.core names across releases (1.2.x keeps them at the top level; older ones
-under cuda.core.experimental)."""
+"""cuda.core's names across its releases (1.2.x keeps them at the top level; older ones under
+cuda.core.experimental), for the backend's assembler and the runtime."""
 
 from __future__ import annotations
 

@@ -1,0 +1,124 @@
+"""Interface: the `@kernel` decorator and the `Kernel` object: a function, its options, its
+parameters, the signature arguments select, and the caches the compiler and the runtime fill."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tilelang.errors import TileArgumentError, TileTypeError
+from tilelang.interface.arguments import spec_of
+from tilelang.interface.parameters import Parameter, check_arity, kernel_parameters
+from tilelang.interface.specs import ParamSpec
+
+
+@dataclass(frozen=True)
+class KernelOptions:
+    num_warps: int | None = None  # None: 4 (not yet chosen from the tile sizes)
+    interpret: bool | None = None  # None: follow TILELANG_INTERPRET
+    num_ctas: int | None = None  # accepted for cuTile compatibility (one CTA per block)
+    occupancy: int | None = None  # blocks per SM to allow for (PTX .minnctapersm)
+    opt_level: int = 3
+
+    def __post_init__(self) -> None:
+        if self.num_warps is not None and self.num_warps not in (1, 2, 4, 8, 16, 32):
+            raise TileTypeError(f"num_warps must be a power of two up to 32, got {self.num_warps}")
+        if self.occupancy is not None and (type(self.occupancy) is not int
+                                           or not 1 <= self.occupancy <= 32):
+            raise TileTypeError(f"occupancy must be an int from 1 to 32, got {self.occupancy!r}")
+
+
+class Kernel:
+    """A tile kernel: a Python function compiled per signature and launched with `launch`."""
+
+    __tilelang_kernel__ = True
+
+    def __init__(self, fn: Callable[..., Any], options: KernelOptions):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"@tilelang.kernel expects a function, got {fn!r}")
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        self.fn = fn
+        self.options = options
+        self.name = fn.__name__
+        self._params: tuple[Parameter, ...] | None = None
+        self.cache: dict[Any, Any] = {}  # (signature, target) -> CompiledKernel / launcher
+        self.fast_launch: Any = None  # generated on the first GPU launch (runtime/gpu_launch.py)
+        self.native_entry: Any = None  # the last specialization, for the native hot path
+        self.interpret = options.interpret
+        self._variants: dict[KernelOptions, Kernel] = {}  # replace_hints' copies
+
+    @property
+    def _pyfunc(self) -> Callable[..., Any]:
+        """The Python function (cuTile's name for it: `ct.kernel(k._pyfunc)` copies a kernel)."""
+        return self.fn
+
+    @property
+    def params(self) -> tuple[Parameter, ...]:
+        if self._params is None:
+            self._params = kernel_parameters(self.fn)
+        return self._params
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"kernel {self.name} cannot be called directly; "
+            f"use tilelang.launch(stream, grid, {self.name}, args)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<tilelang kernel {self.name}>"
+
+    def specialize(self, args: tuple[Any, ...]) -> tuple[ParamSpec, ...]:
+        """The signature these arguments select."""
+        if not isinstance(args, tuple | list):
+            raise TileArgumentError(
+                f"kernel arguments must be a tuple, got {type(args).__name__}",
+                hint="write (x,) for a single argument",
+            )
+        check_arity(self.name, self.params, len(args))
+        return tuple(spec_of(p, a, i)
+                     for i, (p, a) in enumerate(zip(self.params, args, strict=True)))
+
+    def replace_hints(self, **hints: Any) -> Kernel:
+        """A copy of this kernel with other options (and its own cache).
+
+        The copy is remembered per options, so calling this at every launch (or per autotuning
+        config) reuses one compiled copy instead of compiling a new one each time."""
+        unknown = sorted(set(hints) - set(KernelOptions.__dataclass_fields__))
+        if unknown:
+            raise TypeError(f"replace_hints: unknown hint {unknown[0]!r}; the hints are "
+                            f"{', '.join(KernelOptions.__dataclass_fields__)}")
+        options = KernelOptions(**{**self.options.__dict__, **hints})
+        variant = self._variants.get(options)
+        if variant is None:
+            variant = self._variants[options] = Kernel(self.fn, options)
+        return variant
+
+
+def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """Decorate a function as a tile kernel: `@kernel` or `@kernel(num_warps=8)`.
+
+    Example:
+        >>> @tilelang.kernel
+        ... def add(a, b, c, BLOCK: tilelang.Constant[int]):
+        ...     i = tilelang.bid(0)
+        ...     x = tilelang.load(a, index=(i,), shape=(BLOCK,))
+        ...     y = tilelang.load(b, index=(i,), shape=(BLOCK,))
+        ...     tilelang.store(c, index=(i,), tile=x + y)
+    """
+    try:
+        opts = KernelOptions(**options)
+    except TypeError as e:
+        raise TypeError(f"@tilelang.kernel: {e}") from None
+    if fn is None:
+        return lambda f: Kernel(f, opts)
+    return Kernel(fn, opts)
+
+
+def as_kernel(obj: Any) -> Kernel:
+    if isinstance(obj, Kernel):
+        return obj
+    if callable(obj) and hasattr(obj, "__code__"):
+        return Kernel(obj, KernelOptions())
+    raise TileArgumentError(f"expected a @tilelang.kernel function, got {obj!r}")
