@@ -80,6 +80,13 @@ class Kernel:
         return tuple(spec_of(p, a, i)
                      for i, (p, a) in enumerate(zip(self.params, args, strict=True)))
 
+    def export(self, directory: Any, *signature: Any, **options: Any) -> Any:
+        """Compile one specialization ahead of time into `directory`: cubin, PTX, a JSON
+        description and a C header for a C program (tilelang.export.export; docs/export.md)."""
+        from tilelang.export import export
+
+        return export(self, directory, *signature, **options)
+
     def replace_hints(self, **hints: Any) -> Kernel:
         """A copy of this kernel with other options (and its own cache).
 
