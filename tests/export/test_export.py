@@ -14,7 +14,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from c_programs import CUDA_MIN, EM_CUDA, c_compiler, compile_c, cxx_compiler, elf_sm, sm_number
+from c_programs import (
+    CUDA_MIN,
+    EM_CUDA,
+    c_compiler,
+    compile_c,
+    cuda_headers,
+    cxx_compiler,
+    elf_sm,
+    sm_number,
+)
 
 import tilelang as ct
 from tilelang.export import Array, Scalar, export
@@ -191,22 +200,24 @@ needs_cc = pytest.mark.skipif(c_compiler() is None, reason="no C compiler (cc, g
 
 
 @needs_cc
+@pytest.mark.parametrize("cuda", cuda_headers(), ids=lambda p: p.parent.name)
 @pytest.mark.parametrize("std", ["c99", "c11"])
-def test_header_compiles_as_c(tmp_path: Path, std: str) -> None:
+def test_header_compiles_as_c(tmp_path: Path, std: str, cuda: Path) -> None:
     for done in (vector_add_export(tmp_path), affine2d_export(tmp_path, "sm_80")):
         source = tmp_path / f"use_{done.header.stem}.c"
         source.write_text(f'#include "{done.header.name}"\nint main(void) {{ return 0; }}\n')
-        run = compile_c(c_compiler(), source, [CUDA_MIN, done.directory], f"-std={std}",
+        run = compile_c(c_compiler(), source, cuda, done.directory, f"-std={std}",
                         "-Wall", "-Wextra", "-Werror", "-pedantic")
         assert run.returncode == 0, run.stderr
 
 
 @pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler")
-def test_header_compiles_as_cxx(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cuda", cuda_headers(), ids=lambda p: p.parent.name)
+def test_header_compiles_as_cxx(tmp_path: Path, cuda: Path) -> None:
     done = vector_add_export(tmp_path)
     source = tmp_path / "use.cpp"
     source.write_text('#include "vector_add.h"\nint main() { return 0; }\n')
-    run = compile_c(cxx_compiler(), source, [CUDA_MIN, done.directory], "-Wall", "-Werror")
+    run = compile_c(cxx_compiler(), source, cuda, done.directory, "-Wall", "-Werror")
     assert run.returncode == 0, run.stderr
 
 
@@ -253,7 +264,7 @@ def run_with_stubs(tmp_path: Path, done: Any, body: str) -> list[str]:
                       f'    if ({desc["name"]}_load("k.cubin", &m, &f) != CUDA_SUCCESS)\n'
                       f"        return 1;\n{body}\n    return 0;\n}}\n")
     exe = tmp_path / "prog"
-    build = compile_c(c_compiler(), source, [CUDA_MIN, done.directory], "-std=c99", "-Wall",
+    build = compile_c(c_compiler(), source, CUDA_MIN, done.directory, "-std=c99", "-Wall",
                       "-Werror", output=exe)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
@@ -350,3 +361,119 @@ def grouped(xs, p, B: ct.Constant[int]):
     i = ct.bid(0)
     t = ct.load(xs[0], (i,), (B,)) + ct.load(xs[1], (i,), (B,)) + ct.load(xs[2], (i,), (B,))
     ct.store(p.out, (i,), t * p.scale)
+
+
+@needs_cc
+@pytest.mark.parametrize("cuda", cuda_headers(), ids=lambda p: p.parent.name)
+def test_gpu_test_programs_compile_here(tmp_path: Path, cuda: Path) -> None:
+    """The C programs tests/gpu/test_export_gpu.py runs on the GPU are valid C, against the
+    minimal cuda.h and the toolkit's when this machine has it."""
+    from c_programs import AFFINE2D_MAIN, VECTOR_ADD_MAIN, program
+
+    for done, main in ((vector_add_export(tmp_path), VECTOR_ADD_MAIN),
+                       (affine2d_export(tmp_path, "sm_80"), AFFINE2D_MAIN)):
+        source = done.directory / "prog.c"
+        source.write_text(program(done.description, main))
+        run = compile_c(c_compiler(), source, cuda, done.directory, "-std=c99", "-Wall",
+                        "-Wextra", "-Werror")
+        assert run.returncode == 0, run.stderr
+
+
+FAKE_DRIVER = r"""
+/* A stand-in libcuda for the CPU: host memory as device memory, and the two test kernels
+ * computed on the CPU from the parameters the program passes (kernelParams or the JSON's
+ * buffer offsets), so the GPU test's programs run here end to end. */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char current[64];
+
+CUresult cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{ (void)d; *c = (CUcontext)0x1; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{ *p = (CUdeviceptr)(uintptr_t)aligned_alloc(256, (n + 255) / 256 * 256); return CUDA_SUCCESS; }
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
+{ memcpy((void *)(uintptr_t)d, s, n); return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{ memcpy(d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
+CUresult cuModuleLoad(CUmodule *m, const char *path)
+{ (void)path; *m = (CUmodule)0x2; return CUDA_SUCCESS; }
+CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{ (void)image; *m = (CUmodule)0x2; return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{ (void)m; strncpy(current, name, sizeof current - 1); *f = (CUfunction)0x3; return CUDA_SUCCESS; }
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{ (void)f; (void)a; (void)v; return CUDA_SUCCESS; }
+
+/* parameter i: from kernelParams, else from the buffer at the offsets of 8-byte parameters
+ * (the float scale last, at its own offset) */
+static const void *param(void **params, void **extra, int i, int offset)
+{
+    if (params)
+        return params[i];
+    return (const char *)extra[1] + offset;
+}
+#define I64(i) (*(const int64_t *)param(params, extra, i, 8 * (i)))
+#define PTR(i) ((float *)(uintptr_t)*(const CUdeviceptr *)param(params, extra, i, 8 * (i)))
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
+                        void **extra)
+{
+    int64_t i, j;
+    (void)f; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
+    if (strcmp(current, "vector_add") == 0) {
+        float *a = PTR(0), *b = PTR(3), *c = PTR(6);
+        for (i = 0; i < I64(1) && i < (int64_t)gx * 1024; i++)
+            c[i * I64(8)] = a[i * I64(2)] + b[i * I64(5)];
+        return CUDA_SUCCESS;
+    }
+    if (strcmp(current, "affine2d") == 0) {
+        float *x = PTR(0), *bias = PTR(5), *out = PTR(8);
+        float scale = *(const float *)param(params, extra, 13, 104);
+        for (i = 0; i < I64(1); i++)
+            for (j = 0; j < I64(2); j++)
+                out[i * I64(11) + j * I64(12)] = x[i * I64(3) + j * I64(4)] * scale +
+                                                 bias[j * I64(7)];
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+"""
+
+
+@needs_cc
+def test_gpu_test_programs_run_on_a_fake_driver(tmp_path: Path) -> None:
+    """The GPU test's programs, built as there (toolkit's cuda.h when present, linked with a
+    libcuda) and run against a CPU stand-in for the driver: their flow, both launch forms and
+    the refused misaligned launch work before they meet the GPU."""
+    from c_programs import AFFINE2D_MAIN, VECTOR_ADD_MAIN, build_program, cuda_toolkit_include
+
+    lib = tmp_path / "fakecuda"
+    lib.mkdir()
+    (lib / "fake.c").write_text(FAKE_DRIVER)
+    made = compile_c(c_compiler(), lib / "fake.c", cuda_toolkit_include() or CUDA_MIN, lib,
+                     "-shared", "-fPIC", "-std=c11", output=lib / "libcuda.so")
+    assert made.returncode == 0, made.stderr
+    libs = [f"-L{lib}", "-lcuda", f"-Wl,-rpath,{lib}"]
+    done = vector_add_export(tmp_path)
+    exe = build_program(done, VECTOR_ADD_MAIN, libs)
+    lines = subprocess.run([exe, done.cubin, "3001"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    assert lines == [f"round {r}: 0 wrong of 3001" for r in range(3)] + \
+        ["misaligned: 1 vector_add: a must be 16-byte aligned"]
+    done = affine2d_export(tmp_path, "sm_80")
+    assert [p["offset"] for p in done.description["parameters"]][-1] == 104  # as the fake reads
+    exe = build_program(done, AFFINE2D_MAIN, libs)
+    lines = subprocess.run([exe, done.cubin, "77", "133", "141"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    assert [line.split(",")[0] for line in lines] == \
+        [f"round {r}: 0 wrong of {77 * 133}" for r in range(2)]
