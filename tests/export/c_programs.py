@@ -315,3 +315,84 @@ def build_program(done: Any, main: str, libs: list[str]) -> Path:
                        "-std=c99", "-O1", "-Wall", "-Werror", output=exe, libs=(*libs, "-lm"))
     assert result.returncode == 0, result.stderr
     return exe
+
+
+FAKE_DRIVER = r"""
+/* A stand-in libcuda for the CPU: host memory as device memory, and the two test kernels
+ * computed on the CPU from the parameters the program passes (kernelParams or the JSON's
+ * buffer offsets), so the GPU test's programs run here end to end. */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char current[64];
+
+CUresult cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{ (void)d; *c = (CUcontext)0x1; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{ *p = (CUdeviceptr)(uintptr_t)aligned_alloc(256, (n + 255) / 256 * 256); return CUDA_SUCCESS; }
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
+{ memcpy((void *)(uintptr_t)d, s, n); return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{ memcpy(d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
+CUresult cuModuleLoad(CUmodule *m, const char *path)
+{ (void)path; *m = (CUmodule)0x2; return CUDA_SUCCESS; }
+CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{ (void)image; *m = (CUmodule)0x2; return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{ (void)m; strncpy(current, name, sizeof current - 1); *f = (CUfunction)0x3; return CUDA_SUCCESS; }
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{ (void)f; (void)a; (void)v; return CUDA_SUCCESS; }
+
+/* parameter i: from kernelParams, else from the buffer at the offsets of 8-byte parameters
+ * (the float scale last, at its own offset) */
+static const void *param(void **params, void **extra, int i, int offset)
+{
+    if (params)
+        return params[i];
+    return (const char *)extra[1] + offset;
+}
+#define I64(i) (*(const int64_t *)param(params, extra, i, 8 * (i)))
+#define PTR(i) ((float *)(uintptr_t)*(const CUdeviceptr *)param(params, extra, i, 8 * (i)))
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
+                        void **extra)
+{
+    int64_t i, j;
+    (void)f; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
+    if (strcmp(current, "vector_add") == 0) {
+        float *a = PTR(0), *b = PTR(3), *c = PTR(6);
+        for (i = 0; i < I64(1) && i < (int64_t)gx * 1024; i++)
+            c[i * I64(8)] = a[i * I64(2)] + b[i * I64(5)];
+        return CUDA_SUCCESS;
+    }
+    if (strcmp(current, "affine2d") == 0) {
+        float *x = PTR(0), *bias = PTR(5), *out = PTR(8);
+        float scale = *(const float *)param(params, extra, 13, 104);
+        for (i = 0; i < I64(1); i++)
+            for (j = 0; j < I64(2); j++)
+                out[i * I64(11) + j * I64(12)] = x[i * I64(3) + j * I64(4)] * scale +
+                                                 bias[j * I64(7)];
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+"""
+
+
+def fake_libcuda(directory: Path) -> list[str]:
+    """Build FAKE_DRIVER as `directory`/libcuda.so; the flags that link a program with it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "fake.c").write_text(FAKE_DRIVER)
+    made = compile_c(c_compiler(), directory / "fake.c", cuda_toolkit_include() or CUDA_MIN,
+                     directory, "-shared", "-fPIC", "-std=c11", output=directory / "libcuda.so")
+    assert made.returncode == 0, made.stderr
+    return [f"-L{directory}", "-lcuda", f"-Wl,-rpath,{directory}"]
