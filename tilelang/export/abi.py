@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileInternalError
-from tilelang.frontend.signature import (
+from tilelang.interface.specs import (
     ArraySpec,
     DataclassSpec,
     ListSpec,

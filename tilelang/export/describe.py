@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from tilelang.backend.targets import DEFAULT_SHARED_LIMIT
-from tilelang.frontend.signature import ArraySpec, ConstSpec, ParamSpec
+from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec
 from tilelang.language.dtypes import DType
 
 FORMAT = "tilelang-export/1"

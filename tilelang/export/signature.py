@@ -18,12 +18,11 @@ import numpy as np
 
 from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError, TileValueError
-from tilelang.frontend import parameters as kinds
-from tilelang.frontend.dataclass_values import is_instance
-from tilelang.frontend.signature import ArraySpec, ParamSpec, leaves
+from tilelang.interface import kinds
+from tilelang.interface.arguments import foreign_dtype, is_instance
+from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
-from tilelang.runtime.arg_specs import foreign_dtype
 
 ALIGNMENTS = (1, 2, 4, 8, 16)
 

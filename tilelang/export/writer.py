@@ -61,7 +61,7 @@ def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | 
             name: str | None, assemble: bool) -> Exported:
     import tilelang
     from tilelang.compiler import DEFAULT_NUM_WARPS, CompileOptions, compile_signature
-    from tilelang.runtime.kernel import as_kernel
+    from tilelang.interface.kernel import as_kernel
 
     k = as_kernel(kernel)
     name = _export_name(name or k.name)
