@@ -53,10 +53,12 @@ class Config:
     bn: int
     bk: int
     warps: int
+    group: int = 0  # > 0: a 1-D grid walked in groups of this many block rows (L2 reuse)
 
     @property
     def label(self) -> str:
-        return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}"
+        return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}" + (f"g{self.group}" if self.group
+                                                                 else "")
 
     def fits(self, m: int) -> bool:
         """Skinny tiles (BM < 64) are only tried on skinny problems, where they fill the SMs."""
@@ -64,16 +66,29 @@ class Config:
 
 
 CONFIGS = tuple(Config(*c) for c in (
-    (64, 64, 32, 4), (128, 64, 32, 4), (128, 128, 32, 8), (64, 128, 32, 4), (128, 128, 64, 8),
-    (64, 64, 64, 4),
+    # wgmma on sm_90 (passes/matmul_loops.py); mma.sync elsewhere
+    (128, 256, 64, 8), (128, 256, 64, 8, 8), (256, 128, 64, 8), (128, 128, 64, 8),
+    (128, 128, 64, 8, 8), (64, 256, 64, 4), (64, 128, 64, 4), (64, 64, 64, 4), (64, 64, 128, 4),
+    # mma.sync everywhere
+    (128, 64, 32, 4), (64, 64, 32, 4),
     # for M = 16..256: more blocks along N, fewer rows of zeros per tile
     (16, 64, 64, 4), (32, 64, 64, 4),
 ))
 
 
 @ct.kernel
-def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
+def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int],
+           GROUP: ct.Constant[int]):
+    if GROUP == 0:
+        i, j = ct.bid(0), ct.bid(1)
+    else:  # consecutive blocks share GROUP block rows of `a` and one block column of `b`
+        tiles_m = ct.num_tiles(c, axis=0, shape=(BM, BN))
+        per_group = GROUP * ct.num_tiles(c, axis=1, shape=(BM, BN))
+        pid = ct.bid(0)
+        first = (pid // per_group) * GROUP
+        rows = min(tiles_m - first, GROUP)
+        i = first + (pid % per_group) % rows
+        j = (pid % per_group) // rows
     zero = ct.PaddingMode.ZERO
     acc = ct.zeros((BM, BN), ct.float32)
     for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
@@ -83,7 +98,9 @@ def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[
     ct.store(c, index=(i, j), tile=acc.astype(c.dtype))
 
 
-def grid(m: int, n: int, config: Config) -> tuple[int, int]:
+def grid(m: int, n: int, config: Config) -> tuple[int, ...]:
+    if config.group:
+        return (ct.cdiv(m, config.bm) * ct.cdiv(n, config.bn),)
     return ct.cdiv(m, config.bm), ct.cdiv(n, config.bn)
 
 
@@ -243,7 +260,8 @@ def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
 
         def run(i):
             ct.launch(torch.cuda.current_stream(), grid(m, n, config), kern,
-                      (inputs.a[i], inputs.b[i], inputs.c, config.bm, config.bn, config.bk))
+                      (inputs.a[i], inputs.b[i], inputs.c, config.bm, config.bn, config.bk,
+                       config.group))
 
         return measure(f"ours[{arch}] {config.label}", run, inputs, tol, flops,
                        args.budget_ms), kern
@@ -325,7 +343,8 @@ def interpreter_check(config: Config, dname: str, m: int = 70, n: int = 100,
     b = rng.standard_normal((k, n)).astype(dtype)
     c = np.full((m, n), np.nan, dtype)
     kern = matmul.replace_hints(num_warps=config.warps, interpret=True)
-    ct.launch(None, grid(m, n, config), kern, (a, b, c, config.bm, config.bn, config.bk))
+    ct.launch(None, grid(m, n, config), kern,
+              (a, b, c, config.bm, config.bn, config.bk, config.group))
     return sweep.interpreted(c, a.astype(np.float64) @ b.astype(np.float64), TOLERANCE[dname])
 
 
@@ -351,8 +370,8 @@ def dry_run_config(arch: str, dname: str, config: Config, interpret: bool) -> di
     a = np.zeros((256, 256), NUMPY_DTYPES[dname])
     return sweep.dry_run_row(
         f"{arch} {dname} {config.label}", {"arch": arch, "dtype": dname, "config": config.label},
-        lambda: ct.compile(matmul, (a, a.copy(), a.copy(), config.bm, config.bn, config.bk),
-                           arch=arch, num_warps=config.warps),
+        lambda: ct.compile(matmul, (a, a.copy(), a.copy(), config.bm, config.bn, config.bk,
+                                    config.group), arch=arch, num_warps=config.warps),
         (lambda: interpreter_check(config, dname)) if interpret else None)
 
 

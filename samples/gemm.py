@@ -64,7 +64,7 @@ def run(m: int, n: int, k: int, backend: Backend | None = None,
 def main() -> None:
     backend, m, n, k = gemm_sample_args(__doc__)
     print(f"gelu(a @ b + bias) of ({m}, {k}) @ ({k}, {n}) bfloat16 on {backend.describe()}")
-    run(m, n, k, backend, (128, 128, 32) if backend.gpu else (32, 32, 16))
+    run(m, n, k, backend, (128, 128, 64) if backend.gpu else (32, 32, 16))
 
 
 if __name__ == "__main__":

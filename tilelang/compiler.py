@@ -170,7 +170,8 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                 options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
     simt = pipelines.SIMT.format(chip=chip, features=features)
-    for stage, pipeline in (("layout", pipelines.LAYOUT), ("simt", simt),
+    layout = pipelines.LAYOUT.format(arch=options.arch)
+    for stage, pipeline in (("layout", layout), ("simt", simt),
                             ("llvm", pipelines.LLVM)):
         _run_stage(module, pipeline, options.extra_passes.get(stage), stage)
         _record(result, dumper, stage, module)

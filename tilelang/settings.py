@@ -60,6 +60,11 @@ def arch_override() -> str | None:
     return os.environ.get("TILELANG_ARCH") or None
 
 
+def wgmma_enabled() -> bool:
+    """TILELANG_WGMMA=0: matrix-product loops on sm_90 use mma.sync instead of wgmma."""
+    return os.environ.get("TILELANG_WGMMA", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def native_launch_enabled() -> bool:
     """TILELANG_NO_NATIVE_LAUNCH=1 keeps launches on the pure-Python path (no C launcher)."""
     return not _flag("TILELANG_NO_NATIVE_LAUNCH")

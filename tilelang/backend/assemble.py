@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilelang.backend.targets import assembly_arch
 from tilelang.errors import TileCompilerExecutionError
 
 
@@ -26,6 +27,7 @@ class Resources:
 
 def assemble(ptx: str, arch: str) -> tuple[bytes, str]:
     """(cubin, assembler log) for `ptx`; the log has the `-v` resource lines."""
+    arch = assembly_arch(ptx, arch)
     if shutil.which("ptxas"):
         return _with_ptxas(ptx, arch)
     return _with_nvjitlink(ptx, arch)

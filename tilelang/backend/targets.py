@@ -28,3 +28,10 @@ def check_arch(arch: str) -> tuple[str, str]:
             f"arch {arch} is not supported; supported: {', '.join(sorted(SUPPORTED))}"
         )
     return arch, SUPPORTED[arch]
+
+
+def assembly_arch(ptx: str, arch: str) -> str:
+    """The arch to assemble `ptx` for on a device of `arch`: its architecture-specific variant
+    (sm_90a) when the PTX targets it (wgmma needs it; such a cubin runs on that arch only)."""
+    m = re.search(r"^\.target\s+(sm_\d+a)\b", ptx, re.M)
+    return m.group(1) if m and m.group(1) == arch + "a" else arch

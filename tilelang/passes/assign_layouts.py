@@ -18,9 +18,11 @@ import mlir.ir as ir
 from tilelang.dialect import dtype_of, ops, parse_array_type, with_layout
 from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.layout import LinearLayout, to_text
+from tilelang.layout.wgmma import accumulator_layout
 from tilelang.passes import layout_rules as rules
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import defining_op, name
+from tilelang.passes.matmul_loops import matmul_loop_of
 
 NAME = "tile-assign-layouts"
 ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan", "tile.bitcast")
@@ -31,7 +33,7 @@ INDEXED = ("tile.gather", "tile.atomic_rmw", "tile.atomic_cas")  # element-wise 
 
 @dataclass(frozen=True)
 class Options:
-    pass
+    arch: str = "sm_80"
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -40,7 +42,7 @@ def run(module: ir.Operation, options: Options) -> None:
         op = op.operation
         if name(op) == "func.func":
             num_warps = ir.IntegerAttr(op.attributes["tile.num_warps"]).value
-            _Assigner(num_warps).function(op)
+            _Assigner(num_warps, options.arch).function(op)
     eliminate_dead_code(module, None)
 
 
@@ -52,8 +54,9 @@ def is_elementwise(op: ir.Operation) -> bool:
 
 
 class _Assigner:
-    def __init__(self, num_warps: int):
+    def __init__(self, num_warps: int, arch: str):
         self.num_warps = num_warps
+        self.arch = arch
         self.layouts: dict[ir.Value, LinearLayout | None] = {}  # None: deferred
         self.converted: dict[tuple[Any, str], ir.Value] = {}
 
@@ -102,7 +105,7 @@ class _Assigner:
         if n in INDEXED:  # memory accesses are never deferred (nor repeated)
             return self._first_fixed(op) or self.default(result)
         if n == "tile.mma":
-            return rules.mma_plan(op, self.num_warps).c
+            return self.mma_layouts(op)[2]
         if is_elementwise(op):
             tiles = [v for v in op.operands if is_tile_type(v.type)]
             return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
@@ -247,11 +250,22 @@ class _Assigner:
         if n == "tile.permute":
             return {0: rules.permute_operand_layout(op, layout)}
         if n == "tile.mma":
-            plan = rules.mma_plan(op, self.num_warps)
-            return {0: plan.a, 1: plan.b, 2: plan.c}
+            return dict(enumerate(self.mma_layouts(op)))
         if n in rules.SUBTILE_OPS:
             return self._subtile_layouts(op)[1]
         return {}
+
+    def mma_layouts(self, op: ir.Operation) -> tuple[LinearLayout, LinearLayout, LinearLayout]:
+        """(a, b, acc) layouts of a tile.mma: mma.sync fragments, or, in a loop that runs on
+        wgmma, the loads' own layouts (the loop stages them in shared memory itself) and wgmma's
+        accumulator."""
+        loop = matmul_loop_of(op, self.arch, self.num_warps)
+        if loop is None:
+            plan = rules.mma_plan(op, self.num_warps)
+            return plan.a, plan.b, plan.c
+        a, b = op.operands[0], op.operands[1]
+        acc = accumulator_layout(loop.bm, loop.bn, self.num_warps)
+        return self.layouts.get(a) or self.default(a), self.layouts.get(b) or self.default(b), acc
 
     def _subtile_layouts(self, op: ir.Operation) -> tuple[LinearLayout, dict[int, LinearLayout]]:
         """Layouts of a tile.cat / tile.extract / tile.insert (its tile operands come first)."""

@@ -61,16 +61,23 @@ def run(module: ir.Operation, options: Options) -> None:
         gpu_module = gpu.GPUModuleOp(MODULE_NAME, targets=ir.ArrayAttr.get([target]))
         gpu_module.regions[0].blocks.append()
     container = gpu_module.regions[0].blocks[0]
-    needs_shared = False
+    needs_shared = uses_wgmma = False
     for kernel in kernels:
-        needs_shared |= _lower_kernel(kernel, container, options.chip) > 0
+        lw = _lower_kernel(kernel, container, options.chip)
+        needs_shared |= lw.shared_bytes > 0
+        uses_wgmma |= lw.uses_wgmma
         kernel.erase()
     if needs_shared:
         _declare_shared(container)
+    if uses_wgmma and not options.chip.endswith("a"):  # wgmma exists on sm_90a only
+        with ir.Location.unknown():
+            gpu_module.operation.attributes["targets"] = ir.ArrayAttr.get([ir.Attribute.parse(
+                f'#nvvm.target<O = 3, chip = "{options.chip}a", features = "{options.features}">'
+            )])
 
 
-def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> int:
-    """Lower one kernel into `container`; return the shared memory it needs (bytes)."""
+def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> Lowering:
+    """Lower one kernel into `container`; return its lowering (shared memory, wgmma use)."""
     restricted.check_arch(kernel, chip)
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
     old = kernel.regions[0].blocks[0]
@@ -84,7 +91,7 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> int:
         if "tile.occupancy" in kernel.attributes:  # ptxas keeps registers low enough for it
             func.attributes["nvvm.minctasm"] = kernel.attributes["tile.occupancy"]
         entry = func.regions[0].blocks.append(*params)
-    lw = Lowering(num_warps)
+    lw = Lowering(num_warps, chip)
     lw.barrier_before = ordered_accesses(kernel)
     with ir.InsertionPoint(entry), kernel.location:
         lw.init_thread()
@@ -94,7 +101,7 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> int:
     _check_shared(name_attr, lw.shared_bytes, lw.shared_location, chip)
     func.attributes[SHARED_BYTES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
                                                             lw.shared_bytes)
-    return lw.shared_bytes
+    return lw
 
 
 def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value]) -> None:

@@ -1,4 +1,4 @@
-"""Passes (tile-opt): tile-pipeline-loads: load the next iteration's tiles of a matrix-product
+"""Passes (layout): tile-pipeline-loads: load the next iteration's tiles of a matrix-product
 loop while this iteration's are multiplied.
 
 In `for k: a = load(x, (i, k)); b = load(y, (k, j)); acc = mma(a, b, acc)` every iteration
@@ -8,9 +8,11 @@ one (`k + step`), so their latency overlaps the conversion and the mma of the cu
 The last iteration's prefetch reads past the loop's range: loads are bounds-checked per element
 (padded), so it reads nothing out of bounds, and its value is never used.
 
-A loop qualifies when its body holds a tile.mma and writes no memory; a load qualifies when it
-sits directly in the body and its indices are pure scalar computations of the induction
-variable and values defined before the loop (cloned for the prologue and the prefetch).
+A loop qualifies when its body holds a tile.mma and writes no memory, and it does not run on
+wgmma for the target `arch` (passes/matmul_loops.py: that lowering stages its own loads); a
+load qualifies when it sits directly in the body and its indices are pure scalar computations
+of the induction variable and values defined before the loop (cloned for the prologue and the
+prefetch).
 """
 
 from __future__ import annotations
@@ -23,23 +25,33 @@ from mlir.dialects import scf
 from tilelang.dialect import ops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import defining_op, has_side_effects, name, walk_ops
+from tilelang.passes.matmul_loops import matmul_loop
 
 NAME = "tile-pipeline-loads"
 
 
 @dataclass(frozen=True)
 class Options:
-    pass
+    arch: str = "sm_80"
 
 
 def run(module: ir.Operation, options: Options) -> None:
     """Prefetch the next iteration's loads in loops that multiply tiles."""
     for op in walk_ops(module, post_order=True):
-        if name(op) == "scf.for" and _qualifies(op):
+        if name(op) == "scf.for" and _qualifies(op) and \
+                matmul_loop(op, options.arch, _num_warps(op)) is None:
             loads = [o for o in _body_ops(op) if name(o) == "tile.load" and _indices_ok(op, o)]
             if loads:
                 _pipeline(op, loads)
     eliminate_dead_code(module, None)  # the index computations of the moved loads
+
+
+def _num_warps(op: ir.Operation) -> int:
+    while name(op) != "func.func":
+        op = op.parent
+    if "tile.num_warps" not in op.attributes:
+        return 4  # a bare function in an IR test
+    return ir.IntegerAttr(op.attributes["tile.num_warps"]).value
 
 
 def _body_ops(loop: ir.Operation) -> list[ir.Operation]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 # tile -> tile-opt. Folding first exposes splats of constants to the shape rules; CSE before DCE
 # so that merged duplicates' operands die in the same sweep; upstream canonicalize last tidies scf
-# (and the arith.select / arith.constant it makes go back to scf.if / tile.constant). Loads of
-# matrix-product loops are pipelined last, on the tidied loops.
+# (and the arith.select / arith.constant it makes go back to scf.if / tile.constant).
 TILE_OPT = ",".join([
     "tile-fold-constants",
     "tile-simplify-shapes",
@@ -13,12 +12,14 @@ TILE_OPT = ",".join([
     "tile-eliminate-dead-code",
     "canonicalize",
     "tile-restore-branches",
-    "tile-pipeline-loads",
 ])
 
-# tile-opt -> layout. Assignment leaves deferred originals dead and removes them itself; CSE then
-# merges rematerialized copies made for different consumers that wanted the same layout.
-LAYOUT = "tile-assign-layouts,tile-eliminate-common-subexpressions"
+# tile-opt -> layout (options: the target arch). Loads of matrix-product loops are pipelined
+# first (except in loops that run on wgmma, which stage their own loads: passes/matmul_loops.py).
+# Assignment leaves deferred originals dead and removes them itself; CSE then merges
+# rematerialized copies made for different consumers that wanted the same layout.
+LAYOUT = ("tile-pipeline-loads{{arch={arch}}},tile-assign-layouts{{arch={arch}}},"
+          "tile-eliminate-common-subexpressions")
 
 # layout -> simt: tiles onto threads (options: the target chip and PTX features).
 SIMT = "tile-distribute-to-threads{{chip={chip} features={features}}}"

@@ -28,8 +28,10 @@ def lowers(*names: str) -> Callable[[Rule], Rule]:
 class Lowering:
     """Maps tile-stage values to their distributed form while a new gpu.func body is built."""
 
-    def __init__(self, num_warps: int):
+    def __init__(self, num_warps: int, chip: str = "sm_90"):
         self.num_warps = num_warps
+        self.chip = chip
+        self.uses_wgmma = False  # the kernel needs the arch-specific target (sm_90a)
         self.values: dict[ir.Value, Any] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
         self.shared_location: ir.Location | None = None  # ... and the op that needs it

@@ -11,10 +11,12 @@ from mlir.dialects import scf
 
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import is_tile_type, shape_of
+from tilelang.passes.matmul_loops import matmul_loop
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.memory import _layout
 from tilelang.passes.simt.values import ArrayArgs, Distributed, scalar_type
+from tilelang.passes.simt.wgmma import lower_matmul_loop
 
 
 def flatten(lowered: Any) -> list[ir.Value]:
@@ -61,6 +63,11 @@ def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
 
 @lowers("scf.for")
 def lower_for(lw: Lowering, op: ir.Operation) -> None:
+    plan = matmul_loop(op, lw.chip, lw.num_warps)
+    if plan is not None:  # the whole loop on wgmma
+        lw.uses_wgmma = True
+        lower_matmul_loop(lw, plan)
+        return
     lb, ub, step, *inits = list(op.operands)
     loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step), _flat_operands(lw, inits))
     body = op.regions[0].blocks[0]

@@ -1,0 +1,66 @@
+"""Front end to PTX on the CPU: which matrix-product loops take the wgmma path on sm_90 (and
+assemble for sm_90a without spills), and which stay on mma.sync."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilelang as ct
+
+BF16 = ml_dtypes.bfloat16
+
+
+def make_matmul(num_warps: int, scale_in_loop: bool = False):
+    @ct.kernel(num_warps=num_warps)
+    def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+            x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+            if scale_in_loop:
+                x = x * 2
+            acc = ct.mma(x, y, acc)
+        ct.store(c, (i, j), acc.astype(c.dtype))
+
+    return matmul
+
+
+def args(m=1000, n=1000, k=1000, dtype=BF16, tile=(128, 256, 64)):
+    return (np.zeros((m, k), dtype), np.zeros((k, n), dtype), np.zeros((m, n), dtype), *tile)
+
+
+@pytest.mark.parametrize(("tile", "warps"), [((128, 256, 64), 8), ((64, 128, 64), 4),
+                                             ((256, 128, 64), 8), ((128, 64, 128), 4)])
+def test_qualifying_loops_run_on_wgmma(tile, warps):
+    compiled = ct.compile(make_matmul(warps), args(tile=tile), arch="sm_90")
+    ptx = compiled.ptx
+    assert ".target sm_90a" in ptx  # wgmma needs the arch-specific target
+    assert "wgmma.mma_async.sync.aligned.m64n" in ptx and "cp.async.cg.shared.global" in ptx
+    assert "mma.sync" not in ptx and "ldmatrix" not in ptx
+    resources = compiled.resources()
+    assert resources.spill_stores == 0 and resources.shared_bytes >= 3 * (tile[0] + tile[1]) * \
+        tile[2] * 2
+
+
+@pytest.mark.parametrize(("case", "build"), [
+    ("sm_80", lambda: ct.compile(make_matmul(8), args(), arch="sm_80")),
+    ("K rows not 16-byte aligned", lambda: ct.compile(make_matmul(8), args(k=1001),
+                                                      arch="sm_90")),
+    ("work inside the loop", lambda: ct.compile(make_matmul(8, True), args(), arch="sm_90")),
+    ("tile too small", lambda: ct.compile(make_matmul(8), args(tile=(64, 64, 32)),
+                                          arch="sm_90")),
+    ("float32 inputs", lambda: ct.compile(make_matmul(8), args(dtype=np.float32),
+                                          arch="sm_90")),
+])
+def test_other_loops_stay_on_mma_sync(case, build):
+    ptx = build().ptx
+    assert "wgmma" not in ptx and "mma.sync" in ptx, case
+
+
+def test_wgmma_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("TILELANG_WGMMA", "0")
+    ptx = ct.compile(make_matmul(8), args(), arch="sm_90").ptx
+    assert "wgmma" not in ptx and "mma.sync" in ptx and ".target sm_90\n" in ptx

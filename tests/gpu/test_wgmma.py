@@ -1,0 +1,88 @@
+"""Matrix-product loops on Hopper's wgmma (passes/matmul_loops.py, simt/wgmma.py): results
+against a float64 product on fresh random data of awkward sizes, every output element written
+(the output starts as NaN), for each tile shape the lowering takes and both 16-bit dtypes."""
+
+from __future__ import annotations
+
+import pytest
+
+import tilelang as ct
+
+torch = pytest.importorskip("torch")
+
+
+def make_matmul(num_warps: int):
+    @ct.kernel(num_warps=num_warps)
+    def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+            x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(x, y, acc)
+        ct.store(c, (i, j), acc)
+
+    return matmul
+
+
+KERNELS = {4: make_matmul(4), 8: make_matmul(8)}
+TILES = [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4), (128, 64, 128, 4),
+         (256, 128, 64, 8)]  # (BM, BN, BK, warps): the last has two 64-row blocks per group
+
+
+def run(a, b, tile):
+    bm, bn, bk, warps = tile
+    m, n = a.shape[0], b.shape[1]
+    c = torch.full((m, n), float("nan"), device="cuda")
+    kernel = KERNELS[warps]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel,
+              (a, b, c, bm, bn, bk))
+    torch.cuda.synchronize()
+    assert "wgmma.mma_async" in ct.compile(kernel, (a, b, c, bm, bn, bk)).ptx
+    return c
+
+
+def check(c, a, b):
+    """Within the float32 accumulation bound of K products (2**-22 leaves room for the order)."""
+    want = a.double() @ b.double()
+    size = a.double().abs() @ b.double().abs()
+    bound = 2 * (a.shape[1] + 2) * 2.0**-22 * size + 1e-30
+    assert not c.isnan().any(), "every element is written"
+    bad = ((c.double() - want).abs() > bound).sum().item()
+    assert bad == 0, f"{bad} of {c.numel()} elements differ"
+
+
+@pytest.mark.parametrize("tile", TILES, ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+# rows 16-byte aligned (else the mma.sync path: test_unaligned_rows_fall_back_to_mma_sync)
+@pytest.mark.parametrize(("m", "n", "k"), [(300, 520, 1000), (129, 264, 200)])
+def test_wgmma_gemm(tile, dtype, m, n, k):
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(k, n, device="cuda", dtype=dtype)
+    check(run(a, b, tile), a, b)
+
+
+def test_wgmma_partial_chunks_of_strided_views():
+    """K = 1003 and N = 500 end inside a 16-byte chunk: the copies read only what is there."""
+    a = torch.randn(333, 1040, device="cuda", dtype=torch.bfloat16)[:, :1003]
+    b = torch.randn(1003, 512, device="cuda", dtype=torch.bfloat16)[:, :500]
+    check(run(a, b, (128, 128, 64, 8)), a, b)
+
+
+def test_wgmma_fewer_k_tiles_than_stages():
+    a = torch.randn(70, 64, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(64, 96, device="cuda", dtype=torch.bfloat16)
+    check(run(a, b, (64, 128, 64, 4)), a, b)
+
+
+def test_unaligned_rows_fall_back_to_mma_sync():
+    """N = 257: rows of b are not 16-byte aligned, so no cp.async: the mma.sync path, same
+    results."""
+    a = torch.randn(129, 200, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(200, 257, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((129, 257), float("nan"), device="cuda")
+    kernel = KERNELS[8]
+    ct.launch(torch.cuda.current_stream(), (2, 3), kernel, (a, b, c, 128, 128, 64))
+    torch.cuda.synchronize()
+    assert "wgmma" not in ct.compile(kernel, (a, b, c, 128, 128, 64)).ptx
+    check(c, a, b)

@@ -1,0 +1,66 @@
+"""The wgmma layouts: the accumulator against the PTX fragment table, and the shared-memory
+layouts the copies write against what a wgmma instruction reads through its descriptor."""
+
+from __future__ import annotations
+
+import pytest
+
+from tilelang.layout import wgmma
+
+
+@pytest.mark.parametrize(("m", "n", "warps"), [(64, 64, 4), (128, 256, 8), (256, 128, 8),
+                                               (128, 64, 4)])
+def test_accumulator_layout_matches_the_fragment_table(m, n, warps):
+    layout = wgmma.accumulator_layout(m, n, warps)
+    groups = warps // 4
+    rows = m // groups
+    seen = set()
+    for w in range(warps):
+        for lane in range(32):
+            for r in range(layout.num_registers):
+                block, j = divmod(r, 4)  # j: (row + 8, col + 1) bits
+                n_block, m_block = block % (n // 8), block // (n // 8)
+                row = (w // 4) * rows + m_block * 64 + (w % 4) * 16 + lane // 4 + 8 * (j >> 1)
+                col = n_block * 8 + 2 * (lane % 4) + (j & 1)
+                assert layout.apply(r, lane, w) == (row, col)
+                seen.add((row, col))
+    assert len(seen) == m * n  # each element once
+
+
+@pytest.mark.parametrize("k_major", [True, False])
+@pytest.mark.parametrize(("rows", "cols"), [(128, 64), (64, 128), (128, 256), (64, 64)])
+def test_instructions_read_what_the_copies_wrote(k_major, rows, cols):
+    """Element (row, col) is written at chunk_offset(row, col // 8) + 2 (col % 8); each
+    instruction's descriptor (start, LBO, SBO, 128-byte swizzle) must read it back for its
+    (i, kk), under the model of PTX's canonical layouts."""
+    op = wgmma.Operand(rows, cols, k_major)
+    written = {op.chunk_offset(r, c // 8) + 2 * (c % 8): (r, c)
+               for r in range(rows) for c in range(cols)}
+    assert len(written) == rows * cols and max(written) < op.bytes
+    depth = cols if k_major else rows
+    mn = rows if k_major else cols
+    blocks = mn // 64 if k_major else 1
+    for k_step in range(depth // 16):
+        for block in range(blocks):
+            start = op.step_offset(k_step, block)
+            extent = 64 if k_major else mn
+            for (i, kk), address in wgmma.read_by_instruction(op, start, extent, 16).items():
+                row, col = (block * 64 + i, 16 * k_step + kk) if k_major else \
+                    (16 * k_step + kk, i)
+                assert written[address] == (row, col)
+
+
+def test_descriptor_fields():
+    a, b = wgmma.Operand(128, 64, True), wgmma.Operand(64, 256, False)
+    assert a.descriptor_bits() == (1 << 16) | (64 << 32) | (1 << 62)
+    assert b.descriptor_bits() == (64 << 16) | (256 << 32) | (1 << 62)
+
+
+@pytest.mark.parametrize(("shape", "ok"), [
+    ((128, 256, 64, 8), True), ((64, 64, 64, 4), True), ((128, 128, 32, 8), False),
+    ((128, 512, 64, 8), False), ((64, 128, 64, 8), False), ((128, 256, 64, 4), False),
+    ((96, 128, 64, 4), False),
+])
+def test_fits(shape, ok):
+    m, n, k, warps = shape
+    assert wgmma.fits(m, n, k, 2, warps) is ok

@@ -1,0 +1,138 @@
+"""Passes (layout): which matrix-product loops run on Hopper's asynchronous tensor cores.
+
+A loop of the form
+
+    for k in range(...):                       # acc is its only carried value
+        x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding
+        w = load(b, (.., ..), (BK, BN))
+        acc = mma(x, w, acc)
+
+with nothing else in its body but the scalar index arithmetic of the two loads is lowered as a
+whole on sm_90 (simt/wgmma.py): the tiles go from global to shared memory with `cp.async`, in
+a ring of stages several iterations ahead, and `wgmma.mma_async` reads them from there. The
+analysis is shared by the passes that must agree on it: tile-pipeline-loads leaves such loops
+alone, tile-assign-layouts gives the accumulator wgmma's layout, and the lowering emits it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlir.ir as ir
+
+from tilelang import settings
+from tilelang.backend.targets import MAX_SHARED_PER_BLOCK
+from tilelang.dialect import dtype_of, ops, parse_array_type
+from tilelang.dialect.types import is_tile_type, shape_of
+from tilelang.language import dtypes as dt
+from tilelang.layout import wgmma
+from tilelang.passes.ir_utils import SIDE_EFFECTS, defining_op, name
+
+WGMMA_ARCHS = ("sm_90", "sm_90a")
+MAX_STAGES = 8  # more stages: more bytes in flight (memory-bound shapes gain most)
+MIN_STAGES = 3  # the ring keeps one stage for the wgmma in flight, one for the loads
+
+
+@dataclass(frozen=True)
+class MatmulLoop:
+    """A loop that qualifies, with the parts the lowering needs."""
+
+    loop: ir.Operation
+    load_a: ir.Operation
+    load_b: ir.Operation
+    mma: ir.Operation
+    index_ops: tuple[ir.Operation, ...]  # the body's scalar ops, in order
+    bm: int
+    bn: int
+    bk: int
+    stages: int
+
+    @property
+    def a(self) -> wgmma.Operand:
+        return wgmma.Operand(self.bm, self.bk, k_major=True)
+
+    @property
+    def b(self) -> wgmma.Operand:
+        return wgmma.Operand(self.bk, self.bn, k_major=False)
+
+    @property
+    def stage_bytes(self) -> int:
+        return self.a.bytes + self.b.bytes
+
+
+def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | None:
+    """The loop's parts when it runs on wgmma for `arch`, else None."""
+    if arch not in WGMMA_ARCHS or not settings.wgmma_enabled() or name(loop) != "scf.for":
+        return None
+    body = loop.regions[0].blocks[0]
+    inner = [op.operation for op in body.operations]
+    mmas = [op for op in inner if name(op) == "tile.mma"]
+    if len(list(loop.operands)) != 4 or len(mmas) != 1:
+        return None  # one carried value: the accumulator
+    mma = mmas[0]
+    loads = [defining_op(v) for v in list(mma.operands)[:2]]
+    if not _accumulates(mma, body) or not all(_is_operand_load(ld, mma, body) for ld in loads):
+        return None
+    index_ops = _index_ops(body, inner, [mma, *loads])
+    if index_ops is None or not _dtypes_ok(mma):
+        return None
+    (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
+    if not wgmma.fits(bm, bn, bk, 2, num_warps):
+        return None
+    stage = (bm * bk + bk * bn) * 2
+    stages = min(MAX_STAGES, (MAX_SHARED_PER_BLOCK["sm_90"] - 1024) // stage)  # 1024: alignment
+    if stages < MIN_STAGES:
+        return None
+    return MatmulLoop(loop, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk, stages)
+
+
+def loop_of(mma: ir.Operation) -> ir.Operation | None:
+    parent = mma.parent
+    return parent if parent is not None and name(parent) == "scf.for" else None
+
+
+def matmul_loop_of(mma: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | None:
+    """The qualifying loop a tile.mma is the product of, if any."""
+    loop = loop_of(mma)
+    return matmul_loop(loop, arch, num_warps) if loop is not None else None
+
+
+def _accumulates(mma: ir.Operation, body: ir.Block) -> bool:
+    """acc is the loop's carried value, used by the mma only, and the mma's result is yielded."""
+    acc = mma.operands[2]
+    carried = body.arguments[1]
+    terminator = list(body.operations)[-1]
+    uses = list(mma.results[0].uses)
+    return (acc == carried and len(list(carried.uses)) == 1 and len(uses) == 1
+            and uses[0].owner == terminator)
+
+
+def _is_operand_load(load: ir.Operation | None, mma: ir.Operation, body: ir.Block) -> bool:
+    """A tile.load in the loop's body, read by the mma only, of a row-major 2-D array whose rows
+    are 16-byte aligned (so cp.async can copy 16-byte chunks), padding with zeros."""
+    if load is None or name(load) != "tile.load" or load.parent != body.owner:
+        return False
+    if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
+        return False
+    dtype, unit, align = parse_array_type(load.operands[0].type)
+    return (len(unit) == 2 and unit[1] and align >= 16 and dtype.itemsize == 2
+            and tuple(ops.array_attr(load, "order")) == (0, 1)
+            and ops.str_attr(load, "padding_mode") in ("zero", "undetermined"))
+
+
+def _index_ops(body: ir.Block, inner: list[ir.Operation],
+               parts: list[ir.Operation]) -> list[ir.Operation] | None:
+    """The body's other ops, when all are scalar computations (no tiles, no effects)."""
+    rest = [op for op in inner[:-1] if op not in parts]
+    for op in rest:
+        if not name(op).startswith("tile.") or op.regions or name(op) in SIDE_EFFECTS:
+            return None
+        if any(is_tile_type(r.type) for r in op.results):
+            return None
+    return rest
+
+
+def _dtypes_ok(mma: ir.Operation) -> bool:
+    a, b, acc = (dtype_of(v.type) for v in list(mma.operands)[:3])
+    return a is b and a in (dt.float16, dt.bfloat16) and acc is dt.float32 and \
+        dtype_of(mma.results[0].type) is dt.float32
