@@ -400,3 +400,19 @@ def test_gpu_test_programs_run_on_a_fake_driver(tmp_path: Path) -> None:
                            text=True, check=True).stdout.splitlines()
     assert [line.split(",")[0] for line in lines] == \
         [f"round {r}: 0 wrong of {77 * 133}" for r in range(2)]
+
+
+@ct.kernel
+def no_parameters(N: ct.Constant[int]):
+    t = ct.full((N,), 1.0, dtype=ct.float32)
+    ct.printf("%f\n", ct.sum(t))
+
+
+@needs_cc
+def test_kernel_without_run_time_parameters(tmp_path: Path) -> None:
+    done = no_parameters.export(tmp_path, 8, arch="sm_80")
+    assert done.description["parameters"] == [] and done.description["leaves"] == []
+    assert done.description["parameter_buffer_bytes"] == 0
+    lines = run_with_stubs(tmp_path, done, '    no_parameters_params p = {0};\n    printf("result '
+                           '%d\\n", (int)no_parameters_launch(f, 0, 1, 1, 1, &p));')
+    assert lines[-2:] == ["launch 1 1 1 128 1 1 0", "result 0"]

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import pytest
 
 import tilelang as ct
@@ -120,3 +121,23 @@ def test_unwritable_directory(tmp_path: Path) -> None:
         copy.export(blocker / "out", F32, F32, 64)
     with raises(ct.TileValueError, f"cannot write the export to {blocker}:"):
         copy.export(blocker, F32, F32, 64)
+
+
+def test_runtime_packing_and_ptx_must_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON is read from the runtime's packing and checked against the PTX entry: a
+    disagreement is an internal error, never a wrong description."""
+    from tilelang.export import abi
+
+    x = np.zeros(8, np.float32)
+    compiled = ct.compile(copy, (x, x, 8))
+    names, signature, ptx = compiled.param_names, compiled.signature, compiled.ptx
+    assert len(abi.parameter_block(names, signature, ptx, "copy")) == 2
+    with raises(ct.TileInternalError, "the runtime packs 6 parameters but the PTX entry "
+                "declares 5"):
+        abi.parameter_block(names, signature, ptx.replace(".param .u64 copy_param_5", ""), "copy")
+    monkeypatch.setattr(abi, "native_formats", lambda s: b"Qiq" + b"Qqq")
+    with raises(ct.TileInternalError, "parameter 1 (a shape) is packed as 4 bytes but the PTX "
+                "declares .u64"):
+        abi.parameter_block(names, signature, ptx, "copy")
+    with raises(ct.TileInternalError, "the PTX has no .entry other"):
+        abi.parameter_block(names, signature, ptx, "other")

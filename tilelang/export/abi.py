@@ -1,7 +1,7 @@
 """Export: the parameter block of an exported kernel, one entry per `cuLaunchKernel` parameter.
 
-Derived from the runtime's own packing (`parameter_format`: one struct code per parameter, the
-order `leaves` walks the signature in), then checked against the `.param` list of the PTX
+Derived from the runtime's own packing (`native_formats`: one struct code per parameter, in
+the order `leaves` walks the signature in), then checked against the `.param` list of the PTX
 entry, so the description cannot drift from what the runtime passes or what the code reads.
 """
 
@@ -22,7 +22,7 @@ from tilelang.interface.specs import (
     leaves,
 )
 from tilelang.language.dtypes import DType
-from tilelang.runtime.launcher import parameter_format
+from tilelang.runtime.launcher import native_formats
 
 # struct code of the runtime's packing -> C type of the parameter
 C_TYPES = {"b": "int8_t", "B": "uint8_t", "h": "int16_t", "H": "uint16_t", "i": "int32_t",
@@ -62,7 +62,7 @@ class Leaf:
 def parameter_block(names: tuple[str, ...], signature: tuple[ParamSpec, ...],
                     ptx: str, entry: str) -> tuple[Leaf, ...]:
     """The leaves of `signature` (kernel parameter names `names`) and their parameters."""
-    codes = parameter_format(signature)[1:].replace("x", "")
+    codes = native_formats(signature).decode()  # what each launch packs, one code a parameter
     declared = ptx_parameters(ptx, entry)
     if len(codes) != len(declared):
         raise TileInternalError(
