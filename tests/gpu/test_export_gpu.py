@@ -44,7 +44,10 @@ A16 = Array(ct.float32, 1, align=16)
 
 
 def test_vector_add_from_c(tmp_path: Path) -> None:
-    done = vector_add.export(tmp_path, A16, A16, A16, 1024)  # the current GPU's arch
+    from tilelang.runtime import binary
+
+    done = vector_add.export(tmp_path, A16, A16, A16, 1024)
+    assert done.description["arch"] == binary.device_arch(binary.current_ordinal())  # default
     exe = build_program(done, VECTOR_ADD_MAIN, libcuda_flags())
     for n in (1, 1000, 1_000_003):
         lines = run(exe, done.cubin, n)
