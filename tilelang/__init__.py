@@ -23,9 +23,10 @@ from tilelang.errors import (
 from tilelang.interface.kernel import Kernel, kernel
 from tilelang.language import *  # noqa: F403
 from tilelang.language import __all__ as _language_names
-from tilelang.runtime.launch import launch
+from tilelang.runtime.launch import exported_in, launch
 
 __version__ = "0.1.0"
+exported_in(globals())  # the C entry replaces `launch` here once built (runtime/launch.py)
 
 
 def __getattr__(name: str) -> object:

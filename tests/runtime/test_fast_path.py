@@ -257,7 +257,7 @@ def test_empty_grid_is_one_block():
     launcher = register(no_parameters, table, ())
     fast(0, (), ())
     assert launcher.calls == [(0, 1, 1, 1)] and slow.calls == []
-    from tilelang.runtime.launch import normalize_grid
+    from tilelang.runtime.grid import normalize_grid
 
     assert normalize_grid(()) == (1, 1, 1)
 

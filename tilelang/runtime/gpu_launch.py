@@ -16,6 +16,7 @@ from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec, ScalarSpec
 from tilelang.language import dtypes as dt
 from tilelang.runtime import binary, disk_cache, fast_path
 from tilelang.runtime.fast_path import fast_key, is_torch_tensor
+from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.launcher import Launcher
 from tilelang.runtime.streams import stream_device, stream_handle
 
@@ -33,8 +34,6 @@ def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
 
 def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     """Check everything, find or build the specialization, register it, launch."""
-    from tilelang.runtime.launch import normalize_grid
-
     gx, gy, gz = normalize_grid(grid)
     signature, facts, device = _target(kernel, stream, args)
     launcher = specialization(kernel, signature, device)
@@ -75,7 +74,6 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
                  launcher: Launcher) -> tuple | None:
     """What the native hot path checks and launches for this specialization, or None when
     these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
-    from tilelang.runtime.launch import set_native_fast
     from tilelang.runtime.native_launch import native_module
 
     native = native_module()
@@ -89,22 +87,9 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
         plan += record
         if isinstance(spec, ConstSpec):
             constants.append(arg)
-    set_native_fast(native.fast)
-    _install_native_entry(native)
     loaded = launcher.loaded
     return (loaded.handle, launcher.launch_word, bytes(plan), tuple(constants), loaded.device,
             loaded.context)
-
-
-def _install_native_entry(native: Any) -> None:
-    """Make `tilelang.launch` the C entry point (runtime/native/launch.c); it falls back to the
-    Python launch for everything it does not handle itself."""
-    import tilelang
-    from tilelang.runtime import launch as launch_module
-
-    if tilelang.launch is launch_module.launch:
-        native.set_fallback(launch_module.launch)
-        tilelang.launch = native.entry
 
 
 def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:

@@ -1,23 +1,16 @@
-"""Runtime: `launch(stream, grid, kernel, args)` on the GPU, or on the interpreter."""
+"""Runtime: `launch(stream, grid, kernel, args)`, where every launch starts: the C hot path, an
+autotuned kernel's own launch, the interpreter, or the GPU paths (runtime/gpu_launch.py).
+docs/runtime.md ("Launch paths") says which runs when."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tilelang import settings
-from tilelang.errors import TileArgumentError, TileError
+from tilelang.errors import TileError
 from tilelang.interface.kernel import Kernel, as_kernel
+from tilelang.runtime.grid import normalize_grid
 from tilelang.settings import interpret
-
-
-def normalize_grid(grid: Any) -> tuple[int, int, int]:
-    if isinstance(grid, int) and not isinstance(grid, bool):
-        grid = (grid,)
-    if not isinstance(grid, tuple | list) or len(grid) > 3:
-        raise TileArgumentError(f"grid must be a tuple of up to 3 ints, got {grid!r}")
-    if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
-        raise TileArgumentError(f"grid sizes must be positive ints, got {tuple(grid)}")
-    return (*grid, *(1,) * (3 - len(grid)))  # type: ignore[return-value]
 
 
 def use_interpreter(kernel: Kernel) -> bool:
@@ -27,12 +20,6 @@ def use_interpreter(kernel: Kernel) -> bool:
 
 
 _gpu_launch: Any = None
-_native_fast: Any = None  # set with native_entry: runtime/native_launch.py
-
-
-def set_native_fast(fn: Any) -> None:
-    global _native_fast
-    _native_fast = fn
 
 
 def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
@@ -86,3 +73,37 @@ def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
         compiled = kernel.cache[key] = compile_signature(kernel.fn, signature, options, "tile-opt")
     program = compiled.interpreter_program()
     interpreter.run(program, grid, signature, tuple(args), compiled.param_names)
+
+
+# ----- the C entry ------------------------------------------------------------------------------
+# runtime/native/launch.c has `fast` (the hot path above, for one kernel's registered
+# specialization) and `entry`, a C function that does what `launch` does for the launches
+# `fast` takes and calls `launch` for the others. Bound as `tilelang.launch` it saves the Python
+# frame of `launch` (0.06-0.09 µs of a 4 µs launch on the H100, benchmarks/bench_launch.py), so
+# the first launch that finds a C entry rebinds `launch` to it where it was exported.
+
+_exported: list[dict[str, Any]] = []  # namespaces that export `launch` (the tilelang package)
+
+
+def exported_in(namespace: dict[str, Any]) -> None:
+    """`namespace` (tilelang/__init__.py's) binds `launch`: the C entry replaces it there once the
+    C module is in use."""
+    _exported.append(namespace)
+
+
+def _first_native_fast(entry: Any, stream: Any, grid: Any, args: Any) -> Any:
+    """`_native_fast` until the first launch with a C entry (gpu_launch.native_entry builds
+    entries only when the C module loaded): binds the C functions, then launches."""
+    global _native_fast
+    from tilelang.runtime.native_launch import native_module
+
+    native = native_module()
+    native.set_fallback(launch)
+    _native_fast = native.fast
+    for namespace in _exported:
+        if namespace.get("launch") is launch:
+            namespace["launch"] = native.entry
+    return _native_fast(entry, stream, grid, args)
+
+
+_native_fast: Any = _first_native_fast
