@@ -1,5 +1,6 @@
-"""Front end to PTX on the CPU: which matrix-product loops take the wgmma path on sm_90 (and
-assemble for sm_90a without spills), and which stay on mma.sync."""
+"""Front end to PTX on the CPU: which matrix-product loops are lowered whole with staged
+operands (passes/matmul_loops.py): on wgmma for sm_90 (assembled for sm_90a), on ldmatrix +
+mma.sync for sm_80, both without spills; and which stay on the per-op mma.sync path."""
 
 from __future__ import annotations
 
@@ -45,8 +46,18 @@ def test_qualifying_loops_run_on_wgmma(tile, warps):
         tile[2] * 2
 
 
+@pytest.mark.parametrize(("tile", "warps"), [((128, 256, 64), 8), ((128, 128, 64), 8),
+                                             ((64, 128, 64), 4), ((128, 64, 128), 4)])
+def test_qualifying_loops_stage_operands_for_mma_sync_on_sm80(tile, warps):
+    compiled = ct.compile(make_matmul(warps), args(tile=tile), arch="sm_80")
+    ptx = compiled.ptx
+    assert ".target sm_80" in ptx and "wgmma" not in ptx
+    assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx
+    assert "mma.sync.aligned.m16n8k16" in ptx
+    assert compiled.resources().spill_stores == 0
+
+
 @pytest.mark.parametrize(("case", "build"), [
-    ("sm_80", lambda: ct.compile(make_matmul(8), args(), arch="sm_80")),
     ("K rows not 16-byte aligned", lambda: ct.compile(make_matmul(8), args(k=1001),
                                                       arch="sm_90")),
     ("work inside the loop", lambda: ct.compile(make_matmul(8, True), args(), arch="sm_90")),
@@ -57,10 +68,10 @@ def test_qualifying_loops_run_on_wgmma(tile, warps):
 ])
 def test_other_loops_stay_on_mma_sync(case, build):
     ptx = build().ptx
-    assert "wgmma" not in ptx and "mma.sync" in ptx, case
+    assert "wgmma" not in ptx and "cp.async" not in ptx and "mma.sync" in ptx, case
 
 
 def test_wgmma_can_be_switched_off(monkeypatch):
-    monkeypatch.setenv("TILELANG_WGMMA", "0")
+    monkeypatch.setenv("TILELANG_WGMMA", "0")  # the staged loop then runs on mma.sync
     ptx = ct.compile(make_matmul(8), args(), arch="sm_90").ptx
-    assert "wgmma" not in ptx and "mma.sync" in ptx and ".target sm_90\n" in ptx
+    assert "wgmma" not in ptx and "ldmatrix" in ptx and ".target sm_90\n" in ptx

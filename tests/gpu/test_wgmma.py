@@ -1,6 +1,8 @@
-"""Matrix-product loops on Hopper's wgmma (passes/matmul_loops.py, simt/wgmma.py): results
-against a float64 product on fresh random data of awkward sizes, every output element written
-(the output starts as NaN), for each tile shape the lowering takes and both 16-bit dtypes."""
+"""Matrix-product loops lowered whole with their operands staged in shared memory
+(passes/matmul_loops.py): on wgmma (sm_90, simt/wgmma.py) and on ldmatrix + mma.sync (the sm_80
+path, TILELANG_ARCH=sm_80 on this device, simt/mma_ring.py). Results against a float64 product
+on fresh random data of awkward sizes, every output element written (the output starts as NaN),
+for each tile shape the lowering takes and both 16-bit dtypes."""
 
 from __future__ import annotations
 
@@ -30,7 +32,16 @@ TILES = [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4), (128, 64, 128, 
          (256, 128, 64, 8)]  # (BM, BN, BK, warps): the last has two 64-row blocks per group
 
 
-def run(a, b, tile):
+ENGINES = {"sm_90": "wgmma.mma_async", "sm_80": "ldmatrix.sync.aligned.m8n8.x4.trans"}
+
+
+@pytest.fixture(params=sorted(ENGINES))
+def arch(request, monkeypatch):
+    monkeypatch.setenv("TILELANG_ARCH", request.param)
+    return request.param
+
+
+def run(a, b, tile, arch="sm_90"):
     bm, bn, bk, warps = tile
     m, n = a.shape[0], b.shape[1]
     c = torch.full((m, n), float("nan"), device="cuda")
@@ -38,7 +49,8 @@ def run(a, b, tile):
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel,
               (a, b, c, bm, bn, bk))
     torch.cuda.synchronize()
-    assert "wgmma.mma_async" in ct.compile(kernel, (a, b, c, bm, bn, bk)).ptx
+    ptx = ct.compile(kernel, (a, b, c, bm, bn, bk), arch=arch).ptx
+    assert ENGINES[arch] in ptx and "cp.async" in ptx
     return c
 
 
@@ -56,23 +68,23 @@ def check(c, a, b):
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 # rows 16-byte aligned (else the mma.sync path: test_unaligned_rows_fall_back_to_mma_sync)
 @pytest.mark.parametrize(("m", "n", "k"), [(300, 520, 1000), (129, 264, 200)])
-def test_wgmma_gemm(tile, dtype, m, n, k):
+def test_staged_gemm(arch, tile, dtype, m, n, k):
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(k, n, device="cuda", dtype=dtype)
-    check(run(a, b, tile), a, b)
+    check(run(a, b, tile, arch), a, b)
 
 
-def test_wgmma_partial_chunks_of_strided_views():
+def test_partial_chunks_of_strided_views(arch):
     """K = 1003 and N = 500 end inside a 16-byte chunk: the copies read only what is there."""
     a = torch.randn(333, 1040, device="cuda", dtype=torch.bfloat16)[:, :1003]
     b = torch.randn(1003, 512, device="cuda", dtype=torch.bfloat16)[:, :500]
-    check(run(a, b, (128, 128, 64, 8)), a, b)
+    check(run(a, b, (128, 128, 64, 8), arch), a, b)
 
 
-def test_wgmma_fewer_k_tiles_than_stages():
+def test_fewer_k_tiles_than_stages(arch):
     a = torch.randn(70, 64, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(64, 96, device="cuda", dtype=torch.bfloat16)
-    check(run(a, b, (64, 128, 64, 4)), a, b)
+    check(run(a, b, (64, 128, 64, 4), arch), a, b)
 
 
 def test_unaligned_rows_fall_back_to_mma_sync():
@@ -84,5 +96,5 @@ def test_unaligned_rows_fall_back_to_mma_sync():
     kernel = KERNELS[8]
     ct.launch(torch.cuda.current_stream(), (2, 3), kernel, (a, b, c, 128, 128, 64))
     torch.cuda.synchronize()
-    assert "wgmma" not in ct.compile(kernel, (a, b, c, 128, 128, 64)).ptx
+    assert "cp.async" not in ct.compile(kernel, (a, b, c, 128, 128, 64)).ptx
     check(c, a, b)

@@ -256,15 +256,16 @@ class _Assigner:
         return {}
 
     def mma_layouts(self, op: ir.Operation) -> tuple[LinearLayout, LinearLayout, LinearLayout]:
-        """(a, b, acc) layouts of a tile.mma: mma.sync fragments, or, in a loop that runs on
-        wgmma, the loads' own layouts (the loop stages them in shared memory itself) and wgmma's
-        accumulator."""
+        """(a, b, acc) layouts of a tile.mma: mma.sync fragments, or, in a loop lowered whole
+        (passes/matmul_loops.py), the loads' own layouts (the loop stages them in shared memory
+        itself) and the engine's accumulator (wgmma's, or mma.sync's C fragments)."""
+        plan = rules.mma_plan(op, self.num_warps)
         loop = matmul_loop_of(op, self.arch, self.num_warps)
         if loop is None:
-            plan = rules.mma_plan(op, self.num_warps)
             return plan.a, plan.b, plan.c
         a, b = op.operands[0], op.operands[1]
-        acc = accumulator_layout(loop.bm, loop.bn, self.num_warps)
+        acc = accumulator_layout(loop.bm, loop.bn, self.num_warps) if loop.engine == "wgmma" \
+            else plan.c
         return self.layouts.get(a) or self.default(a), self.layouts.get(b) or self.default(b), acc
 
     def _subtile_layouts(self, op: ir.Operation) -> tuple[LinearLayout, dict[int, LinearLayout]]:

@@ -1,4 +1,5 @@
-"""Passes (layout): which matrix-product loops run on Hopper's asynchronous tensor cores.
+"""Passes (layout): which matrix-product loops are lowered whole, with their operand tiles
+staged in shared memory by `cp.async` (simt/staged_matmul.py).
 
 A loop of the form
 
@@ -8,10 +9,11 @@ A loop of the form
         acc = mma(x, w, acc)
 
 with nothing else in its body but the scalar index arithmetic of the two loads is lowered as a
-whole on sm_90 (simt/wgmma.py): the tiles go from global to shared memory with `cp.async`, in
-a ring of stages several iterations ahead, and `wgmma.mma_async` reads them from there. The
-analysis is shared by the passes that must agree on it: tile-pipeline-loads leaves such loops
-alone, tile-assign-layouts gives the accumulator wgmma's layout, and the lowering emits it.
+whole: the tiles go from global to shared memory with `cp.async`, in a ring of stages several
+iterations ahead, and an *engine* multiplies them from there: `wgmma.mma_async` on sm_90
+(simt/wgmma.py), else `ldmatrix` + `mma.sync` (simt/mma_ring.py). The analysis is shared by the
+passes that must agree on it: tile-pipeline-loads leaves such loops alone, tile-assign-layouts
+gives the accumulator the engine's layout, and the lowering emits it.
 """
 
 from __future__ import annotations
@@ -21,16 +23,19 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.backend.targets import MAX_SHARED_PER_BLOCK
+from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
+from tilelang.layout.mma import split_warps
 from tilelang.passes.ir_utils import SIDE_EFFECTS, defining_op, name
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
 MAX_STAGES = 8  # more stages: more bytes in flight (memory-bound shapes gain most)
-MIN_STAGES = 3  # the ring keeps one stage for the wgmma in flight, one for the loads
+# the ring holds the stage being multiplied, the ones being copied, and for wgmma the stage
+# its previous (still running) instructions read
+MIN_STAGES = {"wgmma": 3, "mma.sync": 2}
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class MatmulLoop:
     """A loop that qualifies, with the parts the lowering needs."""
 
     loop: ir.Operation
+    engine: str  # "wgmma" or "mma.sync"
     load_a: ir.Operation
     load_b: ir.Operation
     mma: ir.Operation
@@ -61,8 +67,8 @@ class MatmulLoop:
 
 
 def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | None:
-    """The loop's parts when it runs on wgmma for `arch`, else None."""
-    if arch not in WGMMA_ARCHS or not settings.wgmma_enabled() or name(loop) != "scf.for":
+    """The loop's parts when it is lowered whole for `arch`, else None."""
+    if name(loop) != "scf.for":
         return None
     body = loop.regions[0].blocks[0]
     inner = [op.operation for op in body.operations]
@@ -77,13 +83,31 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     if index_ops is None or not _dtypes_ok(mma):
         return None
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
-    if not wgmma.fits(bm, bn, bk, 2, num_warps):
+    wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
+    engine = "wgmma" if wgmma_ok else "mma.sync"
+    if not (wgmma.fits(bm, bn, bk, 2, num_warps) if wgmma_ok else
+            mma_ring_fits(bm, bn, bk, num_warps)):
         return None
     stage = (bm * bk + bk * bn) * 2
-    stages = min(MAX_STAGES, (MAX_SHARED_PER_BLOCK["sm_90"] - 1024) // stage)  # 1024: alignment
-    if stages < MIN_STAGES:
+    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024  # 1024: alignment
+    stages = min(MAX_STAGES, limit // stage)
+    if stages < MIN_STAGES[engine]:
         return None
-    return MatmulLoop(loop, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk, stages)
+    return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
+                      stages)
+
+
+def mma_ring_fits(m: int, n: int, k: int, num_warps: int) -> bool:
+    """Whether mma.sync (m16n8k16) covers the tiles from the staged layouts: the warps split M
+    and N exactly (layout/mma.split_warps), each warp's columns in pairs of 8 (ldmatrix.x4 reads
+    two), and the wgmma tiles' staging rules (rows of 64, whole copies per thread)."""
+    threads = 32 * num_warps
+    powers = all(x > 0 and x & (x - 1) == 0 for x in (m, n, k))
+    if not powers or k % 64 or n % 64 or (m * k // 8) % threads or (k * n // 8) % threads:
+        return False
+    wm, wn = split_warps(m, n, 16, 8, num_warps)
+    return (wm * wn == num_warps and (m // wm) % 16 == 0 and (n // wn) % 16 == 0
+            and m * n // threads <= 128)
 
 
 def loop_of(mma: ir.Operation) -> ir.Operation | None:

@@ -15,8 +15,10 @@ from tilelang.passes.matmul_loops import matmul_loop
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.memory import _layout
+from tilelang.passes.simt.mma_ring import MmaRingEngine
+from tilelang.passes.simt.staged_matmul import lower_staged_loop
 from tilelang.passes.simt.values import ArrayArgs, Distributed, scalar_type
-from tilelang.passes.simt.wgmma import lower_matmul_loop
+from tilelang.passes.simt.wgmma import WgmmaEngine
 
 
 def flatten(lowered: Any) -> list[ir.Value]:
@@ -64,9 +66,10 @@ def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
 @lowers("scf.for")
 def lower_for(lw: Lowering, op: ir.Operation) -> None:
     plan = matmul_loop(op, lw.chip, lw.num_warps)
-    if plan is not None:  # the whole loop on wgmma
-        lw.uses_wgmma = True
-        lower_matmul_loop(lw, plan)
+    if plan is not None:  # the whole loop, its operands staged in shared memory
+        lw.uses_wgmma |= plan.engine == "wgmma"
+        engine = WgmmaEngine(lw, plan) if plan.engine == "wgmma" else MmaRingEngine(lw, plan)
+        lower_staged_loop(lw, plan, engine)
         return
     lb, ub, step, *inits = list(op.operands)
     loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step), _flat_operands(lw, inits))

@@ -120,7 +120,13 @@ def _pack(values: list[ir.Value], per: int) -> list[ir.Value]:
 def _mma_sync(atom: Atom, types: tuple[str, str], a: list[ir.Value], b: list[ir.Value],
               acc: list[ir.Value], acc_dtype: DType) -> list[ir.Value]:
     """One `mma.sync.aligned.m{M}n{N}k{K}.row.col`: the accumulator registers in and out."""
-    a_ops, b_ops = _pack(a, atom.pack), _pack(b, atom.pack)
+    return mma_sync_words(atom, types, _pack(a, atom.pack), _pack(b, atom.pack), acc, acc_dtype)
+
+
+def mma_sync_words(atom: Atom, types: tuple[str, str], a_ops: list[ir.Value],
+                   b_ops: list[ir.Value], acc: list[ir.Value],
+                   acc_dtype: DType) -> list[ir.Value]:
+    """mma.sync on operands already packed in 32-bit registers (f16 pairs as vector<2xf16>)."""
     half_acc = acc_dtype is dt.float16
     c_ops = _pack(acc, 2) if half_acc else acc
     result = ir.Type.parse("!llvm.struct<({})>".format(", ".join(str(v.type) for v in c_ops)))
