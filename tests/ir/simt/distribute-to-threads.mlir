@@ -2,16 +2,19 @@
 
 // Arrays become pointer + extents + strides; each thread loads and stores its 4 contiguous
 // floats with one 16-byte access when the whole tile is inside the array (a uniform test),
-// element by element otherwise.
+// element by element otherwise, each a predicated load (inline PTX; the register starts as the
+// padding value) and a predicated store.
 // CHECK-LABEL: gpu.module @tile_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
 // CHECK: gpu.func @scale(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {nvvm.reqntid = array<i32: 128, 1, 1>
 // CHECK: gpu.thread_id  x
 // CHECK: scf.if
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: } else {
-// CHECK: llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK: llvm.inline_asm has_side_effects "@$2 ld.global.b32 $0, [$1];", "=r,l,b,0" {{.*}} : (!llvm.ptr<1>, i1, i32) -> i32
 // CHECK: arith.mulf
 // CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK: llvm.inline_asm has_side_effects "@$2 st.global.b32 [$0], $1;", "l,r,b" {{.*}} : (!llvm.ptr<1>, i32, i1) -> ()
 // CHECK-NOT: "tile.
 // CHECK: gpu.return
 #L = #tile.layout<"shape=[512] register=[[1],[2]] lane=[[4],[8],[16],[32],[64]] warp=[[128],[256]]">

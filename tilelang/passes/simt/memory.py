@@ -3,6 +3,12 @@
 A uniform test picks one of two paths for the whole tile: if it lies inside the array (and has
 no padding elements) every thread issues unmasked, vectorized accesses with constant offsets;
 otherwise each element is tested and accessed on its own (edge tiles only).
+
+The element-wise path accesses each element with one predicated PTX instruction (`@p ld.global`,
+`@p st.global`, as inline PTX) rather than under an scf.if of its own: two basic blocks per
+element made LLVM's optimizations and code generation the slowest part of compiling kernels
+with many edge accesses (the attention sample's LLVM time fell from 1.8 s to 0.5 s), and the
+PTX is shorter, with no branch per element.
 """
 
 from __future__ import annotations
@@ -300,13 +306,64 @@ def _load_masked(lw: Lowering, a: Access, padding: str) -> list[ir.Value]:
     regs = []
     for r in range(a.layout.num_registers):
         ok, offset = _element(lw, a, r)
-        branch = scf.IfOp(ok, [mem], has_else=True)
-        with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([llvm.load(mem, _gep(a.array.ptr, offset, mem))])
-        with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([pad])
-        regs.append(_to_register(branch.results[0], a.array.dtype))
+        address = _gep(a.array.ptr, offset, mem)
+        if _bits(mem) in PTX_REGISTERS:
+            loaded = _predicated_load(address, ok, pad)
+        else:
+            branch = scf.IfOp(ok, [mem], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                scf.YieldOp([llvm.load(mem, address)])
+            with ir.InsertionPoint(branch.else_block):
+                scf.YieldOp([pad])
+            loaded = branch.results[0]
+        regs.append(_to_register(loaded, a.array.dtype))
     return regs
+
+
+# Inline PTX has no 8-bit registers: a byte travels in a 16-bit one. Per element width: the
+# register's constraint letter and width.
+PTX_REGISTERS = {8: ("h", 16), 16: ("h", 16), 32: ("r", 32), 64: ("l", 64)}
+
+
+def _bits(t: ir.Type) -> int:
+    return t.width if isinstance(t, ir.IntegerType) else ir.FloatType(t).width
+
+
+def _predicated_load(address: ir.Value, ok: ir.Value, pad: ir.Value) -> ir.Value:
+    """The element at `address` where `ok`, else `pad`: the register starts as `pad` and one
+    `@p ld.global` overwrites it. Marked as having side effects: LLVM takes inline PTX without
+    them for a pure function of its operands, and would merge two loads of one address across
+    a store to it."""
+    bits = _bits(pad.type)
+    letter, width = PTX_REGISTERS[bits]
+    loaded = llvm.inline_asm(ir.IntegerType.get_signless(width), [address, ok, _to_ptx(pad)],
+                             f"@$2 ld.global.b{bits} $0, [$1];", f"={letter},l,b,0",
+                             has_side_effects=True)
+    return _from_ptx(loaded, pad.type)
+
+
+def _predicated_store(address: ir.Value, ok: ir.Value, value: ir.Value) -> None:
+    """`@p st.global` of `value` to `address`, where `ok`."""
+    bits = _bits(value.type)
+    letter, _ = PTX_REGISTERS[bits]
+    llvm.inline_asm(None, [address, _to_ptx(value), ok], f"@$2 st.global.b{bits} [$0], $1;",
+                    f"l,{letter},b", has_side_effects=True)
+
+
+def _to_ptx(value: ir.Value) -> ir.Value:
+    """`value` as the integer register inline PTX moves it in."""
+    bits = _bits(value.type)
+    if not isinstance(value.type, ir.IntegerType):
+        value = llvm.bitcast(ir.IntegerType.get_signless(bits), value)
+    width = PTX_REGISTERS[bits][1]
+    return arith.extui(ir.IntegerType.get_signless(width), value) if width > bits else value
+
+
+def _from_ptx(value: ir.Value, t: ir.Type) -> ir.Value:
+    bits = _bits(t)
+    if value.type.width > bits:
+        value = arith.trunci(ir.IntegerType.get_signless(bits), value)
+    return value if isinstance(t, ir.IntegerType) else llvm.bitcast(t, value)
 
 
 def _load_scalar(lw: Lowering, op: ir.Operation, array: ArrayArgs) -> ir.Value:
@@ -368,7 +425,11 @@ def _store_masked(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, 
     mem = memory_type(a.array.dtype)
     for r in owned:
         ok, offset = _element(lw, a, r)
+        value, address = _to_memory(tile.regs[r], a.array.dtype), _gep(a.array.ptr, offset, mem)
+        if _bits(mem) in PTX_REGISTERS:
+            _predicated_store(address, ok, value)
+            continue
         branch = scf.IfOp(ok, [], has_else=False)
         with ir.InsertionPoint(branch.then_block):
-            llvm.store(_to_memory(tile.regs[r], a.array.dtype), _gep(a.array.ptr, offset, mem))
+            llvm.store(value, address)
             scf.YieldOp([])
