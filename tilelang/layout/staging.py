@@ -142,12 +142,22 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
     registers = owned_registers(layout) if owned_only else range(layout.num_registers)
     width = vector * staging.itemsize
     lanes_per_phase = BANKS // max(1, width // BANK_BYTES)
+    # A coordinate is the XOR of its register part and its lane part (the layout is linear),
+    # and so is a swizzled offset: each part is computed once, not once per (register, lane).
+    lanes = [layout.apply(0, lane, 0) for lane in range(layout.num_lanes)]
+    if not staging.padded:
+        lane_offsets = [staging.offset(c) for c in lanes]
     total = 0.0
     for r in registers:
         if r % vector:
             continue
-        addresses = [staging.offset(layout.apply(r, lane, 0)) * staging.itemsize
-                     for lane in range(layout.num_lanes)]
+        reg = layout.apply(r, 0, 0)
+        if staging.padded:
+            addresses = [staging.offset(tuple(a ^ b for a, b in zip(reg, c, strict=True)))
+                         * staging.itemsize for c in lanes]
+        else:
+            offset = staging.offset(reg)
+            addresses = [(offset ^ o) * staging.itemsize for o in lane_offsets]
         for start in range(0, layout.num_lanes, lanes_per_phase):
             total += _wavefronts(addresses[start:start + lanes_per_phase], width)
         total += 1  # the instruction
