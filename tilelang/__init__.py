@@ -1,6 +1,5 @@
 """tilelang: a cuTile-style tile programming compiler for NVIDIA GPUs, written in Python."""
 
-from tilelang.compiler import CompiledKernel, compile
 from tilelang.errors import (
     TileArgumentError,
     TileArgumentOverflowError,
@@ -30,7 +29,14 @@ exported_in(globals())  # the C entry replaces `launch` here once built (runtime
 
 
 def __getattr__(name: str) -> object:
-    """`tune`, `autotune` and `Config` import the autotuner on first use (import time)."""
+    """`compile` and `CompiledKernel` import the compiler (and MLIR) on first use, and `tune`,
+    `autotune` and `Config` the autotuner: `import tilelang` stays small, and a launch served
+    from a cache never loads them."""
+    if name in ("compile", "CompiledKernel"):
+        import tilelang.compiler
+
+        globals()[name] = value = getattr(tilelang.compiler, name)
+        return value
     if name in ("tune", "autotune", "Config"):
         import tilelang.tune
 
@@ -40,7 +46,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     *_language_names,
-    "CompiledKernel",
+    "CompiledKernel",  # noqa: F405  (imported on first use: __getattr__)
     "Config",  # noqa: F405  (imported on first use: __getattr__)
     "Kernel",
     "TileArgumentError",
@@ -61,7 +67,7 @@ __all__ = [
     "TileUnsupportedFeatureError",
     "TileValueError",
     "autotune",  # noqa: F405
-    "compile",
+    "compile",  # imported on first use: __getattr__
     "kernel",
     "launch",
     "tune",  # noqa: F405

@@ -57,11 +57,15 @@ class FunctionSource:
 def parse_function(fn: Any) -> FunctionSource:
     """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
     # The source of the function's own code: getsourcelines(fn) would follow `__wrapped__`
-    # to the function a decorator wraps (functools.wraps) and compile that one instead.
+    # to the function a decorator wraps (functools.wraps) and compile that one instead. Asked
+    # of the function, not its code object: for a code object inspect looks for the module
+    # by scanning every loaded one (tens of ms in a process that has imported torch).
     code = getattr(fn, "__code__", fn)
+    of = fn if inspect.isfunction(fn) else code
     try:
-        lines, start = inspect.getsourcelines(code)
-        filename = inspect.getsourcefile(code) or inspect.getfile(code)
+        lines, first = inspect.findsource(of)
+        lines, start = inspect.getblock(lines[first:]), first + 1
+        filename = inspect.getsourcefile(of) or inspect.getfile(of)
     except (OSError, TypeError) as e:
         raise TileSyntaxError(
             f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}",

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-import shutil
-import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from tilelang import settings
 
-FORMAT = 1
-
-
-def _versions() -> str:
-    found = []
-    for package in ("tilelang", "xtc-mlir-python-bindings"):
-        try:
-            found.append(f"{package}={metadata.version(package)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{package}=?")
-    return ",".join(found)
+FORMAT = 2
+_TILELANG = Path(__file__).resolve().parent.parent
+_DIALECT = _TILELANG.parent / "dialect" / "tile.irdl.mlir"
 
 
 def cache_key(*parts: Any) -> str:
     """A key over the parts (their reprs) plus the compiler's own code and versions."""
-    h = hashlib.sha256(f"{FORMAT}|{_versions()}|{_compiler_digest()}".encode())
+    h = hashlib.sha256(_compiler_digest().encode())
     for part in parts:
         h.update(b"|" + repr(part).encode())
     return h.hexdigest()[:32]
@@ -38,18 +28,73 @@ _digest: str | None = None
 
 
 def _compiler_digest() -> str:
-    """Hash of tilelang's own sources: any compiler change invalidates the cache."""
+    """A hash of the cache format, the versions of tilelang and the MLIR bindings, and every
+    compiler source (tilelang's .py files, the dialect): any compiler change invalidates the
+    cache. Reading them all takes milliseconds, so the hash is remembered in the cache folder
+    under their sizes and modification times (as Python trusts its .pyc files) and read from
+    there while those stay the same."""
     global _digest
     if _digest is None:
-        root = Path(__file__).resolve().parent.parent
-        h = hashlib.sha256()
-        for path in sorted(root.rglob("*.py")):
-            h.update(path.read_bytes())
-        dialect = root.parent / "dialect" / "tile.irdl.mlir"
-        if dialect.exists():
-            h.update(dialect.read_bytes())
-        _digest = h.hexdigest()
+        sources = _sources()
+        stamp = _stamp([*sources, _bindings()])
+        memo = settings.cache_dir() / "compiler-digest.json"
+        try:
+            remembered = json.loads(memo.read_text())
+        except (OSError, ValueError):
+            remembered = {}
+        _digest = remembered.get("digest") if remembered.get("stamp") == stamp else None
+        if not isinstance(_digest, str):
+            _digest = _content_digest(sources)
+            _write(memo, json.dumps({"stamp": stamp, "digest": _digest}).encode())
     return _digest
+
+
+def _sources() -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(_TILELANG):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += sorted(os.path.join(folder, f) for f in files if f.endswith(".py"))
+    return [*found, str(_DIALECT)] if _DIALECT.exists() else found
+
+
+def _bindings() -> str:
+    """The MLIR bindings' package file, found without importing them (its stat in the stamp
+    tells an upgrade)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mlir")
+    return (spec.origin or next(iter(spec.submodule_search_locations or ()), "")) if spec else ""
+
+
+def _stamp(paths: list[str]) -> str:
+    h = hashlib.sha256(f"{FORMAT}".encode())
+    for path in paths:
+        try:
+            s = os.stat(path)
+            h.update(f"|{path}:{s.st_size}:{s.st_mtime_ns}".encode())
+        except OSError:
+            h.update(f"|{path}:-".encode())
+    return h.hexdigest()
+
+
+def _content_digest(sources: list[str]) -> str:
+    h = hashlib.sha256(f"{FORMAT}|{_versions()}".encode())
+    for path in sources:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def _versions() -> str:
+    from importlib import metadata  # tens of ms to import: only when the sources changed
+
+    found = []
+    for package in ("tilelang", "xtc-mlir-python-bindings"):
+        try:
+            found.append(f"{package}={metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{package}=?")
+    return ",".join(found)
 
 
 def load(key: str) -> tuple[dict[str, Any], str, bytes | None] | None:
@@ -68,6 +113,9 @@ def load(key: str) -> tuple[dict[str, Any], str, bytes | None] | None:
 
 def store(key: str, meta: dict[str, Any], ptx: str, cubin: bytes | None) -> None:
     """Write atomically (a temporary folder renamed into place) so readers never see halves."""
+    import shutil
+    import tempfile
+
     if not settings.disk_cache_enabled():
         return
     root = settings.cache_dir()
@@ -83,3 +131,22 @@ def store(key: str, meta: dict[str, Any], ptx: str, cubin: bytes | None) -> None
     except OSError:  # a cache that cannot be written is only slower (or another process won)
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a small file atomically; a cache folder that cannot be written is skipped."""
+    import tempfile
+
+    if not settings.disk_cache_enabled():
+        return
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(handle, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

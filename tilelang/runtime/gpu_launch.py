@@ -305,12 +305,12 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
 
     `assemble(ptx, arch)` makes the cubin (default `binary.to_cubin`); compile workers pass one
     that needs no GPU and may give None, left to `install`."""
-    from tilelang.compiler import CompileOptions, compile_signature
-
     cached = disk_cache.load(job.key)
     if cached is not None:
         meta, ptx, cubin = cached
         return Built(meta, ptx, cubin, "disk")
+    from tilelang.compiler import CompileOptions, compile_signature  # MLIR: only on a miss
+
     compiled = compile_signature(job.fn, job.signature,
                                  CompileOptions(job.num_warps, job.arch, occupancy=job.occupancy))
     ptx = compiled.ptx or ""
