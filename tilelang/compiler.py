@@ -7,6 +7,7 @@ import hashlib
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,6 @@ from tilelang.interface.specs import ParamSpec
 from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
-from tilelang.passes.ir_utils import walk_ops
 
 STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
 MLIR_STAGES = STAGES[1:-1]
@@ -50,6 +50,36 @@ class CompileOptions:
     occupancy: int | None = None  # blocks per SM the register allocation must allow
 
 
+class StageTexts(MutableMapping[str, str]):
+    """`CompiledKernel.asm`: the text of each stage reached. An MLIR stage is kept as a copy of
+    its module and printed when first read: a launch reads only the PTX, and printing every
+    stage of a large kernel took longer than running some of them."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str | ir.Operation] = {}
+
+    def __getitem__(self, stage: str) -> str:
+        text = self._texts[stage]
+        if not isinstance(text, str):
+            text = self._texts[stage] = text.get_asm(enable_debug_info=False)
+        return text
+
+    def __setitem__(self, stage: str, text: str | ir.Operation) -> None:
+        self._texts[stage] = text
+
+    def __delitem__(self, stage: str) -> None:
+        del self._texts[stage]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __repr__(self) -> str:
+        return f"StageTexts({list(self._texts)})"
+
+
 @dataclass
 class CompiledKernel:
     """The result of a compilation: the text of every stage reached, and what runs it."""
@@ -57,7 +87,7 @@ class CompiledKernel:
     name: str
     signature: tuple[ParamSpec, ...]
     options: CompileOptions
-    asm: dict[str, str] = field(default_factory=dict)
+    asm: StageTexts = field(default_factory=StageTexts)
     module: ir.Module | None = None  # the last MLIR stage reached (its context is kept alive)
     context: ir.Context | None = None
     param_names: tuple[str, ...] = ()
@@ -154,32 +184,33 @@ def compile_signature(
         if options.occupancy is not None:
             _kernel_func(module).attributes["tile.occupancy"] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(32), options.occupancy)
-        _record(result, dumper, "tile", module)
+        snapshot = _record(result, dumper, "tile", module)
         if stop_after == "tile":
             return result
-        _run_stage(module, pipelines.TILE_OPT, options.extra_passes.get("tile-opt"), "tile-opt")
-        _record(result, dumper, "tile-opt", module)
+        _run_stage(module, pipelines.TILE_OPT, options.extra_passes.get("tile-opt"), "tile-opt",
+                   snapshot)
+        snapshot = _record(result, dumper, "tile-opt", module)
         result.tile_module = module
         if stop_after == "tile-opt":
             return result
-        _gpu_stages(result, dumper, _clone(module), options, stop_after)
+        _gpu_stages(result, dumper, _clone(module), snapshot, options, stop_after)
     return result
 
 
 def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
-                options: CompileOptions, stop_after: str | None) -> None:
+                snapshot: ir.Operation, options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
     simt = pipelines.SIMT.format(chip=chip, features=features)
     layout = pipelines.LAYOUT.format(arch=options.arch)
     for stage, pipeline in (("layout", layout), ("simt", simt),
                             ("llvm", pipelines.LLVM)):
-        _run_stage(module, pipeline, options.extra_passes.get(stage), stage)
-        _record(result, dumper, stage, module)
+        _run_stage(module, pipeline, options.extra_passes.get(stage), stage, snapshot)
+        snapshot = _record(result, dumper, stage, module)
         if stage == "simt":
             result.metadata["shared_bytes"] = kernel_shared_bytes(module)
         if stop_after == stage:
             return
-    _run_stage(module, pipelines.PTX, None, "ptx")
+    _run_stage(module, pipelines.PTX, None, "ptx", snapshot)
     result.ptx = extract_ptx(module)
     result.asm["ptx"] = result.ptx
     dumper.write("ptx", result.ptx, ".ptx")
@@ -187,9 +218,13 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
 
 
 def kernel_shared_bytes(module: ir.Module) -> int:
-    """The dynamic shared memory the kernel needs (tile-distribute-to-threads records it)."""
+    """The dynamic shared memory the kernel needs (tile-distribute-to-threads records it on
+    the kernels, the ops of the gpu.module)."""
+    kernels = [op.operation for gpu_module in module.body.operations
+               if gpu_module.operation.name == "gpu.module"
+               for op in gpu_module.regions[0].blocks[0].operations]
     found = [ir.IntegerAttr(op.attributes[SHARED_BYTES_ATTR]).value
-             for op in walk_ops(module.operation) if SHARED_BYTES_ATTR in op.attributes]
+             for op in kernels if SHARED_BYTES_ATTR in op.attributes]
     return max(found, default=0)
 
 
@@ -198,16 +233,22 @@ def _clone(module: ir.Module) -> ir.Module:
     return ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
 
 
-def _record(result: CompiledKernel, dumper: _Dumper, stage: str, module: ir.Module) -> None:
+def _record(result: CompiledKernel, dumper: _Dumper, stage: str,
+            module: ir.Module) -> ir.Operation:
+    """Check the stage's invariant and keep a copy of the module (its text, printed on demand,
+    and the next stage's reproducer should that stage fail); returns the copy."""
     try:
-        check_stage(module, stage)
+        check_stage(module, stage, verify=stage == "tile")  # pipelines verify after each pass
     except ir.MLIRError as e:
         before = module.operation.get_asm(enable_debug_info=True)
         raise _pipeline_error(e, before, "", stage) from None
-    result.asm[stage] = module.operation.get_asm(enable_debug_info=False)
+    snapshot = module.operation.clone()  # far cheaper than printing a large module
+    result.asm[stage] = snapshot
     result.module = module
-    dumper.write(stage, module.operation.get_asm(enable_debug_info=True), ".mlir")
+    if dumper.dir is not None:
+        dumper.write(stage, module.operation.get_asm(enable_debug_info=True), ".mlir")
     _lap(result, stage)
+    return snapshot
 
 
 def _lap(result: CompiledKernel, stage: str) -> None:
@@ -217,23 +258,24 @@ def _lap(result: CompiledKernel, stage: str) -> None:
     result.metadata["lap"] = now
 
 
-def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str) -> None:
+def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
+               before: ir.Operation) -> None:
+    """Run the stage's pipeline on `module`; `before` is a copy of it (for a reproducer)."""
     full = f"{pipeline},{extra}" if extra else pipeline
-    before = module.operation.get_asm(enable_debug_info=True)
     hook = _print_hook(module)
     try:
         run_pipeline(module, full, hook)
     except TileError:
         raise
     except ir.MLIRError as e:
-        raise _pipeline_error(e, before, full, stage) from None
+        raise _pipeline_error(e, before.get_asm(enable_debug_info=True), full, stage) from None
     except ValueError as e:  # a malformed pipeline (e.g. an unknown option in extra_passes)
         raise TileValueError(f"bad pipeline for stage {stage}: {e}") from None
     except Exception as e:  # a bug in one of our passes: say so, and leave a reproducer
         if settings.frontend_debug():
             raise
         repro = Path(tempfile.mkdtemp(prefix="tilelang-repro-")) / f"{stage}.mlir"
-        repro.write_text(before)
+        repro.write_text(before.get_asm(enable_debug_info=True))
         raise TileInternalError(
             f"internal compiler error in stage {stage}: {type(e).__name__}: {e}",
             hint=f"reproduce with: tilelang-opt -p '{full}' {repro} "
