@@ -14,22 +14,37 @@ TILE_DIALECTS = ("tile.", "scf.", "func.", "gpu.yield")
 LLVM_DIALECTS = ("llvm.", "nvvm.", "gpu.module", "builtin.")
 
 
-def check_stage(module: ir.Module, stage: str) -> None:
-    """Raise if `module` breaks the invariant of `stage`; verify it first."""
-    module.operation.verify()
+def check_stage(module: ir.Module, stage: str, verify: bool = True) -> None:
+    """Raise if `module` breaks the invariant of `stage`; verify it first (unless the caller
+    knows it is verified: a pipeline verifies after each pass)."""
+    if verify:
+        module.operation.verify()
+    if stage in ("simt", "llvm"):  # large modules: one walk that keeps only the op names
+        names = op_names(module.operation)
+        leftovers = sorted(n for n in names if n.startswith("tile."))
+        if leftovers:
+            _fail(stage, f"tile ops remain: {', '.join(leftovers)}")
+        unlowered = sorted(n for n in names if not n.startswith(LLVM_DIALECTS))
+        if stage == "llvm" and unlowered:
+            _fail(stage, f"ops were not lowered to LLVM: {', '.join(unlowered)}")
+        return
     ops = walk_ops(module.operation)
     if stage in ("tile", "tile-opt", "layout"):
         _only_dialects(ops, TILE_DIALECTS, stage)
     if stage == "layout":
         _all_tiles_have_layouts(ops)
-    if stage in ("simt", "llvm"):
-        leftovers = sorted({name(op) for op in ops if name(op).startswith("tile.")})
-        if leftovers:
-            _fail(stage, f"tile ops remain: {', '.join(leftovers)}")
-    if stage == "llvm":
-        unlowered = sorted({name(op) for op in ops if not name(op).startswith(LLVM_DIALECTS)})
-        if unlowered:
-            _fail(stage, f"ops were not lowered to LLVM: {', '.join(unlowered)}")
+
+
+def op_names(root: ir.Operation) -> set[str]:
+    """The names of the ops nested in `root` (and root's own)."""
+    found: set[str] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.add(op.name)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
 
 
 def _only_dialects(ops: list[ir.Operation], prefixes: tuple[str, ...], stage: str) -> None:
