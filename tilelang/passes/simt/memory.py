@@ -13,7 +13,8 @@ PTX is shorter, with no branch per element.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, scf, vector
@@ -58,6 +59,9 @@ class Access:
     vector: int  # elements per vector access along `axis`
     axis: int | None  # tile axis with unit stride
     thread_bounds: tuple | None = None  # masked path's per-thread bounds (_thread_bounds)
+    # masked path's values per (tile axis, register coordinate), shared by the registers with
+    # that coordinate: its bounds test, its stride term (all built in the masked path's block)
+    masked_parts: dict = field(default_factory=dict)
 
 
 def _stride(a: Access, k: int) -> ir.Value:
@@ -150,13 +154,26 @@ def _thread_offset(lw: Lowering, a: Access) -> ir.Value:
     return offset
 
 
-def _register_offset(a: Access, register: int) -> ir.Value:
-    coords = register_coords(a.layout, register)
-    offset = const(i64(), 0)
-    for k, c in enumerate(coords):
-        if c:
-            offset = arith.addi(offset, arith.muli(const(i64(), c), _stride(a, k)))
-    return offset
+def _register_offset(a: Access, register: int, terms: dict | None = None) -> ir.Value:
+    """Element offset of a register from the thread's first element. Unit-stride axes add up
+    at compile time; another axis multiplies its stride, once per coordinate when `terms`
+    memoizes the products (its users must all lie in one block)."""
+    static, offset = 0, None
+    for k, c in enumerate(register_coords(a.layout, register)):
+        if not c:
+            continue
+        if a.array.unit_stride[a.order[k]]:
+            static += c
+            continue
+        term = terms.get(("term", k, c)) if terms is not None else None
+        if term is None:
+            term = arith.muli(const(i64(), c), a.array.strides[a.order[k]])
+            if terms is not None:
+                terms[("term", k, c)] = term
+        offset = term if offset is None else arith.addi(offset, term)
+    if offset is None:
+        return const(i64(), static)
+    return arith.addi(offset, const(i64(), static)) if static else offset
 
 
 def _coord(lw: Lowering, a: Access, register: int, k: int) -> ir.Value:
@@ -196,12 +213,18 @@ def _element_additive(lw: Lowering, a: Access, register: int) -> tuple[ir.Value,
     if a.thread_bounds is None:
         a.thread_bounds = _thread_bounds(lw, a)
     lows, highs, thread_offset = a.thread_bounds
-    ok = const(ir.IntegerType.get_signless(1), 1)
-    coords = register_coords(a.layout, register)
-    for k, c in enumerate(coords):
-        ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.sge, const(i64(), c), lows[k]))
-        ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.slt, const(i64(), c), highs[k]))
-    return ok, arith.addi(thread_offset, _register_offset(a, register))
+    parts = a.masked_parts
+    ok = None
+    for k, c in enumerate(register_coords(a.layout, register)):
+        inside = parts.get(("test", k, c))
+        if inside is None:
+            inside = parts["test", k, c] = arith.andi(
+                arith.cmpi(arith.CmpIPredicate.sge, const(i64(), c), lows[k]),
+                arith.cmpi(arith.CmpIPredicate.slt, const(i64(), c), highs[k]))
+        ok = inside if ok is None else arith.andi(ok, inside)
+    if ok is None:  # a 0-d tile
+        ok = const(ir.IntegerType.get_signless(1), 1)
+    return ok, arith.addi(thread_offset, _register_offset(a, register, parts))
 
 
 def _thread_bounds(lw: Lowering, a: Access) -> tuple[list, list, ir.Value]:
@@ -276,9 +299,17 @@ def _steps(op: ir.Operation) -> tuple[int, ...] | None:
 
 def _layout(t: ir.Type) -> LinearLayout:
     from tilelang.dialect import layout_text
+
+    return _parse_layout(layout_text(t))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_layout(text: str) -> LinearLayout:
+    """A layout from its text, parsed once (layouts are immutable; a kernel names each many
+    times)."""
     from tilelang.layout import from_text
 
-    return from_text(layout_text(t))
+    return from_text(text)
 
 
 def _load_fast(lw: Lowering, a: Access) -> list[ir.Value]:
@@ -303,12 +334,14 @@ def _load_masked(lw: Lowering, a: Access, padding: str) -> list[ir.Value]:
     pad_value = padding_value(padding, np_dtype(a.array.dtype))
     pad = restricted.constant(a.array.dtype, pad_value) if a.array.dtype.restricted else \
         const(mem, pad_value)
+    predicated = _bits(mem) in PTX_REGISTERS
+    pad_bits = _to_ptx(pad) if predicated else None
     regs = []
     for r in range(a.layout.num_registers):
         ok, offset = _element(lw, a, r)
         address = _gep(a.array.ptr, offset, mem)
-        if _bits(mem) in PTX_REGISTERS:
-            loaded = _predicated_load(address, ok, pad)
+        if pad_bits is not None:
+            loaded = _predicated_load(address, ok, pad_bits, mem)
         else:
             branch = scf.IfOp(ok, [mem], has_else=True)
             with ir.InsertionPoint(branch.then_block):
@@ -329,17 +362,18 @@ def _bits(t: ir.Type) -> int:
     return t.width if isinstance(t, ir.IntegerType) else ir.FloatType(t).width
 
 
-def _predicated_load(address: ir.Value, ok: ir.Value, pad: ir.Value) -> ir.Value:
-    """The element at `address` where `ok`, else `pad`: the register starts as `pad` and one
-    `@p ld.global` overwrites it. Marked as having side effects: LLVM takes inline PTX without
-    them for a pure function of its operands, and would merge two loads of one address across
-    a store to it."""
-    bits = _bits(pad.type)
+def _predicated_load(address: ir.Value, ok: ir.Value, pad_bits: ir.Value,
+                     mem: ir.Type) -> ir.Value:
+    """The element (of type `mem`) at `address` where `ok`, else the padding: the register
+    starts as `pad_bits` (_to_ptx of the padding value) and one `@p ld.global` overwrites it.
+    Marked as having side effects: LLVM takes inline PTX without them for a pure function of
+    its operands, and would merge two loads of one address across a store to it."""
+    bits = _bits(mem)
     letter, width = PTX_REGISTERS[bits]
-    loaded = llvm.inline_asm(ir.IntegerType.get_signless(width), [address, ok, _to_ptx(pad)],
+    loaded = llvm.inline_asm(ir.IntegerType.get_signless(width), [address, ok, pad_bits],
                              f"@$2 ld.global.b{bits} $0, [$1];", f"={letter},l,b,0",
                              has_side_effects=True)
-    return _from_ptx(loaded, pad.type)
+    return _from_ptx(loaded, mem)
 
 
 def _predicated_store(address: ir.Value, ok: ir.Value, value: ir.Value) -> None:
