@@ -54,8 +54,9 @@ class FunctionSource:
 
 
 @cache
-def parse_function(fn: Any) -> FunctionSource:
-    """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
+def function_text(fn: Any) -> tuple[str, str, int]:
+    """The text of `fn`'s definition, its file and its first line; TileSyntaxError if the
+    source is unavailable. The fingerprint needs only this; parse_function parses it."""
     # The source of the function's own code: getsourcelines(fn) would follow `__wrapped__`
     # to the function a decorator wraps (functools.wraps) and compile that one instead. Asked
     # of the function, not its code object: for a code object inspect looks for the module
@@ -71,7 +72,13 @@ def parse_function(fn: Any) -> FunctionSource:
             f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}",
             hint="kernels and helpers must be defined in a file, not at a prompt",
         ) from None
-    text = "".join(lines)
+    return "".join(lines), filename, start
+
+
+@cache
+def parse_function(fn: Any) -> FunctionSource:
+    """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
+    text, filename, start = function_text(fn)
     try:
         fdef = _parse_def(text, filename, start)
     except SyntaxError:  # e.g. a lambda: its lines are not a statement of their own
@@ -128,7 +135,7 @@ def _feed_function(fn: Any, h: Any, seen: set[int]) -> None:
     if id(fn) in seen:
         return
     seen.add(id(fn))
-    h.update(parse_function(fn).text.encode())
+    h.update(function_text(fn)[0].encode())
     names = _code_names(fn.__code__)
     for name in sorted(names):
         if name in fn.__globals__:
