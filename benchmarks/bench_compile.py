@@ -2,7 +2,7 @@
 
 Each sample kernel is compiled in a fresh process (cold: nothing imported, no MLIR context, an
 empty disk cache in a temporary folder), following what the runtime does on a first launch
-(runtime/gpu_launch.py `build` and `install`): the disk-cache key (the kernel's fingerprint and
+(runtime/build.py `build` and `install`): the disk-cache key (the kernel's fingerprint and
 the compiler's own digest), the cache lookup, the compiler's stages (their times come from
 `CompiledKernel.metadata["timings"]`: tile = reading the source and the front end, tile-opt,
 layout, simt, llvm, ptx), PTX -> cubin (`binary.to_cubin`, nvJitLink; ptxas where that is
@@ -107,7 +107,7 @@ def child(name: str, mode: str) -> dict:
     out.update(gpu=gpu, arch=arch)
     if mode == "hit":  # a fresh process whose kernel is on disk: the compiler is not imported
         import tilelang.frontend.source  # what the hit imports, timed apart
-        import tilelang.runtime.gpu_launch  # noqa: F401
+        import tilelang.runtime.gpu_launch  # noqa: F401  (and runtime/build.py)
 
         options = SimpleNamespace(num_warps=k.options.num_warps or 4, arch=arch,
                                   occupancy=k.options.occupancy)
@@ -151,17 +151,17 @@ def _arch(gpu: bool) -> str:
 
 
 def _key(k, signature, options) -> str:
-    """The disk-cache key, as runtime/gpu_launch.py's build_job makes it."""
+    """The disk-cache key, as runtime/build.py's build_job makes it."""
     from tilelang.frontend.source import fingerprint
     from tilelang.runtime import disk_cache
-    from tilelang.runtime.gpu_launch import constant_classes
+    from tilelang.runtime.build import constant_classes
 
     return disk_cache.cache_key(fingerprint(k.fn), k.name, signature, options.arch,
                                 options.num_warps, options.occupancy, constant_classes(signature))
 
 
 def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str]:
-    """Seconds per stage of a first launch that misses the disk cache (runtime/gpu_launch.py)."""
+    """Seconds per stage of a first launch that misses the disk cache (runtime/build.py)."""
     from tilelang.backend.assemble import assemble
     from tilelang.compiler import compile_signature
     from tilelang.runtime import binary, disk_cache

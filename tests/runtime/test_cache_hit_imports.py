@@ -35,15 +35,15 @@ loaded = lambda: sorted(m for m in sys.modules if m.startswith(heavy))
 assert loaded() == [], loaded()
 import numpy as np
 
-from tilelang.runtime import binary, gpu_launch
+from tilelang.runtime import binary, build
 
 import cache_hit_kernel
 
 binary.device_arch = lambda device: "sm_90"
 kernel = cache_hit_kernel.double
 x = np.zeros(1000, np.float32)
-job = gpu_launch.build_job(kernel, kernel.specialize((x, x, 7)), 0)
-assert gpu_launch.build(job).source == "disk"
+job = build.build_job(kernel, kernel.specialize((x, x, 7)), 0)
+assert build.build(job).source == "disk"
 assert not any(m.startswith(("mlir", "tilelang.compiler", "tilelang.frontend.kernel"))
                for m in sys.modules), loaded()
 print("ok")
@@ -51,7 +51,7 @@ print("ok")
 
 
 def test_a_disk_cache_hit_imports_no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from tilelang.runtime import binary, gpu_launch
+    from tilelang.runtime import binary, build
 
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILELANG_DISABLE_DISK_CACHE", raising=False)
@@ -64,8 +64,8 @@ def test_a_disk_cache_hit_imports_no_compiler(tmp_path: Path, monkeypatch: pytes
 
     x = np.zeros(1000, np.float32)
     kernel = module.double
-    job = gpu_launch.build_job(kernel, kernel.specialize((x, x, 7)), 0)
-    assert gpu_launch.build(job, assemble=lambda ptx, arch: None).source == "compiled"
+    job = build.build_job(kernel, kernel.specialize((x, x, 7)), 0)
+    assert build.build(job, assemble=lambda ptx, arch: None).source == "compiled"
     script = tmp_path / "hit.py"
     script.write_text(HIT)
     path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)

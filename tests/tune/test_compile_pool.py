@@ -11,7 +11,7 @@ import tuning_kernels as tk
 import tilelang as ct
 from tilelang.frontend.source import fingerprint
 from tilelang.runtime import disk_cache
-from tilelang.runtime.gpu_launch import BuildJob, Built
+from tilelang.runtime.build import BuildJob, Built
 from tilelang.tune import compile_pool
 
 X = np.zeros((300, 500), np.float32)

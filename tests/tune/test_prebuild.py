@@ -10,7 +10,7 @@ import numpy as np
 import tuning_kernels as tk
 
 import tilelang as ct
-from tilelang.runtime import binary, gpu_launch
+from tilelang.runtime import binary, build, gpu_launch
 from tilelang.tune.prebuild import prebuild
 from tilelang.tune.progress import Progress
 from tilelang.tune.search import _candidates
@@ -29,7 +29,7 @@ def test_prebuild_builds_each_specialization_once(monkeypatch) -> None:
         return SimpleNamespace(ptx=ptx)
 
     monkeypatch.setattr(binary, "load", load)
-    monkeypatch.setattr(gpu_launch, "Launcher",
+    monkeypatch.setattr(build, "Launcher",
                         lambda kernel, signature, threads: ("launcher", threads))
     kernel = ct.kernel(tk.scaled_copy.fn)  # its own caches
     x = np.zeros(1000, np.float32)

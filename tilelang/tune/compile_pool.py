@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from tilelang import settings
 from tilelang.runtime import disk_cache
-from tilelang.runtime.gpu_launch import BuildJob, Built, build
+from tilelang.runtime.build import BuildJob, Built, build
 from tilelang.tune.compile_worker import read_message, write_message
 
 MAX_WORKERS = 16

@@ -39,7 +39,7 @@ def read_message(inp: BinaryIO) -> Any:
 
 def answer(payload: bytes) -> tuple[Any, ...]:
     from tilelang.frontend.source import fingerprint
-    from tilelang.runtime.gpu_launch import build
+    from tilelang.runtime.build import build
 
     try:
         module, qualname, job = pickle.loads(payload)
@@ -94,7 +94,7 @@ def main() -> None:
     os.dup2(2, 1)  # anything printed while compiling goes to stderr, not into the protocol
     inp = sys.stdin.buffer
     import tilelang.compiler  # (the imports are most of a worker's start-up)
-    import tilelang.runtime.gpu_launch  # noqa: F401
+    import tilelang.runtime.build  # noqa: F401
 
     write_message(out, "ready")
     while True:

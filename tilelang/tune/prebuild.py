@@ -36,7 +36,7 @@ def prebuild(candidates: list[Any], stream: Any, progress: Progress
 
 def _build(wanted: list[Any], progress: Progress,
            failures: dict[int, tuple[type[BaseException], str]]) -> None:
-    from tilelang.runtime.gpu_launch import install
+    from tilelang.runtime.build import install
     from tilelang.tune.compile_pool import Failure, build_all
 
     index: dict[str, int] = {}  # configs that select one specialization compile it once
