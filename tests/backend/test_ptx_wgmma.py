@@ -9,24 +9,9 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.kernels import make_matmul
 
 BF16 = ml_dtypes.bfloat16
-
-
-def make_matmul(num_warps: int, scale_in_loop: bool = False):
-    @ct.kernel(num_warps=num_warps)
-    def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-        i, j = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((BM, BN), ct.float32)
-        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-            x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-            if scale_in_loop:
-                x = x * 2
-            acc = ct.mma(x, y, acc)
-        ct.store(c, (i, j), acc.astype(c.dtype))
-
-    return matmul
 
 
 def args(m=1000, n=1000, k=1000, dtype=BF16, tile=(128, 256, 64)):

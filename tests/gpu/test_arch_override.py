@@ -6,22 +6,9 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
+from tilelang.testing.kernels import make_matmul
 
 torch = pytest.importorskip("torch")
-
-
-def make_matmul():
-    @ct.kernel
-    def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-        i, j = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((BM, BN), ct.float32)
-        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-            x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-            acc = ct.mma(x, y, acc)
-        ct.store(c, (i, j), acc)
-
-    return matmul
 
 
 def test_the_sm80_path_runs_on_this_device(monkeypatch):
