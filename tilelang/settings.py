@@ -65,6 +65,11 @@ def wgmma_enabled() -> bool:
     return os.environ.get("TILELANG_WGMMA", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def codegen_switches() -> tuple[str, ...]:
+    """The settings above that change generated code (cache keys include them)."""
+    return () if wgmma_enabled() else ("wgmma=off",)
+
+
 def native_launch_enabled() -> bool:
     """TILELANG_NO_NATIVE_LAUNCH=1 keeps launches on the pure-Python path (no C launcher)."""
     return not _flag("TILELANG_NO_NATIVE_LAUNCH")

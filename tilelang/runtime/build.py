@@ -18,11 +18,16 @@ def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int
     """The launcher of a signature on a device: from memory, from the disk cache, or compiled
     now."""
     arch = settings.arch_override() or binary.device_arch(device)
-    key = ("gpu", signature, arch, device)
+    key = memory_key(signature, arch, device)
     launcher = kernel.cache.get(key)
     if launcher is None:
         launcher = kernel.cache[key] = _build(kernel, signature, arch, device)
     return launcher
+
+
+def memory_key(signature: tuple[ParamSpec, ...], arch: str, device: int) -> tuple:
+    """A loaded specialization's key in the kernel's in-memory cache."""
+    return ("gpu", signature, arch, device, *settings.codegen_switches())
 
 
 def constant_classes(signature: tuple[ParamSpec, ...]) -> list[str]:
@@ -83,7 +88,7 @@ def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> 
     cubin_arch = arch if arch.startswith(native) else native
     target = arch if cubin_arch == arch else f"{arch}@{cubin_arch}"
     key = disk_cache.cache_key(digest, kernel.name, signature, target, num_warps, occupancy,
-                               constant_classes(signature))
+                               constant_classes(signature), *settings.codegen_switches())
     return BuildJob(kernel.fn, kernel.name, signature, arch, cubin_arch, num_warps, occupancy,
                     digest, key)
 

@@ -14,7 +14,7 @@ from tilelang.interface.kernel import Kernel
 from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.runtime import binary, fast_path
-from tilelang.runtime.build import BuildJob, build_job, specialization
+from tilelang.runtime.build import BuildJob, build_job, memory_key, specialization
 from tilelang.runtime.fast_path import fast_key, is_torch_tensor
 from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.launcher import Launcher
@@ -221,6 +221,6 @@ def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int
     the specialization is already loaded."""
     signature, _, device = _target(kernel, stream, args)
     arch = settings.arch_override() or binary.device_arch(device)
-    if ("gpu", signature, arch, device) in kernel.cache:
+    if memory_key(signature, arch, device) in kernel.cache:
         return None
     return build_job(kernel, signature, device), device
