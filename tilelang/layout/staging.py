@@ -17,6 +17,7 @@ phases of 16 and 8 lanes) and takes the cheapest.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -120,8 +121,10 @@ class StagingPlan:
     cost: float
 
 
+@functools.lru_cache(maxsize=256)
 def choose_staging(src: LinearLayout, dst: LinearLayout, itemsize: int) -> StagingPlan:
-    """The cheapest staging buffer for converting src to dst (see the module's docstring)."""
+    """The cheapest staging buffer for converting src to dst (see the module's docstring);
+    remembered per (src, dst, itemsize): a kernel often converts the same pair twice."""
     best = None
     for staging in candidates(tuple(src.shape), itemsize):
         store = min(contiguous_registers(src, staging.vector), staging.vector)
