@@ -54,21 +54,24 @@ class Config:
     bk: int
     warps: int
     group: int = 0  # > 0: a 1-D grid walked in groups of this many block rows (L2 reuse)
+    split: int = 1  # > 1: split-K, each block adds its part of K into C with atomic_add
 
     @property
     def label(self) -> str:
-        return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}" + (f"g{self.group}" if self.group
-                                                                 else "")
+        return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}" + \
+            (f"g{self.group}" if self.group else "") + (f"k{self.split}" if self.split > 1 else "")
 
     def fits(self, m: int) -> bool:
-        """Skinny tiles (BM < 64) are only tried on skinny problems, where they fill the SMs."""
-        return self.bm >= 64 or m <= 256
+        """Skinny tiles (BM < 64) and split-K are only tried on skinny problems, where they
+        fill the SMs."""
+        return (self.bm >= 64 and self.split == 1) or m <= 256
 
 
 CONFIGS = tuple(Config(*c) for c in (
     # wgmma on sm_90 (passes/matmul_loops.py); mma.sync elsewhere
     (128, 256, 64, 8), (128, 256, 64, 8, 8), (256, 128, 64, 8), (128, 128, 64, 8),
     (128, 128, 64, 8, 8), (64, 256, 64, 4), (64, 128, 64, 4), (64, 64, 64, 4), (64, 64, 128, 4),
+    (64, 64, 64, 4, 0, 4), (64, 128, 64, 4, 0, 4), (64, 64, 64, 4, 0, 8),  # split-K
     # mma.sync everywhere
     (128, 64, 32, 4), (64, 64, 32, 4),
     # for M = 16..256: more blocks along N, fewer rows of zeros per tile
@@ -98,7 +101,37 @@ def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[
     ct.store(c, index=(i, j), tile=acc.astype(c.dtype))
 
 
+@ct.kernel
+def matmul_split_k(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int],
+                   SPLIT: ct.Constant[int]):
+    """Split-K for skinny products (few output tiles, long K): block (i, j, s) multiplies the
+    s-th of SPLIT parts of K and adds its partial tile into C (zeroed first) atomically."""
+    i, j, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    tiles = ct.num_tiles(a, axis=1, shape=(BM, BK))
+    per = (tiles + SPLIT - 1) // SPLIT
+    zero = ct.PaddingMode.ZERO
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(s * per, min(tiles, s * per + per)):
+        x = ct.load(a, index=(i, k), shape=(BM, BK), padding_mode=zero)
+        w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
+        acc = ct.mma(x, w, acc)
+    rows = i * BM + ct.arange(BM, dtype=ct.int32)
+    cols = j * BN + ct.arange(BN, dtype=ct.int32)
+    ct.atomic_add(c, (rows[:, None], cols[None, :]), acc.astype(c.dtype))
+
+
+def launch_args(a, b, c, config: Config) -> tuple:
+    last = config.split if config.split > 1 else config.group
+    return (a, b, c, config.bm, config.bn, config.bk, last)
+
+
+def kernel_of(config: Config):
+    return matmul_split_k if config.split > 1 else matmul
+
+
 def grid(m: int, n: int, config: Config) -> tuple[int, ...]:
+    if config.split > 1:
+        return ct.cdiv(m, config.bm), ct.cdiv(n, config.bn), config.split
     if config.group:
         return (ct.cdiv(m, config.bm) * ct.cdiv(n, config.bn),)
     return ct.cdiv(m, config.bm), ct.cdiv(n, config.bn)
@@ -256,12 +289,13 @@ def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
     row = {"dtype": dname, "shape": shape, "roof": roof}
 
     def measure_config(arch: str, config: Config):
-        kern = sweep.kernel_for(kernels, (arch, dname, config), matmul, config.warps)
+        kern = sweep.kernel_for(kernels, (arch, dname, config), kernel_of(config), config.warps)
 
         def run(i):
+            if config.split > 1:
+                inputs.c.zero_()  # timed too: the partial products are added into it
             ct.launch(torch.cuda.current_stream(), grid(m, n, config), kern,
-                      (inputs.a[i], inputs.b[i], inputs.c, config.bm, config.bn, config.bk,
-                       config.group))
+                      launch_args(inputs.a[i], inputs.b[i], inputs.c, config))
 
         return measure(f"ours[{arch}] {config.label}", run, inputs, tol, flops,
                        args.budget_ms), kern
@@ -341,10 +375,9 @@ def interpreter_check(config: Config, dname: str, m: int = 70, n: int = 100,
     rng = np.random.default_rng(m + n + k)
     a = (rng.standard_normal((m, k)) / math.sqrt(k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
-    c = np.full((m, n), np.nan, dtype)
-    kern = matmul.replace_hints(num_warps=config.warps, interpret=True)
-    ct.launch(None, grid(m, n, config), kern,
-              (a, b, c, config.bm, config.bn, config.bk, config.group))
+    c = np.zeros((m, n), dtype) if config.split > 1 else np.full((m, n), np.nan, dtype)
+    kern = kernel_of(config).replace_hints(num_warps=config.warps, interpret=True)
+    ct.launch(None, grid(m, n, config), kern, launch_args(a, b, c, config))
     return sweep.interpreted(c, a.astype(np.float64) @ b.astype(np.float64), TOLERANCE[dname])
 
 
@@ -370,8 +403,8 @@ def dry_run_config(arch: str, dname: str, config: Config, interpret: bool) -> di
     a = np.zeros((256, 256), NUMPY_DTYPES[dname])
     return sweep.dry_run_row(
         f"{arch} {dname} {config.label}", {"arch": arch, "dtype": dname, "config": config.label},
-        lambda: ct.compile(matmul, (a, a.copy(), a.copy(), config.bm, config.bn, config.bk,
-                                    config.group), arch=arch, num_warps=config.warps),
+        lambda: ct.compile(kernel_of(config), launch_args(a, a.copy(), a.copy(), config),
+                           arch=arch, num_warps=config.warps),
         (lambda: interpreter_check(config, dname)) if interpret else None)
 
 
@@ -396,10 +429,16 @@ def parse_shapes(text: str) -> tuple[tuple[int, int, int], ...]:
 
 
 def parse_configs(text: str) -> tuple[Config, ...]:
-    """'all' or BMxBNxBKwW (warps default 4), comma-separated."""
+    """'all' or BMxBNxBKwW[gG][kS] (warps default 4; gG: grouped order, kS: split-K in S),
+    comma-separated."""
     if text.strip() == "all":
         return CONFIGS
-    return tuple(Config(*tile) for tile in sweep.parse_tiles(text, 3, "BMxBNxBKwW", "128x128x32w8"))
+    configs = []
+    for part in text.split(","):
+        found = re.fullmatch(r"(.+?)(?:g(\d+))?(?:k(\d+))?", part.strip())
+        tile = sweep.parse_tiles(found.group(1), 3, "BMxBNxBKwW[gG][kS]", "64x64x64w4k4")[0]
+        configs.append(Config(*tile, int(found.group(2) or 0), int(found.group(3) or 1)))
+    return tuple(configs)
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
