@@ -60,12 +60,16 @@ class Staging:
         bits = min(per_line, columns, max(1, rows // rows_per_line)).bit_length() - 1
         return bits, rows_per_line.bit_length() - 1
 
-    def offset(self, coord: Sequence[int]) -> int:
-        """Element offset of coord in the buffer."""
+    def row_col(self, coord: Sequence[int]) -> tuple[int, int]:
+        """The row (all dims but the last, row-major) and column of coord."""
         row = 0
         for c, size in zip(coord[:-1], self.shape[:-1], strict=True):
             row = row * size + c
-        col = coord[-1] if coord else 0
+        return row, coord[-1] if coord else 0
+
+    def offset(self, coord: Sequence[int]) -> int:
+        """Element offset of coord in the buffer."""
+        row, col = self.row_col(coord)
         if self.padded:
             return row * self.pitch + col
         bits, shift = self.swizzle()
@@ -146,9 +150,13 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
     width = vector * staging.itemsize
     lanes_per_phase = BANKS // max(1, width // BANK_BYTES)
     # A coordinate is the XOR of its register part and its lane part (the layout is linear),
-    # and so is a swizzled offset: each part is computed once, not once per (register, lane).
+    # and so are a swizzled offset and a padded buffer's row and column (the shape is powers of
+    # two): each part is computed once, not once per (register, lane).
     lanes = [layout.apply(0, lane, 0) for lane in range(layout.num_lanes)]
-    if not staging.padded:
+    itemsize, pitch = staging.itemsize, staging.pitch
+    if staging.padded:
+        lane_parts = [staging.row_col(c) for c in lanes]
+    else:
         lane_offsets = [staging.offset(c) for c in lanes]
     total = 0.0
     for r in registers:
@@ -156,11 +164,11 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
             continue
         reg = layout.apply(r, 0, 0)
         if staging.padded:
-            addresses = [staging.offset(tuple(a ^ b for a, b in zip(reg, c, strict=True)))
-                         * staging.itemsize for c in lanes]
+            row, col = staging.row_col(reg)
+            addresses = [((row ^ lr) * pitch + (col ^ lc)) * itemsize for lr, lc in lane_parts]
         else:
             offset = staging.offset(reg)
-            addresses = [(offset ^ o) * staging.itemsize for o in lane_offsets]
+            addresses = [(offset ^ o) * itemsize for o in lane_offsets]
         for start in range(0, layout.num_lanes, lanes_per_phase):
             total += _wavefronts(addresses[start:start + lanes_per_phase], width)
         total += 1  # the instruction
@@ -169,11 +177,18 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
 
 def _wavefronts(addresses: Sequence[int], width: int) -> int:
     """Bank conflicts of one phase: the most distinct words any bank must serve."""
-    words: dict[int, set[int]] = {}
+    span = max(width, 1) - 1
+    words: set[int] = set()
     for a in addresses:
-        for w in range(a // BANK_BYTES, (a + max(width, 1) - 1) // BANK_BYTES + 1):
-            words.setdefault(w % BANKS, set()).add(w)
-    return max(len(s) for s in words.values())
+        first, last = a // BANK_BYTES, (a + span) // BANK_BYTES
+        if first == last:
+            words.add(first)
+        else:
+            words.update(range(first, last + 1))
+    per_bank = [0] * BANKS
+    for w in words:
+        per_bank[w % BANKS] += 1
+    return max(per_bank)
 
 
 # ----- ldmatrix ----------------------------------------------------------------------------------
