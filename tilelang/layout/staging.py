@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .linear import LinearLayout
+from .maps import Coord
 
 BANKS = 32
 BANK_BYTES = 4
@@ -152,27 +153,46 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
     # A coordinate is the XOR of its register part and its lane part (the layout is linear),
     # and so are a swizzled offset and a padded buffer's row and column (the shape is powers of
     # two): each part is computed once, not once per (register, lane).
-    lanes = [layout.apply(0, lane, 0) for lane in range(layout.num_lanes)]
+    lanes, register_coords = _coordinate_parts(layout)
     itemsize, pitch = staging.itemsize, staging.pitch
+
+    def cost(addresses: list[int]) -> int:
+        phases = range(0, layout.num_lanes, lanes_per_phase)
+        return sum(_wavefronts(addresses[p:p + lanes_per_phase], width) for p in phases) + 1
+
     if staging.padded:
         lane_parts = [staging.row_col(c) for c in lanes]
     else:
         lane_offsets = [staging.offset(c) for c in lanes]
+        # Where each lane's access stays inside one aligned block of `unit` bytes, a register
+        # whose offset is a multiple of `unit` XORs the blocks, hence every word, with one
+        # constant: that permutes the banks, so the register costs what offset 0 costs.
+        unit = max(width, BANK_BYTES)
+        same = all(o * itemsize % unit + max(width, 1) <= unit for o in lane_offsets)
+        unshifted = cost([o * itemsize for o in lane_offsets])
     total = 0.0
     for r in registers:
         if r % vector:
             continue
-        reg = layout.apply(r, 0, 0)
+        reg = register_coords[r]
         if staging.padded:
             row, col = staging.row_col(reg)
-            addresses = [((row ^ lr) * pitch + (col ^ lc)) * itemsize for lr, lc in lane_parts]
+            total += cost([((row ^ lr) * pitch + (col ^ lc)) * itemsize for lr, lc in lane_parts])
+            continue
+        offset = staging.offset(reg)
+        if same and offset * itemsize % unit == 0:
+            total += unshifted
         else:
-            offset = staging.offset(reg)
-            addresses = [(offset ^ o) * itemsize for o in lane_offsets]
-        for start in range(0, layout.num_lanes, lanes_per_phase):
-            total += _wavefronts(addresses[start:start + lanes_per_phase], width)
-        total += 1  # the instruction
+            total += cost([(offset ^ o) * itemsize for o in lane_offsets])
     return total
+
+
+@functools.lru_cache(maxsize=64)
+def _coordinate_parts(layout: LinearLayout) -> tuple[tuple[Coord, ...], tuple[Coord, ...]]:
+    """The lane part of each lane's coordinates and the register part of each register's (every
+    staging candidate prices the same layout)."""
+    lanes = tuple(layout.apply(0, lane, 0) for lane in range(layout.num_lanes))
+    return lanes, tuple(layout.apply(r, 0, 0) for r in range(layout.num_registers))
 
 
 def _wavefronts(addresses: Sequence[int], width: int) -> int:
