@@ -8,10 +8,16 @@ One element-wise kernel (out = alpha * x + y over 2^24 floats) with 6 configs (B
 - warm: a new process with the caches the cold run left (tilelang: the choice from
   autotune.json and the chosen binary from the kernel cache).
 
-Columns: import time, the first launch (search included) to a synchronized result, the part of
-it spent compiling (tilelang), and a second launch. `--dry-run` runs the tilelang rows on the CPU
-interpreter (NumPy arrays) to check the script itself. Targets (issue 10): cold <= 1 s, warm <=
-10 ms.
+Columns: import time; the first launch (search included) to a synchronized result; the part
+of it in the search (tilelang); of that, the time the search waited for compilations (it times
+each candidate as soon as it is built, while the others compile) and the compiler's import
+before the workers fork (prepare); the compile workers forked and the jobs they compiled; the
+milliseconds the garbage collector ran inside the first launch (each timed call starts after a
+full collection, as timeit's do); a second launch. Targets (issue 10): cold <= 1 s, warm <= 10 ms.
+
+`--dry-run` runs the tilelang rows on the CPU interpreter (NumPy arrays) to check the script
+itself. `--compile-only` runs only the search's compile phase (the 6 configs' PTX and cubin for
+sm_90, with workers and in one process), which needs no GPU.
 """
 
 from __future__ import annotations
@@ -35,17 +41,7 @@ def child_tilelang(dry_run: bool) -> dict:
     from tilelang.tune import compile_pool
 
     imported = time.perf_counter() - start
-    compiling = [0.0]
-    build_all = compile_pool.build_all
-
-    def timed_build_all(*args, **kwargs):
-        t = time.perf_counter()
-        try:
-            return build_all(*args, **kwargs)
-        finally:
-            compiling[0] += time.perf_counter() - t
-
-    compile_pool.build_all = timed_build_all
+    waited = _time_compile_waits(compile_pool)
 
     @ct.autotune(configs=[ct.Config({"BLOCK": b}, num_warps=w) for b, w in BLOCKS], key=["n"])
     @ct.kernel
@@ -76,20 +72,123 @@ def child_tilelang(dry_run: bool) -> dict:
     def grid(a):
         return ((a["n"] + a["BLOCK"] - 1) // a["BLOCK"],)
 
-    def call():
-        start = time.perf_counter()
-        ct.launch(None, grid, axpy, (x, y, out, 2.0, n))
-        sync()
-        return time.perf_counter() - start
-
-    first = call()
-    second = call()
-    workers = sum(w.jobs_done for w in compile_pool._pool)
-    result = axpy.last_result
-    return {"import_s": imported, "first_s": first, "compile_s": compiling[0],
-            "second_ms": second * 1e3, "worker_jobs": workers,
-            "searched": result is not None,
+    search = _time_calls(type(axpy), "_search")
+    first, gc_ms = _timed_call(lambda: (ct.launch(None, grid, axpy, (x, y, out, 2.0, n)), sync()))
+    second, _ = _timed_call(lambda: (ct.launch(None, grid, axpy, (x, y, out, 2.0, n)), sync()))
+    stats = compile_pool.stats
+    return {"import_s": imported, "first_s": first, "search_s": search[0],
+            "compile_s": waited[0], "prepare_s": stats.get("prepare_s", 0.0),
+            "workers": stats.get("workers", 0), "by_workers": stats.get("by_workers", 0),
+            "assembler": stats.get("assembler", ""), "gc_ms": gc_ms, "second_ms": second * 1e3,
+            "searched": axpy.last_result is not None,
             "best": repr(next(iter(axpy.cache.values())))}
+
+
+def child_compile_only() -> dict:
+    """The search's compile phase alone, without a GPU: the 6 configs' PTX and cubin for
+    sm_90, through the compile pool (workers, or this process with TILELANG_COMPILE_WORKERS=1)."""
+    start = time.perf_counter()
+    import numpy as np
+
+    import tilelang as ct
+    from tilelang.frontend.source import fingerprint
+    from tilelang.runtime import disk_cache
+    from tilelang.runtime.build import BuildJob, Built
+    from tilelang.tune import compile_pool
+
+    imported = time.perf_counter() - start
+    from tilelang.runtime import binary
+    from tilelang.tune.compile_worker import gpu_free_assembler
+
+    # This process assembles as the workers do: without a GPU, cuda.core's default (nvJitLink,
+    # else the driver's linker) may have no way to make a cubin.
+    binary.to_cubin = gpu_free_assembler()[1] or binary.to_cubin
+
+    @ct.kernel
+    def axpy(x, y, out, alpha, n, BLOCK: ct.Constant[int]):
+        i = ct.bid(0)
+        a = ct.load(x, (i,), (BLOCK,))
+        b = ct.load(y, (i,), (BLOCK,))
+        ct.store(out, (i,), alpha * a + b)
+
+    start = time.perf_counter()
+    x = np.zeros(16, np.float32)
+    jobs = []
+    for block, warps in BLOCKS:
+        kernel = axpy.replace_hints(num_warps=warps)
+        signature = kernel.specialize((x, x, x, 2.0, N, block))
+        digest = fingerprint(kernel.fn)
+        key = disk_cache.cache_key(digest, kernel.name, signature, "sm_90", warps, None, [])
+        jobs.append(BuildJob(kernel.fn, kernel.name, signature, "sm_90", "sm_90", warps, None,
+                             digest, key))
+    results = compile_pool.build_all(jobs)
+    elapsed = time.perf_counter() - start
+    stats = compile_pool.stats
+    return {"import_s": imported, "compile_s": elapsed, "prepare_s": stats["prepare_s"],
+            "workers": stats["workers"], "by_workers": stats["by_workers"],
+            "assembler": stats.get("assembler", ""),
+            "compiled": sum(isinstance(r, Built) for r in results),
+            "cubins": sum(isinstance(r, Built) and bool(r.cubin) for r in results)}
+
+
+def _timed_call(fn) -> tuple[float, float]:
+    """Seconds `fn()` took (after a full garbage collection, so that a collection the earlier
+    imports made due does not land in it, as timeit does), and the ms the collector ran in it."""
+    import gc
+
+    collecting = [0.0, 0.0]
+
+    def watch(phase, info):
+        if phase == "start":
+            collecting[1] = time.perf_counter()
+        else:
+            collecting[0] += time.perf_counter() - collecting[1]
+
+    gc.collect()
+    gc.callbacks.append(watch)
+    try:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start, collecting[0] * 1e3
+    finally:
+        gc.callbacks.remove(watch)
+
+
+def _time_calls(owner, name: str) -> list[float]:
+    """Wrap `owner.name` to add up the seconds spent in it (returned list's first item)."""
+    spent = [0.0]
+    inner = getattr(owner, name)
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    setattr(owner, name, timed)
+    return spent
+
+
+def _time_compile_waits(compile_pool) -> list[float]:
+    """Seconds the search waited for compile results (it times candidates in between)."""
+    spent = [0.0]
+    inner = compile_pool.build_each
+
+    def timed(jobs):
+        results = inner(jobs)
+        while True:
+            start = time.perf_counter()
+            try:
+                item = next(results)
+            except StopIteration:
+                return
+            finally:
+                spent[0] += time.perf_counter() - start
+            yield item
+
+    compile_pool.build_each = timed
+    return spent
 
 
 def child_triton() -> dict:
@@ -120,19 +219,17 @@ def child_triton() -> dict:
     torch.cuda.synchronize()
 
     def call():
-        start = time.perf_counter()
         axpy[lambda m: (triton.cdiv(N, m["BLOCK"]),)](x, y, out, 2.0, N)
         torch.cuda.synchronize()
-        return time.perf_counter() - start
 
-    first = call()
-    second = call()
-    return {"import_s": imported, "first_s": first, "second_ms": second * 1e3,
+    first, gc_ms = _timed_call(call)
+    second, _ = _timed_call(call)
+    return {"import_s": imported, "first_s": first, "gc_ms": gc_ms, "second_ms": second * 1e3,
             "best": str(axpy.best_config), "cache_results": bool(options)}
 
 
-def run_child(impl: str, env: dict, dry_run: bool) -> dict:
-    command = [sys.executable, __file__, "--child", impl] + (["--dry-run"] if dry_run else [])
+def run_child(impl: str, env: dict, flag: str | None) -> dict:
+    command = [sys.executable, __file__, "--child", impl] + ([flag] if flag else [])
     done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True,
                           timeout=600)
     if done.returncode != 0:
@@ -142,9 +239,14 @@ def run_child(impl: str, env: dict, dry_run: bool) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--child", choices=["tilelang", "triton"])
-    parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--child", choices=["tilelang", "triton", "compile"])
+    parser.add_argument("--dry-run", action="store_true",
+                        help="the tilelang rows on the CPU interpreter (checks the script)")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only the search's compile phase (sm_90 PTX and cubin), no GPU")
     parser.add_argument("--no-triton", action="store_true")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="run each scenario this many times (fresh caches each time)")
     args = parser.parse_args()
     if args.child == "tilelang":
         print(json.dumps(child_tilelang(args.dry_run)))
@@ -152,33 +254,55 @@ def main() -> None:
     if args.child == "triton":
         print(json.dumps(child_triton()))
         return
+    if args.child == "compile":
+        print(json.dumps(child_compile_only()))
+        return
 
     sys.path.insert(0, str(Path(__file__).parent))
     from common import save, table
 
+    rows = []
+    for repeat in range(args.repeats):
+        for impl, scenario, env, flag in scenarios(args):
+            row = {"impl": impl, "scenario": scenario, **run_child(impl, env, flag)}
+            if args.repeats > 1:
+                row["repeat"] = repeat
+            rows.append(row)
+            print(f"{impl} {scenario}: {row}", flush=True)
+    columns = ["impl", "scenario", "import_s", "first_s", "search_s", "compile_s", "prepare_s",
+               "workers", "by_workers", "assembler", "gc_ms", "second_ms", "best", "error"]
+    if args.compile_only:
+        columns = ["impl", "scenario", "import_s", "compile_s", "prepare_s", "workers",
+                   "by_workers", "assembler", "compiled", "cubins", "error"]
+    print(table(rows, [c for c in columns if any(c in r for r in rows)]))
+    if not (args.dry_run or args.compile_only):
+        print("saved", save("autotune", {"n": N, "configs": BLOCKS, "rows": rows}))
+
+
+def scenarios(args) -> list[tuple[str, str, dict, str | None]]:
+    """(impl, scenario, environment, child flag) in the order they run; each cold scenario has
+    fresh caches, each warm one the caches its cold one left."""
+    if args.compile_only:
+        return [("compile", "cold, compile workers",
+                 {"TILELANG_CACHE_DIR": tempfile.mkdtemp(prefix="tilelang-tune-")}, None),
+                ("compile", "cold, one process",
+                 {"TILELANG_CACHE_DIR": tempfile.mkdtemp(prefix="tilelang-tune-serial-"),
+                  "TILELANG_COMPILE_WORKERS": "1"}, None)]
     base = {"TILELANG_INTERPRET": "1"} if args.dry_run else {}
+    flag = "--dry-run" if args.dry_run else None
     parallel = tempfile.mkdtemp(prefix="tilelang-tune-")
     serial = tempfile.mkdtemp(prefix="tilelang-tune-serial-")
-    triton_cache = tempfile.mkdtemp(prefix="triton-tune-")
-    scenarios = [
-        ("tilelang", "cold, compile workers", {"TILELANG_CACHE_DIR": parallel}),
-        ("tilelang", "cold, one process", {"TILELANG_CACHE_DIR": serial,
-                                            "TILELANG_COMPILE_WORKERS": "1"}),
-        ("tilelang", "warm (new process)", {"TILELANG_CACHE_DIR": parallel}),
+    found = [
+        ("tilelang", "cold, compile workers", {**base, "TILELANG_CACHE_DIR": parallel}, flag),
+        ("tilelang", "cold, one process", {**base, "TILELANG_CACHE_DIR": serial,
+                                            "TILELANG_COMPILE_WORKERS": "1"}, flag),
+        ("tilelang", "warm (new process)", {**base, "TILELANG_CACHE_DIR": parallel}, flag),
     ]
     if not (args.dry_run or args.no_triton):
-        scenarios += [("triton", "cold", {"TRITON_CACHE_DIR": triton_cache}),
-                      ("triton", "warm (new process)", {"TRITON_CACHE_DIR": triton_cache})]
-    rows = []
-    for impl, scenario, env in scenarios:
-        row = {"impl": impl, "scenario": scenario, **run_child(impl, {**base, **env},
-                                                                args.dry_run)}
-        rows.append(row)
-        print(f"{impl} {scenario}: {row}", flush=True)
-    print(table(rows, ["impl", "scenario", "import_s", "first_s", "compile_s", "second_ms",
-                       "worker_jobs", "best", "error"]))
-    if not args.dry_run:
-        print("saved", save("autotune", {"n": N, "configs": BLOCKS, "rows": rows}))
+        triton_cache = tempfile.mkdtemp(prefix="triton-tune-")
+        found += [("triton", "cold", {"TRITON_CACHE_DIR": triton_cache}, None),
+                  ("triton", "warm (new process)", {"TRITON_CACHE_DIR": triton_cache}, None)]
+    return found
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import tuning_kernels as tk
 
 import tilelang as ct
@@ -16,12 +17,25 @@ from tilelang.tune.progress import Progress
 from tilelang.tune.search import _candidates
 
 
-def test_prebuild_builds_each_specialization_once(monkeypatch) -> None:
+def problems(candidates) -> dict:
+    """prebuild's problems by config order (every candidate must come once)."""
+    found = list(prebuild(candidates, None, Progress("test", enabled=False)))
+    assert sorted(c.order for c, _ in found) == sorted(c.order for c in candidates)
+    return {c.order: problem for c, problem in found if problem is not None}
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """An sm_90 device 0 that takes every launch's arguments."""
     monkeypatch.delenv("TILELANG_INTERPRET")
-    monkeypatch.setenv("TILELANG_COMPILE_WORKERS", "1")
     monkeypatch.setattr(binary, "device_arch", lambda device: "sm_90")
     monkeypatch.setattr(gpu_launch, "_target",
                         lambda kernel, stream, args: (kernel.specialize(args), [], 0))
+
+
+@pytest.mark.parametrize("workers", ["1", "3"])
+def test_prebuild_builds_each_specialization_once(fake_gpu, monkeypatch, workers) -> None:
+    monkeypatch.setenv("TILELANG_COMPILE_WORKERS", workers)
     loaded = []
 
     def load(name, ptx, cubin, device, shared):
@@ -38,7 +52,7 @@ def test_prebuild_builds_each_specialization_once(monkeypatch) -> None:
                                        lambda c: (x, x.copy(), 1.0, c[0]),
                                        lambda c: {"num_warps": c[1]})
     assert failures == []
-    failed = prebuild(candidates, None, Progress("test", enabled=False))
+    failed = problems(candidates)
     assert list(failed) == [4] and failed[4][0] is ct.TileValueError
     assert len(loaded) == 3  # (64, 4) twice: one build, installed once
     assert all(".target sm_90" in ptx for ptx in loaded)
@@ -48,7 +62,7 @@ def test_prebuild_builds_each_specialization_once(monkeypatch) -> None:
     assert len(gpu_keys) == 2 and all(four.cache[k] == ("launcher", 128) for k in gpu_keys)
     assert [eight.cache[k] for k in eight.cache if k[0] == "gpu"] == [("launcher", 256)]
     # a second search finds them loaded: nothing to build
-    assert prebuild(candidates[:4], None, Progress("test", enabled=False)) == {}
+    assert problems(candidates[:4]) == {}
     assert len(loaded) == 3
 
 
@@ -56,5 +70,27 @@ def test_interpreter_candidates_are_left_to_their_first_run() -> None:
     x = np.zeros(64, np.float32)
     candidates, _ = _candidates([64], lambda c: (1,), tk.scaled_copy,
                                 lambda c: (x, x.copy(), 1.0, c), None)
-    assert prebuild(candidates, None, Progress("test", enabled=False)) == {}
+    assert problems(candidates) == {}
     assert not any(k[0] == "gpu" for k in tk.scaled_copy.cache)
+
+
+def test_failures_belong_to_their_configs(fake_gpu, monkeypatch, timer) -> None:
+    """A config that fails before compiling (its grid) and one that fails to compile: each
+    failure names its own config, and the others are timed as each is loaded."""
+    monkeypatch.setenv("TILELANG_COMPILE_WORKERS", "2")
+    monkeypatch.setattr(binary, "load", lambda name, ptx, cubin, device, shared: None)
+    monkeypatch.setattr(build, "Launcher", lambda kernel, signature, threads: "launcher")
+    timer(lambda stream, grid, kernel, args: float(args[-1]))
+    kernel = ct.kernel(tk.scaled_copy.fn)
+    x = np.zeros(1000, np.float32)
+
+    def grid(block):
+        if block == 32:
+            raise ValueError("no grid for 32")
+        return (1,)
+
+    result = ct.tune.exhaustive_search([32, 128, -4, 64], None, grid, kernel,
+                                       lambda b: (x, x.copy(), 1.0, b), quiet=True)
+    assert [(c, kind) for c, kind, _ in result.failures] == [(32, ValueError),
+                                                             (-4, ct.TileValueError)]
+    assert [m.config for m in result.successes] == [128, 64] and result.best.config == 64

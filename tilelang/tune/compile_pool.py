@@ -1,62 +1,87 @@
-"""Autotuning: compile the candidates' specializations in parallel, in worker processes.
+"""Autotuning: compile the candidates' specializations in parallel, in forked worker processes.
 
 The compiler holds the GIL throughout: its passes are Python, and the MLIR pass manager does not
 release it either (measured: a thread ticking every 0.5 ms got no turn during a 31 ms
 `PassManager.run`), so threads cannot overlap compilations; processes can. The workers are
-`python -c ... compile_worker.main()` processes, started on first need and kept for the life of
-the process. Unlike multiprocessing's spawn and forkserver they never import the user's main
-script. The calling process compiles too while they start, so a search with a few quick
-compilations never waits for them.
+forks of this process, made for each batch of jobs (compile_worker.py): they have every kernel
+wherever it was defined (in a function, in `__main__`) with the globals it sees now, and the
+compiler, which this process imports once before the first fork, so they start in milliseconds
+and import nothing. This process compiles nothing while they work: `build_each` hands each
+result over as it arrives, so the caller loads and times a candidate while the others compile.
 """
 
 from __future__ import annotations
 
-import atexit
-import json
+import contextlib
 import os
-import pickle
-import subprocess
+import queue
+import signal
 import sys
 import threading
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from tilelang import settings
+from tilelang.errors import TileCompilerExecutionError
 from tilelang.runtime import disk_cache
 from tilelang.runtime.build import BuildJob, Built, build
-from tilelang.tune.compile_worker import read_message, write_message
+from tilelang.tune.compile_worker import (
+    TASK,
+    Failure,
+    gpu_free_assembler,
+    read_message,
+    run_worker,
+)
+
+__all__ = ["Failure", "build_all", "build_each", "stats"]
 
 MAX_WORKERS = 16
 
-
-@dataclass
-class Failure:
-    """A job that did not compile: the exception's type and message."""
-
-    kind: type[BaseException]
-    message: str
+# What the last batch did (benchmarks and tests read it): workers forked, jobs each way, and
+# the seconds spent preparing the fork (the compiler's import) and in the whole batch.
+stats: dict[str, Any] = {}
 
 
-def build_all(jobs: list[BuildJob], on_done: Callable[[], None] | None = None, *,
-              compile_here: bool = True) -> list[Built | Failure]:
-    """Build every job (disk cache, else compile), in worker processes and here at once.
+def build_all(jobs: list[BuildJob]) -> list[Built | Failure]:
+    """Every job's result, in order (see `build_each`)."""
+    results: list[Built | Failure | None] = [None] * len(jobs)
+    for i, result in build_each(jobs):
+        results[i] = result
+    return results  # type: ignore[return-value]
 
-    `compile_here=False` leaves every job a worker can take to the workers (tests use it)."""
-    payloads = [_payload(job) for job in jobs]
-    remote = sum(p is not None for p in payloads)
-    count = _worker_count(remote) if remote >= (2 if compile_here else 1) else 0
-    queue = _Queue(payloads, on_done)
-    for worker in _workers(count):
-        threading.Thread(target=worker.feed, args=(queue,), daemon=True).start()
-    if compile_here:
-        while (i := queue.take(remote=False)) is not None:
-            queue.finish(i, _build_here(jobs[i]), remote=False)
-    queue.wait_for_workers(drain=not compile_here and count > 0)
-    for i, result in enumerate(queue.results):  # what workers gave back, or never took
-        if result is None:
-            queue.finish(i, _build_here(jobs[i]), remote=False)
-    return queue.results  # type: ignore[return-value]
+
+def build_each(jobs: list[BuildJob]) -> Iterator[tuple[int, Built | Failure]]:
+    """(index, result) of every job, as each is ready: those in the disk cache first, then the
+    others as they compile, in worker processes when there are two or more and workers are
+    allowed (TILELANG_COMPILE_WORKERS), else here one by one."""
+    start = time.perf_counter()
+    stats.clear()
+    stats.update(workers=0, from_disk=0, by_workers=0, here=0, prepare_s=0.0, wall_s=0.0)
+    todo = []
+    for i, job in enumerate(jobs):
+        cached = _from_disk(job)
+        if cached is None:
+            todo.append(i)
+        else:
+            stats["from_disk"] += 1
+            yield i, cached
+    count = _worker_count(len(todo)) if hasattr(os, "fork") else 0
+    if count >= 2:
+        yield from _forked(jobs, todo, count)
+    else:
+        for i in todo:
+            stats["here"] += 1
+            yield i, _build_here(jobs[i])
+    stats["wall_s"] = time.perf_counter() - start
+
+
+def _from_disk(job: BuildJob) -> Built | None:
+    if not settings.disk_cache_enabled():
+        return None
+    cached = disk_cache.load(job.key)
+    return None if cached is None else Built(*cached, "disk")
 
 
 def _build_here(job: BuildJob) -> Built | Failure:
@@ -66,137 +91,108 @@ def _build_here(job: BuildJob) -> Built | Failure:
         return Failure(type(e), str(e))
 
 
-def _payload(job: BuildJob) -> bytes | None:
-    """The pickled job for a worker; None for jobs compiled here: those the disk cache already
-    has, and kernels a worker could not import (defined in a function or in `__main__`)."""
-    if getattr(job.fn, "__module__", "__main__") == "__main__" or "<locals>" in getattr(
-            job.fn, "__qualname__", "<locals>"):
-        return None
-    if settings.disk_cache_enabled() and disk_cache.load(job.key) is not None:
-        return None
-    try:  # the function by name (its module's attribute is usually the @kernel object)
-        return pickle.dumps((job.fn.__module__, job.fn.__qualname__, replace(job, fn=None)))
-    except Exception:
-        return None
-
-
-def _worker_count(remote_jobs: int) -> int:
-    """Workers for this many jobs: TILELANG_COMPILE_WORKERS (or one per CPU, at most 16)
-    processes compile at once, this one included."""
+def _worker_count(jobs: int) -> int:
+    """Processes for this many jobs: TILELANG_COMPILE_WORKERS, or one per CPU (at most 16)."""
     processes = settings.compile_workers()
     if processes is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
             os.cpu_count() or 1
         processes = min(MAX_WORKERS, cpus)
-    return max(0, min(processes - 1, remote_jobs))
+    return max(0, min(processes, jobs))
 
 
-class _Queue:
-    """The jobs of one `build_all`: which are left, which are out with workers, the results."""
+def _forked(jobs: list[BuildJob], todo: list[int], count: int
+            ) -> Iterator[tuple[int, Built | Failure]]:
+    prepared = time.perf_counter()
+    import tilelang.compiler  # noqa: F401  (once: every fork after this one has it)
 
-    def __init__(self, payloads: list[bytes | None], on_done: Callable[[], None] | None) -> None:
-        self.payloads = payloads
-        self.pending = deque(range(len(payloads)))
-        self.results: list[Built | Failure | None] = [None] * len(payloads)
-        self.out_with_workers = 0
-        self.on_done = on_done
-        self.lock = threading.Condition()
-
-    def take(self, remote: bool) -> int | None:
-        with self.lock:
-            for i in self.pending:
-                if not remote or self.payloads[i] is not None:
-                    self.pending.remove(i)
-                    self.out_with_workers += remote
-                    return i
-            return None
-
-    def finish(self, i: int, result: Built | Failure | None, remote: bool) -> None:
-        with self.lock:
-            self.results[i] = result
-            self.out_with_workers -= remote
-            self.lock.notify_all()
-        if result is not None and self.on_done is not None:
-            self.on_done()
-
-    def wait_for_workers(self, drain: bool, timeout_s: float = 600.0) -> None:
-        """Until no job is out with a worker. With `drain`, until the workers have also taken
-        every job they can; else the jobs left stay for the caller."""
-        with self.lock:
-            if not drain:
-                self.pending.clear()
-            self.lock.wait_for(lambda: self.out_with_workers == 0 and not any(
-                self.payloads[i] is not None for i in self.pending), timeout=timeout_s)
-            self.pending.clear()
+    stats["assembler"], assemble = gpu_free_assembler()
+    stats["prepare_s"] = time.perf_counter() - prepared
+    tasks = os.pipe()
+    results = [os.pipe() for _ in range(count)]
+    for stream in (sys.stdout, sys.stderr):  # a worker must not inherit unwritten output
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            stream.flush()
+    try:
+        with warnings.catch_warnings():  # Python 3.12 warns of forking a threaded process: the
+            warnings.simplefilter("ignore", DeprecationWarning)  # workers use none of the threads
+            pid = os.fork()
+    except OSError:
+        pid = None
+    if pid == 0:
+        run_worker(0, count, jobs, tasks, results, assemble)
+    if pid is not None:  # the workers' process group (see compile_worker.py)
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)
+    os.close(tasks[0])
+    for _, write_end in results:
+        os.close(write_end)
+    if pid is None:  # could not fork: compile here
+        os.close(tasks[1])
+        for read_end, _ in results:
+            os.close(read_end)
+        for i in todo:
+            stats["here"] += 1
+            yield i, _build_here(jobs[i])
+        return
+    stats["workers"], stats["group"] = count, pid
+    yield from _collect(jobs, todo, pid, tasks[1], [r for r, _ in results])
 
 
-class _Worker:
-    """One compile worker process and the pipe to it."""
-
-    def __init__(self) -> None:
-        code = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
-                "from tilelang.tune.compile_worker import main; main()")
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code, json.dumps(sys.path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.ready = False
-        self.alive = True
-        self.jobs_done = 0
-        self.lock = threading.Lock()  # one `build_all` feeds a worker at a time
-
-    def feed(self, queue: _Queue) -> None:
-        with self.lock:
-            current = None
-            try:
-                if not self.ready:
-                    self.ready = read_message(self.process.stdout) == "ready"
-                while self.ready:
-                    current = queue.take(remote=True)
-                    if current is None:
-                        return
-                    queue.finish(current, self._ask(queue.payloads[current]), remote=True)
-                    current = None
-            except (EOFError, OSError, pickle.UnpicklingError):
-                self.alive = False
-                self.close()
-                if current is not None:  # the caller compiles it
-                    queue.finish(current, None, remote=True)
-
-    def _ask(self, payload: bytes | None) -> Built | Failure | None:
-        write_message(self.process.stdin, payload)
-        reply = read_message(self.process.stdout)
-        self.jobs_done += 1
-        if reply[0] == "ok":
-            return reply[1]
-        if reply[0] == "error":
-            return Failure(reply[1], reply[2])
-        return None  # ("local", why): compiled by the caller
-
-    def close(self) -> None:
-        try:
-            if self.process.stdin:
-                self.process.stdin.close()
-        except OSError:
+def _collect(jobs: list[BuildJob], todo: list[int], first_pid: int, tasks: int,
+             reads: list[int]) -> Iterator[tuple[int, Built | Failure]]:
+    """Feed the task pipe, hand results over as the workers send them; jobs no worker took
+    (they could not start) are compiled here."""
+    events: queue.Queue[tuple[int, Any]] = queue.Queue()
+    for k, fd in enumerate(reads):
+        threading.Thread(target=_read_messages, args=(fd, k, events.put), daemon=True).start()
+    left = set(todo)
+    working: dict[int, int] = {}  # worker -> the job it is compiling
+    open_pipes = len(reads)
+    try:
+        try:  # a write blocks only while the pipe is full (thousands of jobs): workers drain it
+            data = memoryview(b"".join(TASK.pack(i) for i in todo))
+            while data:
+                data = data[os.write(tasks, data):]
+        except OSError:  # every worker is gone: what they did not take is compiled below
             pass
+        finally:
+            os.close(tasks)
+        while open_pipes:
+            k, message = events.get()
+            if message is None:  # the worker is gone
+                open_pipes -= 1
+                job = working.pop(k, None)
+                if job is not None:
+                    left.discard(job)
+                    yield job, Failure(TileCompilerExecutionError,
+                                       "the compile worker ended without an answer (a crash "
+                                       "in the compiler?)")
+            elif message[0] == "start":
+                working[k] = message[1]
+            else:
+                _, job, result = message
+                working.pop(k, None)
+                left.discard(job)
+                stats["by_workers"] += 1
+                yield job, result
+        for job in sorted(left):
+            stats["here"] += 1
+            yield job, _build_here(jobs[job])
+    finally:
+        if open_pipes:  # abandoned (an exception, an interrupt): stop the workers
+            with contextlib.suppress(OSError):
+                os.killpg(first_pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(first_pid, 0)  # it waits for its own children first
 
 
-_pool: list[_Worker] = []
-
-
-def _workers(count: int) -> list[_Worker]:
-    """`count` live workers (started now when fewer are running)."""
-    _pool[:] = [w for w in _pool if w.alive and w.process.poll() is None]
-    while len(_pool) < count:
-        _pool.append(_Worker())
-    return _pool[:count]
-
-
-@atexit.register
-def _stop_workers() -> None:
-    for worker in _pool:
-        worker.close()
-    for worker in _pool:
-        try:
-            worker.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            worker.process.kill()
+def _read_messages(fd: int, worker: int, put: Callable[[tuple[int, Any]], None]) -> None:
+    with os.fdopen(fd, "rb") as inp:
+        while True:
+            try:
+                message = read_message(inp)
+            except Exception:  # EOF, or a worker that died mid-message
+                put((worker, None))
+                return
+            put((worker, message))

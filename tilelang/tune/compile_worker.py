@@ -1,23 +1,33 @@
-"""Autotuning: the compile worker process (started by compile_pool.py, one job at a time).
+"""Autotuning: the compile workers' side (compile_pool.py forks them).
 
-It runs with the parent's `sys.path` (given on its command line) and environment. Messages
-both ways are pickles behind an 8-byte length; the first one out is "ready", once the compiler
-is imported. Each message in is (module, qualified name of the kernel's function, the
-`BuildJob` without the function); each answer is ("ok", Built), ("error", exception type,
-message), or ("local", why) when this process cannot compile it the way the parent would (the
-kernel's module does not import here, or its globals differ), so the parent compiles it itself.
+A worker is a fork of the searching process: it has the jobs (and so the kernels' functions,
+wherever they were defined) and the compiler the parent imported. Worker `k` first forks
+workers 2k+1 and 2k+2 (a tree: the forks of many workers overlap), then takes job numbers from
+the shared task pipe until it is empty and answers on its own result pipe with messages
+("start", job) and ("done", job, Built or Failure). The workers form a process group (the
+parent stops a batch it abandons with one signal). A worker never touches the GPU (CUDA does
+not survive a fork) and always leaves through os._exit (no atexit handlers, no flushing of the
+parent's buffers).
 """
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import os
 import pickle
-import shutil
 import struct
 import sys
-from dataclasses import replace
-from typing import Any, BinaryIO
+import warnings
+from dataclasses import dataclass
+from typing import Any, BinaryIO, NoReturn
+
+
+@dataclass
+class Failure:
+    """A job that did not compile: the exception's type and message."""
+
+    kind: type[BaseException]
+    message: str
 
 
 def write_message(out: BinaryIO, value: Any) -> None:
@@ -37,69 +47,100 @@ def read_message(inp: BinaryIO) -> Any:
     return pickle.loads(data)
 
 
-def answer(payload: bytes) -> tuple[Any, ...]:
-    from tilelang.frontend.source import fingerprint
+TASK = struct.Struct("<I")  # a job number on the task pipe
+
+
+def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
+               results: list[tuple[int, int]], assemble: Any) -> NoReturn:
+    """The life of forked worker `index` of `count`; never returns."""
+    children: list[int] = []
+    try:
+        if index == 0:  # the parent's ends (worker 0 closes them before forking the others)
+            with contextlib.suppress(OSError):  # a process group of the workers, which the
+                os.setpgid(0, 0)  # parent may stop at once (it sets it too: whichever is first)
+            os.close(tasks[1])  # only the parent writes tasks: the pipe ends when it is done
+            for read_end, _ in results:
+                os.close(read_end)
+            os.dup2(2, 1)  # what a compilation prints goes to stderr, not the parent's stdout
+            sys.stdout = sys.stderr
+        for child in (2 * index + 1, 2 * index + 2):
+            if child < count:
+                children += _fork(child, count, jobs, tasks, results, assemble)
+        for k, (_, write_end) in enumerate(results):  # after the forks: the children need theirs
+            if k != index:
+                os.close(write_end)
+        with os.fdopen(results[index][1], "wb") as out:
+            while len(data := os.read(tasks[0], TASK.size)) == TASK.size:
+                (job,) = TASK.unpack(data)
+                write_message(out, ("start", job))
+                write_message(out, ("done", job, compile_job(jobs[job], assemble)))
+    except BaseException:  # the parent is gone (a broken pipe), or an interrupt: just leave
+        pass
+    finally:
+        for pid in children:
+            with contextlib.suppress(BaseException):
+                os.waitpid(pid, 0)
+        os._exit(0)
+
+
+def _fork(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
+          results: list[tuple[int, int]], assemble: Any) -> list[int]:
+    try:
+        with warnings.catch_warnings():  # Python 3.12: "multi-threaded, use of fork()": the
+            warnings.simplefilter("ignore", DeprecationWarning)  # worker uses no thread
+            pid = os.fork()
+    except OSError:  # no more processes: the ones running take its share
+        return []
+    if pid == 0:
+        run_worker(index, count, jobs, tasks, results, assemble)
+    return [pid]
+
+
+def compile_job(job: Any, assemble: Any) -> Any:
+    """Built, or Failure (whose exception class the parent can unpickle)."""
     from tilelang.runtime.build import build
 
     try:
-        module, qualname, job = pickle.loads(payload)
-        job = replace(job, fn=_function(module, qualname))
-    except Exception as e:  # the kernel's module cannot be imported here
-        return ("local", f"{type(e).__name__}: {e}")
-    if fingerprint(job.fn) != job.fingerprint:
-        return ("local", "the kernel's source or globals differ in the worker")
-    try:
-        return ("ok", build(job, assemble_here))
+        return build(job, assemble)
     except Exception as e:
         kind = type(e)
         try:
             pickle.loads(pickle.dumps(kind))
         except Exception:  # a class the parent could not import back
-            return ("error", RuntimeError, f"{kind.__name__}: {e}")
-        return ("error", kind, str(e))
+            return Failure(RuntimeError, f"{kind.__name__}: {e}")
+        return Failure(kind, str(e))
 
 
-def assemble_here(ptx: str, arch: str) -> bytes | None:
-    """The cubin, when this process can make it without a GPU context (nvJitLink, or ptxas);
-    else None, and the parent assembles it (cuda.core's fallback, the driver's linker, would
-    open a context on the GPU in every worker)."""
+def gpu_free_assembler() -> tuple[str, Any]:
+    """How a worker makes the cubin without a GPU context: ("nvjitlink", fn), ("ptxas", fn), or
+    ("caller", None) when neither is available (the caller then assembles the PTX: cuda.core's
+    fallback, the driver's linker, needs CUDA, which a forked process must not use). Chosen in
+    the caller before the fork, so the workers load nothing to find out."""
     try:
         from cuda.bindings import nvjitlink
 
         nvjitlink.version()
     except Exception:
-        if shutil.which("ptxas") is None:
-            return None
-        from tilelang.backend.assemble import assemble
+        import shutil
 
-        try:
-            return assemble(ptx, arch)[0]
-        except Exception:
-            return None
+        if shutil.which("ptxas") is None:
+            return "caller", None
+        import tilelang.backend.assemble  # noqa: F401  (imported once, before the fork)
+
+        return "ptxas", _with_ptxas
     from tilelang.runtime import binary
 
-    return binary.to_cubin(ptx, arch)
+    with contextlib.suppress(Exception):  # cuda.core decides on nvJitLink (asking the driver
+        from cuda.core import _linker  # its version) once per process: here, not in a fork
+
+        _linker._decide_nvjitlink_or_driver()
+    return "nvjitlink", binary.to_cubin
 
 
-def _function(module: str, qualname: str) -> Any:
-    """The kernel's Python function, found by name (through its @kernel object)."""
-    value: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        value = getattr(value, part)
-    return getattr(value, "fn", value)
+def _with_ptxas(ptx: str, arch: str) -> bytes | None:
+    from tilelang.backend.assemble import assemble
 
-
-def main() -> None:
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # anything printed while compiling goes to stderr, not into the protocol
-    inp = sys.stdin.buffer
-    import tilelang.compiler  # (the imports are most of a worker's start-up)
-    import tilelang.runtime.build  # noqa: F401
-
-    write_message(out, "ready")
-    while True:
-        try:
-            payload = read_message(inp)
-        except EOFError:  # the parent is gone
-            return
-        write_message(out, answer(payload))
+    try:
+        return assemble(ptx, arch)[0]
+    except Exception:
+        return None

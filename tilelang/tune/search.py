@@ -8,10 +8,11 @@ beat those five. Timing goes through the module's `_benchmark`, which tests repl
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -129,14 +130,12 @@ def search(configs: list[Any], stream: Any, grid_fn: Callable[[Any], Any], kerne
            timeout_s: float | None, progress: Progress) -> TuningResult[Any]:
     """`exhaustive_search` without the printing (what `autotune` runs)."""
     candidates, failures = _candidates(configs, grid_fn, kernel, args_fn, hints_fn)
-    for order, (kind, message) in prebuild(candidates, stream, progress).items():
-        failures.append((order, (candidates[order].config, kind, message)))
-    failed = {order for order, _ in failures}
-    runnable = [c for c in candidates if c.order not in failed]
-    done = _rank(runnable, stream, timeout_s, progress, failures, len(configs))
+    with contextlib.closing(prebuild(candidates, stream, progress)) as ready:
+        done = _rank(ready, len(candidates), stream, timeout_s, progress, failures, len(configs))
     failures.sort(key=lambda item: item[0])
     if not done:
         raise NoValidConfigError(tuple(f for _, f in failures))
+    done.sort(key=lambda c: c.order)
     successes = tuple(c.measurement() for c in done)
     best = min(successes, key=lambda m: m.mean_us)
     return TuningResult(best=best, successes=successes, failures=tuple(f for _, f in failures))
@@ -243,9 +242,12 @@ def _candidates(configs: list[Any], grid_fn: Callable[[Any], Any], kernel: Any,
     return candidates, failures
 
 
-def _rank(candidates: list[Candidate], stream: Any, timeout_s: float | None,
-          progress: Progress, failures: Failures, total: int) -> list[Candidate]:
-    """Time the candidates (see the module's docstring); the ones that ran, fastest known."""
+def _rank(ready: Iterable[tuple[Candidate, Any]], count: int, stream: Any,
+          timeout_s: float | None, progress: Progress, failures: Failures, total: int
+          ) -> list[Candidate]:
+    """Time the `count` candidates (see the module's docstring) as `ready` hands them over
+    (prebuild.py: each with the problem that keeps it from running, or None); the ones that
+    ran."""
     done: list[Candidate] = []
     running: list[tuple[float, float, int, Candidate]] = []  # a heap, fastest mean first
 
@@ -259,8 +261,11 @@ def _rank(candidates: list[Candidate], stream: Any, timeout_s: float | None,
         key = c.order if first_run else total + len(failures)
         failures.append((key, (c.config, type(e), str(e))))
 
-    for i, c in enumerate(candidates):
-        progress.update("timing config", i + 1, len(candidates), len(failures))
+    for i, (c, problem) in enumerate(ready):
+        if problem is not None:
+            failures.append((c.order, (c.config, *problem)))
+            continue
+        progress.update("timing config", i + 1, count, len(failures))
         try:
             c.warm_up(stream, timeout_s)
             c.measure(stream, _BATCH_REPEATS)
