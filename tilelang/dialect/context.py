@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sys
+import types
 import weakref
 from functools import cache
 from pathlib import Path
@@ -14,6 +16,12 @@ _HERE = Path(__file__).resolve().parent
 # A plain checkout keeps the dialect at the top level; an installed wheel carries a copy here.
 _CANDIDATES = (_HERE.parent.parent / "dialect" / "tile.irdl.mlir", _HERE / "tile.irdl.mlir")
 DIALECT_FILE = next((p for p in _CANDIDATES if p.exists()), _CANDIDATES[0])
+
+# Each time the bindings wrap an op of a dialect, they import `mlir.dialects.<namespace>` for its
+# op classes unless that import succeeded before; a failed one is retried every time (thousands
+# of failed imports per compile, ~20% of a small kernel's). An empty module stands in for the
+# `tile` dialect's: IRDL ops have no Python classes and stay generic OpViews either way.
+sys.modules.setdefault("mlir.dialects.tile", types.ModuleType("mlir.dialects.tile"))
 
 # Loading an IRDL dialect twice into one context aborts the process in the MLIR 22 bindings (a
 # fatal error in C++, not an exception): remember which contexts have it.
