@@ -8,8 +8,10 @@ One element-wise kernel (out = alpha * x + y over 2^24 floats) with 6 configs (B
 - warm: a new process with the caches the cold run left (tilelang: the choice from
   autotune.json and the chosen binary from the kernel cache).
 
-Columns: import time; the first launch (search included) to a synchronized result; the part
-of it in the search (tilelang); of that, the time the search waited for compilations (it times
+Columns: import time; the first launch (search included) to a synchronized result; of it
+(tilelang), the milliseconds spent choosing the config (the key, the record on disk, the search)
+and loading the chosen specialization at the launch after it (the disk cache, the module load);
+the part in the search; of that, the time the search waited for compilations (it times
 each candidate as soon as it is built, while the others compile) and the compiler's import
 before the workers fork (prepare); the compile workers forked and the jobs they compiled; the
 milliseconds the garbage collector ran inside the first launch (each timed call starts after a
@@ -72,11 +74,16 @@ def child_tilelang(dry_run: bool) -> dict:
     def grid(a):
         return ((a["n"] + a["BLOCK"] - 1) // a["BLOCK"],)
 
+    from tilelang.runtime import build
+
     search = _time_calls(type(axpy), "_search")
+    choose = _time_calls(type(axpy), "choose")
+    loads = _time_calls(build, "_build")  # a specialization loaded (or built) at a launch
     first, gc_ms = _timed_call(lambda: (ct.launch(None, grid, axpy, (x, y, out, 2.0, n)), sync()))
+    parts = {"choose_ms": choose[0] * 1e3, "load_ms": loads[0] * 1e3, "search_s": search[0]}
     second, _ = _timed_call(lambda: (ct.launch(None, grid, axpy, (x, y, out, 2.0, n)), sync()))
     stats = compile_pool.stats
-    return {"import_s": imported, "first_s": first, "search_s": search[0],
+    return {"import_s": imported, "first_s": first, **parts,
             "compile_s": waited[0], "prepare_s": stats.get("prepare_s", 0.0),
             "workers": stats.get("workers", 0), "by_workers": stats.get("by_workers", 0),
             "assembler": stats.get("assembler", ""), "gc_ms": gc_ms, "second_ms": second * 1e3,
@@ -269,7 +276,8 @@ def main() -> None:
                 row["repeat"] = repeat
             rows.append(row)
             print(f"{impl} {scenario}: {row}", flush=True)
-    columns = ["impl", "scenario", "import_s", "first_s", "search_s", "compile_s", "prepare_s",
+    columns = ["impl", "scenario", "import_s", "first_s", "choose_ms", "load_ms", "search_s",
+               "compile_s", "prepare_s",
                "workers", "by_workers", "assembler", "gc_ms", "second_ms", "best", "error"]
     if args.compile_only:
         columns = ["impl", "scenario", "import_s", "compile_s", "prepare_s", "workers",

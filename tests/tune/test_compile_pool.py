@@ -77,6 +77,19 @@ def test_kernels_defined_anywhere_compile_in_workers(workers) -> None:
     assert results[0].ptx == ct.compile(local_copy, (X[0], OUT, 64), arch="sm_90").ptx
 
 
+def test_workers_fork_from_a_process_that_has_compiled(workers) -> None:
+    """This process has used the compiler (MLIR contexts and all): its forks compile too, and
+    the second batch finds the compiler imported."""
+    ct.compile(tk.scaled_copy, (X[0], OUT, 1.0, 16), arch="sm_90")
+    jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (32, 64)]
+    first = compile_pool.build_all(jobs)
+    assert compile_pool.stats["by_workers"] == 2
+    jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (128, 256)]
+    second = compile_pool.build_all(jobs)
+    assert compile_pool.stats["by_workers"] == 2 and compile_pool.stats["prepare_s"] < 0.1
+    assert all(isinstance(r, Built) for r in first + second)
+
+
 def test_a_worker_that_dies_fails_its_job_only(workers, monkeypatch) -> None:
     real_build = runtime_build.build
 
