@@ -48,5 +48,13 @@ def test_a_masked_load_starts_from_the_padding_value():
     llvm = ct.compile(edge_copy_nan, (x, x.copy(), 256), stop_after="llvm").asm["llvm"]
     nan = re.search(r"%(\w+) = llvm.mlir.constant\(0x7FC00000 : f32\) : f32", llvm).group(1)
     bits = re.search(rf"%(\w+) = llvm.bitcast %{nan} : f32 to i32", llvm).group(1)
-    tied = re.findall(r'"@\$2 ld.global.b32 \$0, \[\$1\];", "=r,l,b,0" %\w+, %\w+, %(\w+) ', llvm)
-    assert tied and set(tied) == {bits}
+    tied = re.findall(r'"@\$2 ld.global.b32 \$0, \[\$1(?:\+\d+)?\];", "=r,l,b,0" %\w+, %\w+, '
+                      r"%(\w+) ", llvm)
+    assert len(tied) == 4 and set(tied) == {bits}  # 256 elements: 4 per thread
+
+
+def test_registers_of_a_row_share_one_address():
+    x = np.zeros(100, np.float32)
+    ptx = ct.compile(edge_copy, (x, x.copy(), 1024)).ptx
+    loads = re.findall(r"@%p\d+ ld\.global\.b32 %r\d+, \[(%rd\d+)(\+\d+)?\];", ptx)
+    assert len(loads) == 8 and len({address for address, _ in loads}) == 1

@@ -154,10 +154,19 @@ def _thread_offset(lw: Lowering, a: Access) -> ir.Value:
     return offset
 
 
-def _register_offset(a: Access, register: int, terms: dict | None = None) -> ir.Value:
-    """Element offset of a register from the thread's first element. Unit-stride axes add up
-    at compile time; another axis multiplies its stride, once per coordinate when `terms`
-    memoizes the products (its users must all lie in one block)."""
+def _register_offset(a: Access, register: int) -> ir.Value:
+    """Element offset of a register from the thread's first element."""
+    dynamic, static = _register_parts(a, register)
+    if dynamic is None:
+        return const(i64(), static)
+    return arith.addi(dynamic, const(i64(), static)) if static else dynamic
+
+
+def _register_parts(a: Access, register: int,
+                    terms: dict | None = None) -> tuple[ir.Value | None, int]:
+    """A register's element offset from the thread's first element as (run-time part, constant
+    part): unit-stride axes add up at compile time; another axis multiplies its stride, once per
+    coordinate when `terms` memoizes the products (its users must all lie in one block)."""
     static, offset = 0, None
     for k, c in enumerate(register_coords(a.layout, register)):
         if not c:
@@ -171,9 +180,7 @@ def _register_offset(a: Access, register: int, terms: dict | None = None) -> ir.
             if terms is not None:
                 terms[("term", k, c)] = term
         offset = term if offset is None else arith.addi(offset, term)
-    if offset is None:
-        return const(i64(), static)
-    return arith.addi(offset, const(i64(), static)) if static else offset
+    return offset, static
 
 
 def _coord(lw: Lowering, a: Access, register: int, k: int) -> ir.Value:
@@ -182,8 +189,25 @@ def _coord(lw: Lowering, a: Access, register: int, k: int) -> ir.Value:
     return arith.addi(reg, thread) if disjoint_bits(a.layout, k) else arith.xori(reg, thread)
 
 
-def _element(lw: Lowering, a: Access, register: int) -> tuple[ir.Value, ir.Value]:
-    """(i1 in bounds, element offset) of one register, for the masked path."""
+def _element_address(lw: Lowering, a: Access, register: int,
+                     mem: ir.Type) -> tuple[ir.Value, ir.Value, int]:
+    """(i1 in bounds, address, constant elements from it) of one register, for the masked
+    path. Registers that differ only in their constant part share the address: one 64-bit
+    register where the access names `[address+displacement]`, as LLVM addresses the fast path,
+    instead of one per element."""
+    ok, offset, static = _element(lw, a, register)
+    key = ("address", offset)
+    address = a.masked_parts.get(key)
+    if address is None:
+        address = a.masked_parts[key] = _gep(a.array.ptr, offset, mem)
+    if static * _bits(mem) // 8 >= 1 << 31:  # beyond a PTX displacement: into the address
+        return ok, _gep(address, const(i64(), static), mem), 0
+    return ok, address, static
+
+
+def _element(lw: Lowering, a: Access, register: int) -> tuple[ir.Value, ir.Value, int]:
+    """(i1 in bounds, element offset, constant elements to add to it) of one register, for the
+    masked path."""
     if _additive(a.layout):
         return _element_additive(lw, a, register)
     ok = const(ir.IntegerType.get_signless(1), 1)
@@ -198,10 +222,11 @@ def _element(lw: Lowering, a: Access, register: int) -> tuple[ir.Value, ir.Value
         )
         ok = arith.andi(ok, inside)
         offset = arith.addi(offset, arith.muli(c, _stride(a, k)))
-    return ok, offset
+    return ok, offset, 0
 
 
-def _element_additive(lw: Lowering, a: Access, register: int) -> tuple[ir.Value, ir.Value]:
+def _element_additive(lw: Lowering, a: Access,
+                      register: int) -> tuple[ir.Value, ir.Value, int]:
     """The masked path's test and offset when a coordinate is register part + thread part.
 
     Everything that depends on the thread is computed once per access (the bounds a register's
@@ -224,7 +249,13 @@ def _element_additive(lw: Lowering, a: Access, register: int) -> tuple[ir.Value,
         ok = inside if ok is None else arith.andi(ok, inside)
     if ok is None:  # a 0-d tile
         ok = const(ir.IntegerType.get_signless(1), 1)
-    return ok, arith.addi(thread_offset, _register_offset(a, register, parts))
+    dynamic, static = _register_parts(a, register, parts)
+    if dynamic is None:
+        return ok, thread_offset, static
+    offset = parts.get(("offset", dynamic))
+    if offset is None:
+        offset = parts["offset", dynamic] = arith.addi(thread_offset, dynamic)
+    return ok, offset, static
 
 
 def _thread_bounds(lw: Lowering, a: Access) -> tuple[list, list, ir.Value]:
@@ -342,14 +373,13 @@ def _load_masked(lw: Lowering, a: Access, padding: str) -> list[ir.Value]:
     pad_bits = _to_ptx(pad) if predicated else None
     regs = []
     for r in range(a.layout.num_registers):
-        ok, offset = _element(lw, a, r)
-        address = _gep(a.array.ptr, offset, mem)
+        ok, address, static = _element_address(lw, a, r, mem)
         if pad_bits is not None:
-            loaded = _predicated_load(address, ok, pad_bits, mem)
+            loaded = _predicated_load(address, static, ok, pad_bits, mem)
         else:
             branch = scf.IfOp(ok, [mem], has_else=True)
             with ir.InsertionPoint(branch.then_block):
-                scf.YieldOp([llvm.load(mem, address)])
+                scf.YieldOp([llvm.load(mem, _gep(address, const(i64(), static), mem))])
             with ir.InsertionPoint(branch.else_block):
                 scf.YieldOp([pad])
             loaded = branch.results[0]
@@ -366,26 +396,32 @@ def _bits(t: ir.Type) -> int:
     return t.width if isinstance(t, ir.IntegerType) else ir.FloatType(t).width
 
 
-def _predicated_load(address: ir.Value, ok: ir.Value, pad_bits: ir.Value,
+def _predicated_load(address: ir.Value, static: int, ok: ir.Value, pad_bits: ir.Value,
                      mem: ir.Type) -> ir.Value:
-    """The element (of type `mem`) at `address` where `ok`, else the padding: the register
-    starts as `pad_bits` (_to_ptx of the padding value) and one `@p ld.global` overwrites it.
-    Marked as having side effects: LLVM takes inline PTX without them for a pure function of
-    its operands, and would merge two loads of one address across a store to it."""
+    """The element (of type `mem`) `static` elements past `address` where `ok`, else the
+    padding: the register starts as `pad_bits` (_to_ptx of the padding value) and one
+    `@p ld.global` overwrites it. Marked as having side effects: LLVM takes inline PTX without
+    them for a pure function of its operands, and would merge two loads of one address across
+    a store to it."""
     bits = _bits(mem)
     letter, width = PTX_REGISTERS[bits]
     loaded = llvm.inline_asm(ir.IntegerType.get_signless(width), [address, ok, pad_bits],
-                             f"@$2 ld.global.b{bits} $0, [$1];", f"={letter},l,b,0",
-                             has_side_effects=True)
+                             f"@$2 ld.global.b{bits} $0, [$1{_displacement(static, bits)}];",
+                             f"={letter},l,b,0", has_side_effects=True)
     return _from_ptx(loaded, mem)
 
 
-def _predicated_store(address: ir.Value, ok: ir.Value, value: ir.Value) -> None:
-    """`@p st.global` of `value` to `address`, where `ok`."""
+def _predicated_store(address: ir.Value, static: int, ok: ir.Value, value: ir.Value) -> None:
+    """`@p st.global` of `value` `static` elements past `address`, where `ok`."""
     bits = _bits(value.type)
     letter, _ = PTX_REGISTERS[bits]
-    llvm.inline_asm(None, [address, _to_ptx(value), ok], f"@$2 st.global.b{bits} [$0], $1;",
+    llvm.inline_asm(None, [address, _to_ptx(value), ok],
+                    f"@$2 st.global.b{bits} [$0{_displacement(static, bits)}], $1;",
                     f"l,{letter},b", has_side_effects=True)
+
+
+def _displacement(static: int, bits: int) -> str:
+    return f"+{static * bits // 8}" if static else ""
 
 
 def _to_ptx(value: ir.Value) -> ir.Value:
@@ -462,12 +498,12 @@ def _store_fast(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, ..
 def _store_masked(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, ...]) -> None:
     mem = memory_type(a.array.dtype)
     for r in owned:
-        ok, offset = _element(lw, a, r)
-        value, address = _to_memory(tile.regs[r], a.array.dtype), _gep(a.array.ptr, offset, mem)
+        ok, address, static = _element_address(lw, a, r, mem)
+        value = _to_memory(tile.regs[r], a.array.dtype)
         if _bits(mem) in PTX_REGISTERS:
-            _predicated_store(address, ok, value)
+            _predicated_store(address, static, ok, value)
             continue
         branch = scf.IfOp(ok, [], has_else=False)
         with ir.InsertionPoint(branch.then_block):
-            llvm.store(value, address)
+            llvm.store(value, _gep(address, const(i64(), static), mem))
             scf.YieldOp([])
