@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import make_matmul
+from tilelang.testing.kernels import make_linear, make_matmul
 
 BF16 = ml_dtypes.bfloat16
 
@@ -60,3 +60,16 @@ def test_wgmma_can_be_switched_off(monkeypatch):
     monkeypatch.setenv("TILELANG_WGMMA", "0")  # the staged loop then runs on mma.sync
     ptx = ct.compile(make_matmul(8), args(), arch="sm_90").ptx
     assert "wgmma" not in ptx and "ldmatrix" in ptx and ".target sm_90\n" in ptx
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+def test_x_times_w_transposed_qualifies(arch):
+    """b = transpose(load of a (BN, BK) tile): staged K-major, no conversion in the loop."""
+    x = np.zeros((1000, 1000), BF16)
+    ptx = ct.compile(make_linear(8), (x, x, x, 128, 128, 64), arch=arch).ptx
+    assert "cp.async.cg" in ptx
+    if arch == "sm_90":  # untransposed B: the last immediate (imm-trans-b) is 0
+        line = next(x for x in ptx.splitlines() if "wgmma.mma_async" in x)
+        assert line.rstrip().endswith("0;")
+    else:
+        assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx and "mma.sync" in ptx

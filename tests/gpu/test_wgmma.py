@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import make_matmul
+from tilelang.testing.kernels import make_linear, make_matmul
 
 torch = pytest.importorskip("torch")
 
@@ -85,3 +85,25 @@ def test_unaligned_rows_fall_back_to_mma_sync():
     torch.cuda.synchronize()
     assert "cp.async" not in ct.compile(kernel, (a, b, c, 128, 128, 64)).ptx
     check(c, a, b)
+
+
+LINEAR = {4: make_linear(4), 8: make_linear(8)}
+
+
+@pytest.mark.parametrize("tile", [(128, 256, 64, 8), (64, 128, 64, 4), (128, 64, 128, 4)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_staged_linear_with_k_major_weights(arch, tile):
+    """y = x @ w.T with w stored (N, K): b is staged K-major (wgmma's untransposed B,
+    plain ldmatrix for mma.sync)."""
+    bm, bn, bk, warps = tile
+    m, n, k = 300, 264, 1000
+    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    y = torch.full((m, n), float("nan"), device="cuda")
+    kernel = LINEAR[warps]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel,
+              (x, w, y, bm, bn, bk))
+    torch.cuda.synchronize()
+    ptx = ct.compile(kernel, (x, w, y, bm, bn, bk), arch=arch).ptx
+    assert "cp.async" in ptx and ("wgmma" in ptx if arch == "sm_90" else "ldmatrix" in ptx)
+    check(y, x, w.T)

@@ -266,7 +266,12 @@ class _Assigner:
         a, b = op.operands[0], op.operands[1]
         acc = accumulator_layout(loop.bm, loop.bn, self.num_warps) if loop.engine == "wgmma" \
             else plan.c
-        return self.layouts.get(a) or self.default(a), self.layouts.get(b) or self.default(b), acc
+        if loop.b_k_major:  # b transposes a load: the relabelled load layout, no conversion
+            loaded = loop.load_b.results[0]
+            b_layout = (self.layouts.get(loaded) or self.default(loaded)).permute((1, 0))
+        else:
+            b_layout = self.layouts.get(b) or self.default(b)
+        return self.layouts.get(a) or self.default(a), b_layout, acc
 
     def _subtile_layouts(self, op: ir.Operation) -> tuple[LinearLayout, dict[int, LinearLayout]]:
         """Layouts of a tile.cat / tile.extract / tile.insert (its tile operands come first)."""

@@ -5,7 +5,7 @@ A loop of the form
 
     for k in range(...):                       # acc is its only carried value
         x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding
-        w = load(b, (.., ..), (BK, BN))
+        w = load(b, (.., ..), (BK, BN))        # or transpose(load(b_t, (.., ..), (BN, BK)))
         acc = mma(x, w, acc)
 
 with nothing else in its body but the scalar index arithmetic of the two loads is lowered as a
@@ -52,6 +52,7 @@ class MatmulLoop:
     bn: int
     bk: int
     stages: int
+    b_k_major: bool = False  # b is the transpose of a loaded (BN, BK) tile (x @ w.T)
 
     @property
     def a(self) -> wgmma.Operand:
@@ -59,6 +60,8 @@ class MatmulLoop:
 
     @property
     def b(self) -> wgmma.Operand:
+        if self.b_k_major:
+            return wgmma.Operand(self.bn, self.bk, k_major=True)
         return wgmma.Operand(self.bk, self.bn, k_major=False)
 
     @property
@@ -76,10 +79,13 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     if len(list(loop.operands)) != 4 or len(mmas) != 1:
         return None  # one carried value: the accumulator
     mma = mmas[0]
-    loads = [defining_op(v) for v in list(mma.operands)[:2]]
-    if not _accumulates(mma, body) or not all(_is_operand_load(ld, mma, body) for ld in loads):
+    transpose = _transpose_of_load(mma.operands[1], body)
+    loads = [defining_op(mma.operands[0]),
+             defining_op(transpose.operands[0]) if transpose else defining_op(mma.operands[1])]
+    if not _accumulates(mma, body) or not all(_is_operand_load(ld, body) for ld in loads):
         return None
-    index_ops = _index_ops(body, inner, [mma, *loads])
+    parts = [mma, *loads] + ([transpose] if transpose else [])
+    index_ops = _index_ops(body, inner, parts)
     if index_ops is None or not _dtypes_ok(mma):
         return None
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
@@ -94,7 +100,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     if stages < MIN_STAGES[engine]:
         return None
     return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
-                      stages)
+                      stages, transpose is not None)
 
 
 def mma_ring_fits(m: int, n: int, k: int, num_warps: int) -> bool:
@@ -131,7 +137,18 @@ def _accumulates(mma: ir.Operation, body: ir.Block) -> bool:
             and uses[0].owner == terminator)
 
 
-def _is_operand_load(load: ir.Operation | None, mma: ir.Operation, body: ir.Block) -> bool:
+def _transpose_of_load(value: ir.Value, body: ir.Block) -> ir.Operation | None:
+    """The tile.permute (1, 0) in the body that makes `value` from a load, read by it only."""
+    op = defining_op(value)
+    if op is None or name(op) != "tile.permute" or op.parent != body.owner:
+        return None
+    if tuple(ops.array_attr(op, "axes")) != (1, 0) or len(list(op.results[0].uses)) != 1:
+        return None
+    source = defining_op(op.operands[0])
+    return op if source is not None and name(source) == "tile.load" else None
+
+
+def _is_operand_load(load: ir.Operation | None, body: ir.Block) -> bool:
     """A tile.load in the loop's body, read by the mma only, of a row-major 2-D array whose rows
     are 16-byte aligned (so cp.async can copy 16-byte chunks), padding with zeros."""
     if load is None or name(load) != "tile.load" or load.parent != body.owner:

@@ -23,3 +23,19 @@ def make_matmul(num_warps: int = 4, scale_in_loop: bool = False) -> ct.Kernel:
         ct.store(c, (i, j), acc.astype(c.dtype))
 
     return matmul
+
+
+def make_linear(num_warps: int = 4) -> ct.Kernel:
+    """y = x @ w.T (w is (N, K), as torch.nn.Linear stores its weight), float32 accumulation."""
+
+    @ct.kernel(num_warps=num_warps)
+    def linear(x, w, y, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(x, axis=1, shape=(BM, BK))):
+            a = ct.load(x, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(w, (j, k), (BN, BK), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, ct.transpose(b), acc)
+        ct.store(y, (i, j), acc.astype(y.dtype))
+
+    return linear

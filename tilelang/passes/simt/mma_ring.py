@@ -1,7 +1,8 @@
 """Passes (simt): the mma.sync engine of a staged matrix-product loop (simt/staged_matmul.py),
 for sm_80 and later: per 16-deep step of each stage, every warp reads its A fragments with
 `ldmatrix.x4` (K-major rows: four 8x8 matrices = one m16k16 fragment) and its B fragments with
-`ldmatrix.x4.trans` (N-major rows: two n8k16 fragments), then issues one `mma.sync.m16n8k16` per
+`ldmatrix.x4.trans` (N-major rows: two n8k16 fragments; plain `ldmatrix.x4` when b is the
+transpose of a loaded tile, whose rows are then K-major), then issues one `mma.sync.m16n8k16` per
 (16-row, 8-column) piece of its part of the accumulator. The accumulator keeps mma.sync's C
 fragment layout (layout/mma.py), with the warps split over M and N as tile-assign-layouts did.
 The 128-byte swizzle of the stages makes each ldmatrix conflict-free: the 8 rows one matrix
@@ -48,8 +49,14 @@ class MmaRingEngine:
         column = arith.shrui(lane, const(i32(), 4))
         self.a_row = arith.addi(arith.muli(warp_m, const(i32(), self.per_m)), row)
         self.a_chunk = column
-        self.b_row = row
-        self.b_chunk = arith.addi(arith.muli(warp_n, const(i32(), self.per_n // 8)), column)
+        if plan.b_k_major:  # rows of n, chunks of k, read like A: matrices 2 and 3 are n + 8
+            n_row = arith.addi(arith.andi(lane, const(i32(), 7)),
+                               arith.muli(column, const(i32(), 8)))
+            self.b_row = arith.addi(arith.muli(warp_n, const(i32(), self.per_n)), n_row)
+            self.b_chunk = arith.andi(arith.shrui(lane, const(i32(), 3)), const(i32(), 1))
+        else:  # rows of k, chunks of n: .trans
+            self.b_row = row
+            self.b_chunk = arith.addi(arith.muli(warp_n, const(i32(), self.per_n // 8)), column)
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]:
         return list(regs)
@@ -68,10 +75,12 @@ class MmaRingEngine:
                                       arith.addi(self.a_chunk, const(i32(), 2 * step)), False)
                        for r in range(reps_m)]
             b_frags = []
-            for pair in range(reps_n // 2):
+            for pair in range(reps_n // 2):  # two n8k16 fragments per ldmatrix.x4
+                rows, chunks = (16 * pair, 2 * step) if plan.b_k_major else (16 * step, 2 * pair)
                 words = self._matrices(b_base, plan.b,
-                                       arith.addi(self.b_row, const(i32(), 16 * step)),
-                                       arith.addi(self.b_chunk, const(i32(), 2 * pair)), True)
+                                       arith.addi(self.b_row, const(i32(), rows)),
+                                       arith.addi(self.b_chunk, const(i32(), chunks)),
+                                       not plan.b_k_major)
                 b_frags += [words[:2], words[2:]]
             for r in range(reps_m):
                 for n in range(reps_n):

@@ -94,7 +94,8 @@ def _kinds(plan: MatmulLoop) -> dict[str, ir.Attribute]:
         "scaleA": attr("#nvvm.wgmma_scale_in<one>"),
         "scaleB": attr("#nvvm.wgmma_scale_in<one>"),
         "layoutA": attr("#nvvm.mma_layout<row>"),  # K-major A
-        "layoutB": attr("#nvvm.mma_layout<row>"),  # N-major B: the transposed form
+        # N-major B is the instruction's transposed form; K-major B (x @ w.T) is not
+        "layoutB": attr(f"#nvvm.mma_layout<{'col' if plan.b_k_major else 'row'}>"),
     }
 
 
