@@ -74,7 +74,7 @@ def main() -> None:
     backend, m, n, k = gemm_sample_args(__doc__)
     print(f"({m}, {k}) @ ({n}, {k}).T float8_e4m3fn with per-tensor scales, bfloat16 out, on "
           f"{backend.describe()}")
-    block, warps = ((128, 128, 32), 8) if backend.gpu else ((32, 32, 32), 4)
+    block, warps = ((128, 128, 128), 8) if backend.gpu else ((32, 32, 32), 4)
     run(m, n, k, backend, block, warps)
 
 

@@ -73,3 +73,15 @@ def test_x_times_w_transposed_qualifies(arch):
         assert line.rstrip().endswith("0;")
     else:
         assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx and "mma.sync" in ptx
+
+
+def test_fp8_runs_on_wgmma_with_k_major_operands_only():
+    f8 = ml_dtypes.float8_e4m3fn
+    x = np.zeros((1000, 1024), f8)
+    ptx = ct.compile(make_linear(8), (x, x, np.zeros((1000, 1000), np.float32), 128, 128, 128),
+                     arch="sm_90").ptx
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
+    # b as (K, N): wgmma has no transposed form for 8-bit inputs, so the general path
+    ptx = ct.compile(make_matmul(8), (x, x, np.zeros((1000, 1024), np.float32), 128, 128, 128),
+                     arch="sm_90").ptx
+    assert "wgmma" not in ptx and "cp.async" not in ptx

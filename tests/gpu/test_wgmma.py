@@ -41,11 +41,12 @@ def run(a, b, tile, arch="sm_90"):
     return c
 
 
-def check(c, a, b):
-    """Within the float32 accumulation bound of K products (2**-22 leaves room for the order)."""
+def check(c, a, b, unit=2.0**-22):
+    """Within the accumulation bound of K products: float32's (2**-22 leaves room for the
+    order), or `unit` (fp8 products accumulate with about 14 bits on Hopper)."""
     want = a.double() @ b.double()
     size = a.double().abs() @ b.double().abs()
-    bound = 2 * (a.shape[1] + 2) * 2.0**-22 * size + 1e-30
+    bound = 2 * (a.shape[1] + 2) * unit * size + 1e-30
     assert not c.isnan().any(), "every element is written"
     bad = ((c.double() - want).abs() > bound).sum().item()
     assert bad == 0, f"{bad} of {c.numel()} elements differ"
@@ -107,3 +108,19 @@ def test_staged_linear_with_k_major_weights(arch, tile):
     ptx = ct.compile(kernel, (x, w, y, bm, bn, bk), arch=arch).ptx
     assert "cp.async" in ptx and ("wgmma" in ptx if arch == "sm_90" else "ldmatrix" in ptx)
     check(y, x, w.T)
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_fp8_linear_on_wgmma(dtype):
+    """fp8 x fp8 -> float32 on wgmma's k32 shapes, both operands K-major (w stored (N, K))."""
+    m, n, k = 300, 264, 1000
+    x = (torch.randn(m, k, device="cuda") * 4).to(dtype)
+    w = (torch.randn(n, k, device="cuda") * 4).to(dtype)
+    y = torch.full((m, n), float("nan"), device="cuda")
+    kernel = LINEAR[8]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 128), ct.cdiv(n, 128)), kernel,
+              (x, w, y, 128, 128, 128))
+    torch.cuda.synchronize()
+    assert "wgmma.mma_async.sync.aligned.m64n128k32" in \
+        ct.compile(kernel, (x, w, y, 128, 128, 128)).ptx
+    check(y, x.float(), w.float().T, unit=2.0**-13)

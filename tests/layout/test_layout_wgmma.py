@@ -27,26 +27,31 @@ def test_accumulator_layout_matches_the_fragment_table(m, n, warps):
     assert len(seen) == m * n  # each element once
 
 
-@pytest.mark.parametrize("k_major", [True, False])
-@pytest.mark.parametrize(("rows", "cols"), [(128, 64), (64, 128), (128, 256), (64, 64)])
-def test_instructions_read_what_the_copies_wrote(k_major, rows, cols):
-    """Element (row, col) is written at chunk_offset(row, col // 8) + 2 (col % 8); each
-    instruction's descriptor (start, LBO, SBO, 128-byte swizzle) must read it back for its
+CASES = [(k_major, 2, rows, cols) for k_major in (True, False)
+         for rows, cols in [(128, 128), (64, 128), (128, 256), (64, 64)]] + \
+    [(True, 1, rows, cols) for rows, cols in [(128, 128), (64, 256), (256, 128)]]
+
+
+@pytest.mark.parametrize(("k_major", "itemsize", "rows", "cols"), CASES)
+def test_instructions_read_what_the_copies_wrote(k_major, itemsize, rows, cols):
+    """Element (row, col) is written at chunk_offset(row, col // chunk) + size (col % chunk);
+    each instruction's descriptor (start, LBO, SBO, 128-byte swizzle) must read it back for its
     (i, kk), under the model of PTX's canonical layouts."""
-    op = wgmma.Operand(rows, cols, k_major)
-    written = {op.chunk_offset(r, c // 8) + 2 * (c % 8): (r, c)
+    op = wgmma.Operand(rows, cols, k_major, itemsize)
+    chunk = 16 // itemsize
+    written = {op.chunk_offset(r, c // chunk) + itemsize * (c % chunk): (r, c)
                for r in range(rows) for c in range(cols)}
     assert len(written) == rows * cols and max(written) < op.bytes
     depth = cols if k_major else rows
     mn = rows if k_major else cols
     blocks = mn // 64 if k_major else 1
-    for k_step in range(depth // 16):
+    k = wgmma.instr_k(itemsize)
+    for k_step in range(depth // k):
         for block in range(blocks):
             start = op.step_offset(k_step, block)
             extent = 64 if k_major else mn
-            for (i, kk), address in wgmma.read_by_instruction(op, start, extent, 16).items():
-                row, col = (block * 64 + i, 16 * k_step + kk) if k_major else \
-                    (16 * k_step + kk, i)
+            for (i, kk), address in wgmma.read_by_instruction(op, start, extent, k).items():
+                row, col = (block * 64 + i, k * k_step + kk) if k_major else (k * k_step + kk, i)
                 assert written[address] == (row, col)
 
 

@@ -27,7 +27,8 @@ WARPGROUP = 4  # warps
 ATOM_BYTES = 1024  # 8 rows x 128 bytes
 ROW_BYTES = 128
 CHUNK_BYTES = 16
-INSTR_M, INSTR_K = 64, 16
+INSTR_M = 64
+INSTR_K_BYTES = 32  # one instruction's depth: k16 of 16-bit, k32 of 8-bit elements
 MAX_N = 256
 SWIZZLE_128B = 1  # descriptor bits 62-63
 
@@ -50,37 +51,51 @@ def accumulator_layout(m: int, n: int, num_warps: int) -> LinearLayout:
     return LinearLayout({"register": regs, "lane": lanes, "warp": warps}, (m, n))
 
 
+def instr_k(itemsize: int) -> int:
+    """The K of one instruction: 16 for 16-bit inputs, 32 for 8-bit ones."""
+    return INSTR_K_BYTES // itemsize
+
+
 def fits(m: int, n: int, k: int, itemsize: int, num_warps: int) -> bool:
-    """Whether an (m x k) @ (k x n) tile product maps onto wgmma with these layouts."""
-    if itemsize != 2 or num_warps % WARPGROUP or num_warps < WARPGROUP:
+    """Whether an (m x k) @ (k x n) tile product of `itemsize`-byte inputs maps onto wgmma
+    with these layouts (a row of 128 bytes along K; 8-bit B must be K-major: caller's check)."""
+    if itemsize not in (1, 2) or num_warps % WARPGROUP or num_warps < WARPGROUP:
         return False
     groups, threads = num_warps // WARPGROUP, 32 * num_warps
+    chunk = CHUNK_BYTES // itemsize
     powers = all(x > 0 and x & (x - 1) == 0 for x in (m, n, k))
-    return (powers and m % (INSTR_M * groups) == 0 and k % 64 == 0 and n % 64 == 0
-            and n <= MAX_N and m * n // threads <= 128  # accumulator registers per thread
-            and (m * k // 8) % threads == 0 and (k * n // 8) % threads == 0)  # whole copies
+    return (powers and m % (INSTR_M * groups) == 0 and k % (ROW_BYTES // itemsize) == 0
+            and n % 64 == 0 and n <= MAX_N
+            and m * n // threads <= 128  # accumulator registers per thread
+            and (m * k // chunk) % threads == 0 and (k * n // chunk) % threads == 0)
 
 
 @dataclass(frozen=True)
 class Operand:
-    """One operand tile in shared memory: `rows` x `cols` 16-bit elements, `cols` contiguous in
-    global memory. K-major (A: rows = M, cols = K) or MN-major (B: rows = K, cols = N)."""
+    """One operand tile in shared memory: `rows` x `cols` elements of `itemsize` bytes, `cols`
+    contiguous in global memory. K-major (A: rows = M, cols = K; B given transposed: rows = N,
+    cols = K) or MN-major (B: rows = K, cols = N; 16-bit only)."""
 
     rows: int
     cols: int
     k_major: bool
+    itemsize: int = 2
 
     @property
     def bytes(self) -> int:
-        return self.rows * self.cols * 2
+        return self.rows * self.cols * self.itemsize
+
+    @property
+    def row_elems(self) -> int:
+        return ROW_BYTES // self.itemsize
 
     def chunk_offset(self, row: int, chunk: int) -> int:
-        """Byte offset of 16-byte chunk `chunk` (8 elements) of tile row `row`."""
+        """Byte offset of 16-byte chunk `chunk` of tile row `row`."""
         panel, within = divmod(chunk, ROW_BYTES // CHUNK_BYTES)
         swizzled = (within ^ (row % 8)) * CHUNK_BYTES
         if self.k_major:  # panels of 64 k along K, each rows x 128 bytes
             return panel * self.rows * ROW_BYTES + row * ROW_BYTES + swizzled
-        # MN-major: 8-row groups of k, each (cols / 64) atoms along N
+        # MN-major: 8-row groups of k, each (cols / row_elems) atoms along N
         group, r = divmod(row, 8)
         return group * self.stride_bytes + panel * ATOM_BYTES + r * ROW_BYTES + swizzled
 
@@ -92,17 +107,16 @@ class Operand:
     @property
     def stride_bytes(self) -> int:
         """SBO: the stride between 8-row groups along M (K-major) or along K (MN-major)."""
-        return ATOM_BYTES if self.k_major else (self.cols // 64) * ATOM_BYTES
+        return ATOM_BYTES if self.k_major else (self.cols // self.row_elems) * ATOM_BYTES
 
     def step_offset(self, k_step: int, m_block: int = 0) -> int:
-        """Byte offset of the slice one instruction reads: k = 16 k_step.. (and, for A, rows
-        64 m_block..). Inside a 128-byte row the start moves by 32 bytes per step: the
-        hardware swizzles the absolute address, so the slice needs no re-layout."""
-        k = INSTR_K * k_step
+        """Byte offset of the slice one instruction reads: the k_step-th 32 bytes of K (and,
+        for A, rows 64 m_block..). Inside a 128-byte row the start moves by 32 bytes per step:
+        the hardware swizzles the absolute address, so the slice needs no re-layout."""
         if self.k_major:
-            panel, within = divmod(k, 64)
-            return panel * self.rows * ROW_BYTES + m_block * INSTR_M * ROW_BYTES + within * 2
-        return (k // 8) * self.stride_bytes
+            panel, within = divmod(INSTR_K_BYTES * k_step, ROW_BYTES)
+            return panel * self.rows * ROW_BYTES + m_block * INSTR_M * ROW_BYTES + within
+        return (instr_k(self.itemsize) * k_step // 8) * self.stride_bytes
 
     def descriptor_bits(self) -> int:
         """The descriptor without its start address (bits 0-13)."""
@@ -112,16 +126,17 @@ class Operand:
 
 def read_by_instruction(op: Operand, start: int, rows: int, k: int) -> dict[tuple[int, int], int]:
     """What one wgmma reads through a descriptor at byte `start` (relative to a 1024-aligned
-    base): (i, kk) -> byte offset of element i (M or N index), kk (0..15) — a model of the PTX
-    canonical layouts, for tests."""
+    base): (i, kk) -> byte offset of element i (M or N index), kk (0..k-1) — a model of the
+    PTX canonical layouts, for tests."""
     out = {}
+    size = op.itemsize
     for i in range(rows):
         for kk in range(k):
-            if op.k_major:  # core: row i, byte 2 kk in its 128-byte row; groups of 8 rows by SBO
-                linear = start + (i // 8) * op.stride_bytes + (i % 8) * ROW_BYTES + 2 * kk
+            if op.k_major:  # row i, byte size * kk in its 128-byte row; 8-row groups by SBO
+                linear = start + (i // 8) * op.stride_bytes + (i % 8) * ROW_BYTES + size * kk
             else:  # row kk of the atom column i // 64; groups of 8 k by SBO, atoms by LBO
                 linear = start + (kk // 8) * op.stride_bytes + (i // 64) * op.leading_bytes + \
-                    (kk % 8) * ROW_BYTES + 2 * (i % 64)
+                    (kk % 8) * ROW_BYTES + size * (i % 64)
             out[(i, kk)] = swizzle(linear)
     return out
 

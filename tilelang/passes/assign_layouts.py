@@ -266,8 +266,8 @@ class _Assigner:
         a, b = op.operands[0], op.operands[1]
         acc = accumulator_layout(loop.bm, loop.bn, self.num_warps) if loop.engine == "wgmma" \
             else plan.c
-        if loop.b_k_major:  # b transposes a load: the relabelled load layout, no conversion
-            loaded = loop.load_b.results[0]
+        loaded = loop.load_b.results[0]
+        if b != loaded:  # b transposes a load: the relabelled load layout, no conversion
             b_layout = (self.layouts.get(loaded) or self.default(loaded)).permute((1, 0))
         else:
             b_layout = self.layouts.get(b) or self.default(b)

@@ -5,8 +5,8 @@ A loop of the form
 
     for k in range(...):                       # acc is its only carried value
         x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding
-        w = load(b, (.., ..), (BK, BN))        # or transpose(load(b_t, (.., ..), (BN, BK)))
-        acc = mma(x, w, acc)
+        w = load(b, (.., ..), (BK, BN))        # or b given as (N, K): transpose(load(b, ..,
+        acc = mma(x, w, acc)                   #   (BN, BK))) or load(b, .., order=(1, 0))
 
 with nothing else in its body but the scalar index arithmetic of the two loads is lowered as a
 whole: the tiles go from global to shared memory with `cp.async`, in a ring of stages several
@@ -52,17 +52,23 @@ class MatmulLoop:
     bn: int
     bk: int
     stages: int
-    b_k_major: bool = False  # b is the transpose of a loaded (BN, BK) tile (x @ w.T)
+    b_k_major: bool = False  # b is given as (N, K), the transpose of its (BN, BK) tiles
+    itemsize: int = 2  # of the inputs: 2 (f16, bf16) or 1 (fp8)
 
     @property
     def a(self) -> wgmma.Operand:
-        return wgmma.Operand(self.bm, self.bk, k_major=True)
+        return wgmma.Operand(self.bm, self.bk, True, self.itemsize)
 
     @property
     def b(self) -> wgmma.Operand:
         if self.b_k_major:
-            return wgmma.Operand(self.bn, self.bk, k_major=True)
-        return wgmma.Operand(self.bk, self.bn, k_major=False)
+            return wgmma.Operand(self.bn, self.bk, True, self.itemsize)
+        return wgmma.Operand(self.bk, self.bn, False, self.itemsize)
+
+    @property
+    def b_index_swapped(self) -> bool:
+        """b's load names its tile (k, n) but reads an (N, K) array (`order=(1, 0)`)."""
+        return tuple(ops.array_attr(self.load_b, "order")) == (1, 0)
 
     @property
     def stage_bytes(self) -> int:
@@ -82,25 +88,30 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     transpose = _transpose_of_load(mma.operands[1], body)
     loads = [defining_op(mma.operands[0]),
              defining_op(transpose.operands[0]) if transpose else defining_op(mma.operands[1])]
-    if not _accumulates(mma, body) or not all(_is_operand_load(ld, body) for ld in loads):
+    if not _accumulates(mma, body) or not _is_operand_load(loads[0], body, (0, 1)) or \
+            not _is_operand_load(loads[1], body, (0, 1) if transpose else ((0, 1), (1, 0))):
         return None
     parts = [mma, *loads] + ([transpose] if transpose else [])
     index_ops = _index_ops(body, inner, parts)
-    if index_ops is None or not _dtypes_ok(mma):
+    itemsize = _input_bytes(mma)
+    if index_ops is None or itemsize is None:
         return None
+    k_major_b = transpose is not None or tuple(ops.array_attr(loads[1], "order")) == (1, 0)
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
     wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
     engine = "wgmma" if wgmma_ok else "mma.sync"
-    if not (wgmma.fits(bm, bn, bk, 2, num_warps) if wgmma_ok else
+    if itemsize == 1 and not (wgmma_ok and k_major_b):
+        return None  # 8-bit inputs: wgmma with both operands K-major only
+    if not (wgmma.fits(bm, bn, bk, itemsize, num_warps) if wgmma_ok else
             mma_ring_fits(bm, bn, bk, num_warps)):
         return None
-    stage = (bm * bk + bk * bn) * 2
+    stage = (bm * bk + bk * bn) * itemsize
     limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024  # 1024: alignment
     stages = min(MAX_STAGES, limit // stage)
     if stages < MIN_STAGES[engine]:
         return None
     return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
-                      stages, transpose is not None)
+                      stages, k_major_b, itemsize)
 
 
 def mma_ring_fits(m: int, n: int, k: int, num_warps: int) -> bool:
@@ -148,16 +159,19 @@ def _transpose_of_load(value: ir.Value, body: ir.Block) -> ir.Operation | None:
     return op if source is not None and name(source) == "tile.load" else None
 
 
-def _is_operand_load(load: ir.Operation | None, body: ir.Block) -> bool:
-    """A tile.load in the loop's body, read by the mma only, of a row-major 2-D array whose rows
-    are 16-byte aligned (so cp.async can copy 16-byte chunks), padding with zeros."""
+def _is_operand_load(load: ir.Operation | None, body: ir.Block, orders) -> bool:
+    """A tile.load in the loop's body, read by one op only, of a 2-D array whose rows are
+    contiguous and 16-byte aligned (so cp.async can copy 16-byte chunks), padding with zeros,
+    with one of the tile-to-array axis `orders`."""
     if load is None or name(load) != "tile.load" or load.parent != body.owner:
         return False
     if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
         return False
     dtype, unit, align = parse_array_type(load.operands[0].type)
-    return (len(unit) == 2 and unit[1] and align >= 16 and dtype.itemsize == 2
-            and tuple(ops.array_attr(load, "order")) == (0, 1)
+    order = tuple(ops.array_attr(load, "order"))
+    allowed = orders if isinstance(orders[0], tuple) else (orders,)
+    return (len(unit) == 2 and unit[1] and align >= 16 and dtype.itemsize <= 2
+            and order in allowed
             and ops.str_attr(load, "padding_mode") in ("zero", "undetermined"))
 
 
@@ -173,7 +187,11 @@ def _index_ops(body: ir.Block, inner: list[ir.Operation],
     return rest
 
 
-def _dtypes_ok(mma: ir.Operation) -> bool:
+def _input_bytes(mma: ir.Operation) -> int | None:
+    """2 for f16 x f16 or bf16 x bf16, 1 for two 8-bit floats, into float32; else None."""
     a, b, acc = (dtype_of(v.type) for v in list(mma.operands)[:3])
-    return a is b and a in (dt.float16, dt.bfloat16) and acc is dt.float32 and \
-        dtype_of(mma.results[0].type) is dt.float32
+    if acc is not dt.float32 or dtype_of(mma.results[0].type) is not dt.float32:
+        return None
+    if a is b and a in (dt.float16, dt.bfloat16):
+        return 2
+    return 1 if a in dt.FLOAT8_DTYPES and b in dt.FLOAT8_DTYPES else None

@@ -34,7 +34,7 @@ from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.shapes import shared_base
 from tilelang.passes.simt.values import ArrayArgs, Distributed, i32, i64
 
-CHUNK_ELEMS = 8  # 16 bytes of 16-bit elements: one cp.async
+CHUNK_BYTES = 16  # one cp.async
 
 
 class Engine(Protocol):
@@ -105,6 +105,7 @@ class Copies:
         smem = llvm.ptrtoint(i64(), shared_base())
         # the stages start at the first 1024-byte boundary of the buffer (swizzle atoms)
         self.base = arith.andi(arith.addi(smem, const(i64(), 1023)), const(i64(), ~1023))
+        self.chunk_elems = CHUNK_BYTES // plan.itemsize
         self.parts = [(plan.load_a, plan.a, 0), (plan.load_b, plan.b, plan.a.bytes)]
         self.chunks = [self._chunks(op) for _, op, _ in self.parts]
         # each chunk's element offset from its tile's first element, when the array (so its
@@ -123,13 +124,13 @@ class Copies:
     def _chunks(self, op: wgmma.Operand) -> list[tuple[ir.Value, ir.Value, ir.Value]]:
         """(row, element column, byte offset in the operand) of this thread's chunks (every
         thread has as many: wgmma.fits)."""
-        per_row = op.cols // CHUNK_ELEMS
+        per_row = op.cols // self.chunk_elems
         out = []
         for i in range(op.rows * per_row // self.threads):
             q = arith.addi(self.tid, const(i32(), self.threads * i))
             row = arith.divui(q, const(i32(), per_row))
             chunk = arith.remui(q, const(i32(), per_row))
-            out.append((row, arith.muli(chunk, const(i32(), CHUNK_ELEMS)),
+            out.append((row, arith.muli(chunk, const(i32(), self.chunk_elems)),
                         chunk_offset(op, row, chunk)))
         return out
 
@@ -150,6 +151,8 @@ class Copies:
                                                         strict=True):
             array = self.lw.array(load.operands[0])
             index = [self.lw.get(v) for v in list(load.operands)[1:]]
+            if load == self.plan.load_b and self.plan.b_index_swapped:
+                index.reverse()  # (k, n) tile index of an (N, K) array: rows n, columns k
             dst = arith.addi(stage, const(i64(), offset))
             if elements is None:
                 elements = [_element(row, col, array.strides[0]) for row, col, _ in chunks]
@@ -174,14 +177,15 @@ class Copies:
             ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.sge, r, rows_below))
             ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.sge, c, cols_below))
             left = arith.subi(cols_left, c)  # elements from the chunk to the row's end
-            count = arith.maxsi(arith.minsi(left, const(i64(), CHUNK_ELEMS)), const(i64(), 0))
-            size = arith.select(ok, arith.trunci(i32(), arith.muli(count, const(i64(), 2))),
-                                const(i32(), 0))
+            count = arith.maxsi(arith.minsi(left, const(i64(), self.chunk_elems)),
+                                const(i64(), 0))
+            size = arith.select(ok, arith.trunci(i32(), arith.muli(
+                count, const(i64(), self.plan.itemsize))), const(i32(), 0))
             # an address inside the array always (none is read when the size is 0)
             at = arith.select(ok, arith.addi(first, element), const(i64(), 0))
             src = llvm.GEPOp(array.ptr.type, array.ptr, [at],
                              ir.DenseI32ArrayAttr.get([-2147483648]),
-                             ir.IntegerType.get_signless(16),
+                             ir.IntegerType.get_signless(8 * self.plan.itemsize),
                              ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)).result
             target = llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), arith.addi(dst, offset))
             nvvm.CpAsyncOp(target, src, 16, ir.Attribute.parse("#nvvm<load_cache_modifier cg>"),

@@ -11,7 +11,6 @@ import mlir.ir as ir
 from mlir.dialects import arith, llvm, nvvm
 
 from tilelang.dialect import dtype_of
-from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt.context import Lowering, const
@@ -65,10 +64,11 @@ def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value,
     nvvm.WgmmaFenceAlignedOp()
     out = list(accs)
     for m_block in range(len(out)):
-        for k_step in range(plan.bk // wgmma.INSTR_K):
+        for k_step in range(plan.bk // wgmma.instr_k(plan.itemsize)):
             desc_a = _descriptor(a_base, plan.a, plan.a.step_offset(k_step, m_block))
             desc_b = _descriptor(b_base, plan.b, plan.b.step_offset(k_step))
-            out[m_block] = _wgmma(out[m_block], desc_a, desc_b, plan.bn, kinds)
+            out[m_block] = _wgmma(out[m_block], desc_a, desc_b, plan.bn,
+                                  wgmma.instr_k(plan.itemsize), kinds)
     nvvm.WgmmaGroupSyncAlignedOp()
     nvvm.WgmmaWaitGroupSyncOp(1)
     return out
@@ -80,15 +80,19 @@ def _descriptor(base: ir.Value, op: wgmma.Operand, offset: int) -> ir.Value:
     return arith.ori(start, const(i64(), op.descriptor_bits()))
 
 
+WGMMA_TYPES = {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "e4m3",
+               "float8_e5m2": "e5m2"}
+
+
 def _kinds(plan: MatmulLoop) -> dict[str, ir.Attribute]:
-    name = "bf16" if dtype_of(plan.mma.operands[0].type) is dt.bfloat16 else "f16"
+    type_a, type_b = (WGMMA_TYPES[dtype_of(v.type).name] for v in list(plan.mma.operands)[:2])
 
     def attr(text: str) -> ir.Attribute:
         return ir.Attribute.parse(text)
 
     return {
-        "typeA": attr(f"#nvvm.wgmma_type<{name}>"),
-        "typeB": attr(f"#nvvm.wgmma_type<{name}>"),
+        "typeA": attr(f"#nvvm.wgmma_type<{type_a}>"),
+        "typeB": attr(f"#nvvm.wgmma_type<{type_b}>"),
         "typeD": attr("#nvvm.wgmma_type<f32>"),
         "scaleD": attr("#nvvm.wgmma_scale_out<one>"),
         "scaleA": attr("#nvvm.wgmma_scale_in<one>"),
@@ -99,7 +103,7 @@ def _kinds(plan: MatmulLoop) -> dict[str, ir.Attribute]:
     }
 
 
-def _wgmma(acc: ir.Value, desc_a: ir.Value, desc_b: ir.Value, n: int,
+def _wgmma(acc: ir.Value, desc_a: ir.Value, desc_b: ir.Value, n: int, k: int,
            kinds: dict[str, ir.Attribute]) -> ir.Value:
-    shape = ir.Attribute.parse(f"#nvvm.shape<m = {wgmma.INSTR_M}, n = {n}, k = {wgmma.INSTR_K}>")
+    shape = ir.Attribute.parse(f"#nvvm.shape<m = {wgmma.INSTR_M}, n = {n}, k = {k}>")
     return nvvm.WgmmaMmaAsyncOp(acc.type, acc, desc_a, desc_b, shape, **kinds).result
