@@ -1,0 +1,33 @@
+"""benchmarks/bench_matmul.py and bench_fp8_matmul.py without a GPU: configuration parsing, and
+the kernels they time checked on the interpreter (grouped order, split-K) or compiled for sm_90
+onto wgmma (fp8)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import bench_fp8_matmul
+import bench_matmul
+
+
+def test_config_suffixes_parse():
+    configs = bench_matmul.parse_configs("64x64x64w4k4,128x256x64w8g8,64x64x32")
+    assert [c.label for c in configs] == ["64x64x64w4k4", "128x256x64w8g8", "64x64x32w4"]
+    assert (configs[0].split, configs[1].group) == (4, 8)
+
+
+@pytest.mark.parametrize("config", [bench_matmul.Config(32, 32, 32, 4, group=2),
+                                    bench_matmul.Config(32, 32, 32, 4, split=3)],
+                         ids=lambda c: c.label)
+def test_grouped_and_split_k_kernels_on_the_interpreter(config):
+    assert bench_matmul.interpreter_check(config, "bf16", 40, 170, 300) == "ok"
+
+
+def test_fp8_dry_run_is_on_wgmma(capsys):
+    bench_fp8_matmul.dry_run(((128, 128, 128, 8),))
+    out = capsys.readouterr().out
+    assert "wgmma=4" in out and "spill_stores=0" in out
