@@ -71,7 +71,9 @@ CONFIGS = tuple(Config(*c) for c in (
     # wgmma on sm_90 (passes/matmul_loops.py); mma.sync elsewhere
     (128, 256, 64, 8), (128, 256, 64, 8, 8), (256, 128, 64, 8), (128, 128, 64, 8),
     (128, 128, 64, 8, 8), (64, 256, 64, 4), (64, 128, 64, 4), (64, 64, 64, 4), (64, 64, 128, 4),
-    (64, 64, 64, 4, 0, 4), (64, 128, 64, 4, 0, 4), (64, 64, 64, 4, 0, 8),  # split-K
+    # split-K ("64x64x64w4k4") is available but not swept: its partial products are added
+    # into C's bfloat16 with atomics, which rounds each one (the H100 measured 2 elements past
+    # the tolerance at 16x4096x4096) and was slower (7.7 TFLOP/s at 64x128x64w4k4)
     # mma.sync everywhere
     (128, 64, 32, 4), (64, 64, 32, 4),
     # for M = 16..256: more blocks along N, fewer rows of zeros per tile

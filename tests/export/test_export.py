@@ -112,7 +112,11 @@ def test_2d_kernel_with_constant_tiles(tmp_path: Path, arch: str) -> None:
     assert [a["value"] for a in desc["arguments"][4:]] == [16, 64]
     assert [p["c_field"] for p in desc["parameters"]][:5] == \
         ["x", "x_shape[0]", "x_shape[1]", "x_strides[0]", "x_strides[1]"]
-    assert desc["parameters"][-1]["c_type"] == "float"
+    last = desc["parameters"][-1]
+    assert last["c_type"] == "float"
+    # the buffer ends where the trailing float ends (8k + 4 bytes), unpadded: the driver
+    # refuses a buffer size other than the function's parameter size
+    assert desc["parameter_buffer_bytes"] == last["offset"] + 4
     header = done.header.read_text()
     assert "#define AFFINE2D_CONST_TM (16)" in header
     assert "#define AFFINE2D_CONST_TN (64)" in header

@@ -112,8 +112,9 @@ def test_staged_linear_with_k_major_weights(arch, tile):
 
 @pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
 def test_fp8_linear_on_wgmma(dtype):
-    """fp8 x fp8 -> float32 on wgmma's k32 shapes, both operands K-major (w stored (N, K))."""
-    m, n, k = 300, 264, 1000
+    """fp8 x fp8 -> float32 on wgmma's k32 shapes, both operands K-major (w stored (N, K));
+    K = 1008: rows 16-byte aligned, the last K tile partial."""
+    m, n, k = 300, 264, 1008
     x = (torch.randn(m, k, device="cuda") * 4).to(dtype)
     w = (torch.randn(n, k, device="cuda") * 4).to(dtype)
     y = torch.full((m, n), float("nan"), device="cuda")
