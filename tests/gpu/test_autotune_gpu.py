@@ -120,10 +120,10 @@ def test_cold_and_warm_search(monkeypatch: pytest.MonkeyPatch) -> None:
 
     cold, kernel = launch_fresh()
     torch.testing.assert_close(out, 1.5 * x)
-    # every config compiled once, by the workers or (jobs no worker took) here; on the H100
-    # under the 16-process test run 2 of 6 went to workers (why is not known yet)
+    # every config built once: by the workers, here (jobs no worker took), or found in the disk
+    # cache (the parallel test run shares it: other tests may have built some of these)
     stats = compile_pool.stats
-    assert stats["by_workers"] >= 1 and stats["by_workers"] + stats["here"] == len(BLOCKS)
+    assert stats["by_workers"] + stats["here"] + stats["from_disk"] == len(BLOCKS), stats
     warm, again = launch_fresh()
     assert again.last_result is None  # no search: the record on disk
     assert again.cache == kernel.cache
