@@ -68,7 +68,9 @@ def test_stream_none_uses_the_current_torch_stream():
 def test_cuda_core_stream_and_raw_handles():
     from tilelang.cuda_compat import Device
 
-    stream = Device().create_stream()
+    device = Device()
+    device.set_current()  # cuda.core: a stream needs the device's context current (when this
+    stream = device.create_stream()  # test runs first in its process, nothing else made it so)
     x, y, out = fresh(300)
     torch.cuda.synchronize()
     run(stream, x, y, out)
