@@ -24,24 +24,12 @@ from c_programs import (
     elf_sm,
     sm_number,
 )
+from export_kernels import affine2d, vector_add
 
 import tilelang as ct
 from tilelang.export import Array, Scalar, export
 from tilelang.export.header import header_text
 from tilelang.runtime.launcher import parameter_format
-
-
-@ct.kernel
-def vector_add(a, b, c, BLOCK: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(c, (i,), ct.load(a, (i,), (BLOCK,)) + ct.load(b, (i,), (BLOCK,)))
-
-
-@ct.kernel
-def affine2d(x, bias, out, scale, TM: ct.Constant[int], TN: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    t = ct.load(x, (i, j), (TM, TN)) * scale + ct.load(bias, (j,), (TN,))
-    ct.store(out, (i, j), t.astype(out.dtype))
 
 
 @ct.kernel

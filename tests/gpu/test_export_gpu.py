@@ -15,22 +15,12 @@ from tilelang.export import Array, Scalar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "export"))
 from c_programs import AFFINE2D_MAIN, VECTOR_ADD_MAIN, build_program, c_compiler, libcuda_flags
+from export_kernels import affine2d, vector_add
 
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason="no C compiler (cc, gcc, clang) "
                                 "to build the C program that launches the exported kernel")
 
 
-@ct.kernel
-def vector_add(a, b, c, BLOCK: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(c, (i,), ct.load(a, (i,), (BLOCK,)) + ct.load(b, (i,), (BLOCK,)))
-
-
-@ct.kernel
-def affine2d(x, bias, out, scale, TM: ct.Constant[int], TN: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    t = ct.load(x, (i, j), (TM, TN)) * scale + ct.load(bias, (j,), (TN,))
-    ct.store(out, (i, j), t.astype(out.dtype))
 
 
 def run(*command: object) -> list[str]:
