@@ -88,8 +88,9 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     transpose = _transpose_of_load(mma.operands[1], body)
     loads = [defining_op(mma.operands[0]),
              defining_op(transpose.operands[0]) if transpose else defining_op(mma.operands[1])]
-    if not _accumulates(mma, body) or not _is_operand_load(loads[0], body, (0, 1)) or \
-            not _is_operand_load(loads[1], body, (0, 1) if transpose else ((0, 1), (1, 0))):
+    b_orders = ((0, 1),) if transpose else ((0, 1), (1, 0))
+    if not _accumulates(mma, body) or not _is_operand_load(loads[0], body, ((0, 1),)) or \
+            not _is_operand_load(loads[1], body, b_orders):
         return None
     parts = [mma, *loads] + ([transpose] if transpose else [])
     index_ops = _index_ops(body, inner, parts)
@@ -159,7 +160,8 @@ def _transpose_of_load(value: ir.Value, body: ir.Block) -> ir.Operation | None:
     return op if source is not None and name(source) == "tile.load" else None
 
 
-def _is_operand_load(load: ir.Operation | None, body: ir.Block, orders) -> bool:
+def _is_operand_load(load: ir.Operation | None, body: ir.Block,
+                     orders: tuple[tuple[int, int], ...]) -> bool:
     """A tile.load in the loop's body, read by one op only, of a 2-D array whose rows are
     contiguous and 16-byte aligned (so cp.async can copy 16-byte chunks), padding with zeros,
     with one of the tile-to-array axis `orders`."""
@@ -168,10 +170,8 @@ def _is_operand_load(load: ir.Operation | None, body: ir.Block, orders) -> bool:
     if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
         return False
     dtype, unit, align = parse_array_type(load.operands[0].type)
-    order = tuple(ops.array_attr(load, "order"))
-    allowed = orders if isinstance(orders[0], tuple) else (orders,)
     return (len(unit) == 2 and unit[1] and align >= 16 and dtype.itemsize <= 2
-            and order in allowed
+            and tuple(ops.array_attr(load, "order")) in orders
             and ops.str_attr(load, "padding_mode") in ("zero", "undetermined"))
 
 
