@@ -20,9 +20,11 @@ from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.layout import LinearLayout, to_text
 from tilelang.layout.wgmma import accumulator_layout
 from tilelang.passes import layout_rules as rules
+from tilelang.passes import staged_loops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
-from tilelang.passes.ir_utils import defining_op, name
-from tilelang.passes.matmul_loops import matmul_loop_of
+from tilelang.passes.ir_utils import defining_op, name, walk_ops
+from tilelang.passes.matmul_loops import matmul_loop, matmul_loop_of
+from tilelang.passes.staged_loops import StagedMma, staged_loop
 
 NAME = "tile-assign-layouts"
 ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan", "tile.bitcast")
@@ -59,11 +61,20 @@ class _Assigner:
         self.arch = arch
         self.layouts: dict[ir.Value, LinearLayout | None] = {}  # None: deferred
         self.converted: dict[tuple[Any, str], ir.Value] = {}
+        # found before the IR changes; a list: an Operation's hash changes with its attributes
+        self.staged: list[StagedMma] = []
+
+    def _find_staged_mmas(self, func: ir.Operation) -> None:
+        for op in walk_ops(func):
+            if name(op) == "scf.for" and matmul_loop(op, self.arch, self.num_warps) is None:
+                plan = staged_loop(op, self.arch, self.num_warps)
+                self.staged += plan.mmas if plan else ()
 
     # ----- analysis ---------------------------------------------------------------------------
 
     def function(self, func: ir.Operation) -> None:
         body = func.regions[0].blocks[0]
+        self._find_staged_mmas(func)
         self.analyze_block(body)
         self.materialize_block(body)
 
@@ -259,6 +270,12 @@ class _Assigner:
         """(a, b, acc) layouts of a tile.mma: mma.sync fragments, or, in a loop lowered whole
         (passes/matmul_loops.py), the loads' own layouts (the loop stages them in shared memory
         itself) and the engine's accumulator (wgmma's, or mma.sync's C fragments)."""
+        staged = next((s for s in self.staged if s.mma == op), None)
+        if staged is not None:  # A in registers as wgmma reads it, B from a stage
+            loaded = staged.b.load.results[0]
+            b = staged_loops.b_layout(staged.b, self.layouts.get(loaded) or self.default(loaded))
+            return (staged_loops.a_layout(staged.m, staged.k, self.num_warps), b,
+                    accumulator_layout(staged.m, staged.n, self.num_warps))
         plan = rules.mma_plan(op, self.num_warps)
         loop = matmul_loop_of(op, self.arch, self.num_warps)
         if loop is None:

@@ -51,6 +51,26 @@ def has_side_effects(op: ir.Operation) -> bool:
     return False
 
 
+def scalar_slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation]) -> bool:
+    """Collect into `found` the ops of `loop`'s body that compute `value` (each after its
+    operands); False if one is not a pure scalar tile op (or the value is a carried one)."""
+    body = loop.regions[0].blocks[0]
+    op = defining_op(value)
+    if op is None:
+        return value.owner != body or value == body.arguments[0]  # outside, or the IV
+    if op.parent != loop:
+        return True  # defined before the loop
+    if op in found:
+        return True
+    if not name(op).startswith("tile.") or name(op) in ("tile.load", "tile.mma") or \
+            op.regions or any(isinstance(r.type, ir.ShapedType) for r in op.results):
+        return False
+    if not all(scalar_slice(loop, v, found) for v in op.operands):
+        return False
+    found.append(op)
+    return True
+
+
 def unused(op: ir.Operation) -> bool:
     return all(not list(r.uses) for r in op.results)
 

@@ -24,8 +24,9 @@ from mlir.dialects import scf
 
 from tilelang.dialect import ops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
-from tilelang.passes.ir_utils import defining_op, has_side_effects, name, walk_ops
+from tilelang.passes.ir_utils import has_side_effects, name, scalar_slice, walk_ops
 from tilelang.passes.matmul_loops import matmul_loop
+from tilelang.passes.staged_loops import staged_loop
 
 NAME = "tile-pipeline-loads"
 
@@ -39,7 +40,8 @@ def run(module: ir.Operation, options: Options) -> None:
     """Prefetch the next iteration's loads in loops that multiply tiles."""
     for op in walk_ops(module, post_order=True):
         if name(op) == "scf.for" and _qualifies(op) and \
-                matmul_loop(op, options.arch, _num_warps(op)) is None:
+                matmul_loop(op, options.arch, _num_warps(op)) is None and \
+                staged_loop(op, options.arch, _num_warps(op)) is None:
             loads = [o for o in _body_ops(op) if name(o) == "tile.load" and _indices_ok(op, o)]
             if loads:
                 _pipeline(op, loads)
@@ -63,29 +65,9 @@ def _qualifies(loop: ir.Operation) -> bool:
     return any(name(o) == "tile.mma" for o in body) and not any(has_side_effects(o) for o in body)
 
 
-def _slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation]) -> bool:
-    """Collect the body ops `value` is computed by (in order); False if one is not a pure
-    scalar op (or the value is a carried one)."""
-    body = loop.regions[0].blocks[0]
-    op = defining_op(value)
-    if op is None:
-        return value.owner != body or value == body.arguments[0]  # outside, or the IV
-    if op.parent != loop:
-        return True  # defined before the loop
-    if op in found:
-        return True
-    if not name(op).startswith("tile.") or name(op) in ("tile.load", "tile.mma") or \
-            op.regions or any(isinstance(r.type, ir.ShapedType) for r in op.results):
-        return False
-    if not all(_slice(loop, v, found) for v in op.operands):
-        return False
-    found.append(op)
-    return True
-
-
 def _indices_ok(loop: ir.Operation, load: ir.Operation) -> bool:
     found: list[ir.Operation] = []
-    return all(_slice(loop, v, found) for v in load.operands)
+    return all(scalar_slice(loop, v, found) for v in load.operands)
 
 
 def _clone(loop: ir.Operation, load: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
@@ -93,7 +75,7 @@ def _clone(loop: ir.Operation, load: ir.Operation, mapping: dict[ir.Value, ir.Va
     `mapping`'s replacements (the induction variable's)."""
     found: list[ir.Operation] = []
     for v in load.operands:
-        _slice(loop, v, found)
+        scalar_slice(loop, v, found)
     for op in [*found, load]:
         operands = [mapping.get(v, v) for v in op.operands]
         with op.location:

@@ -3,58 +3,17 @@ arrays into their pointer, extents and strides)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import mlir.ir as ir
 from mlir.dialects import scf
 
-from tilelang.dialect import dtype_of
-from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.passes.matmul_loops import matmul_loop
-from tilelang.passes.simt.abi import array_args, is_array, parameter_types
+from tilelang.passes.simt.carried import bind, flat_operands, flat_types
 from tilelang.passes.simt.context import Lowering, lowers
-from tilelang.passes.simt.memory import _layout
 from tilelang.passes.simt.mma_ring import MmaRingEngine
+from tilelang.passes.simt.staged_loop import lower_staged_body
 from tilelang.passes.simt.staged_matmul import lower_staged_loop
-from tilelang.passes.simt.values import ArrayArgs, Distributed, scalar_type
 from tilelang.passes.simt.wgmma import WgmmaEngine
-
-
-def flatten(lowered: Any) -> list[ir.Value]:
-    if isinstance(lowered, ArrayArgs):  # an array chosen at run time
-        return [lowered.ptr, *lowered.shape, *lowered.strides]
-    return list(lowered.regs) if isinstance(lowered, Distributed) else [lowered]
-
-
-def flat_types(old: ir.Value) -> list[ir.Type]:
-    t = old.type
-    if is_array(t):
-        return parameter_types(t)
-    if is_tile_type(t):
-        return [scalar_type(dtype_of(t))] * _layout(t).num_registers
-    return [scalar_type(dtype_of(t))]
-
-
-def unflatten(old: ir.Value, values: Iterator[ir.Value]) -> Any:
-    t = old.type
-    if is_array(t):
-        return array_args(t, [next(values) for _ in parameter_types(t)])
-    if not is_tile_type(t):
-        return next(values)
-    layout = _layout(t)
-    regs = tuple(next(values) for _ in range(layout.num_registers))
-    return Distributed(regs, layout, dtype_of(t), shape_of(t))
-
-
-def _bind(lw: Lowering, olds: list[ir.Value], news: list[ir.Value]) -> None:
-    it = iter(news)
-    for old in olds:
-        lw.set(old, unflatten(old, it))
-
-
-def _flat_operands(lw: Lowering, values: list[ir.Value]) -> list[ir.Value]:
-    return [v for old in values for v in flatten(lw.get(old))]
+from tilelang.passes.staged_loops import staged_loop
 
 
 def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
@@ -71,15 +30,20 @@ def lower_for(lw: Lowering, op: ir.Operation) -> None:
         engine = WgmmaEngine(lw, plan) if plan.engine == "wgmma" else MmaRingEngine(lw, plan)
         lower_staged_loop(lw, plan, engine)
         return
+    staged = staged_loop(op, lw.chip, lw.num_warps)
+    if staged is not None:  # products on wgmma from operands staged in shared memory
+        lw.uses_wgmma = True
+        lower_staged_body(lw, staged)
+        return
     lb, ub, step, *inits = list(op.operands)
-    loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step), _flat_operands(lw, inits))
+    loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step), flat_operands(lw, inits))
     body = op.regions[0].blocks[0]
     lw.set(body.arguments[0], loop.induction_variable)
-    _bind(lw, list(body.arguments)[1:], list(loop.inner_iter_args))
+    bind(lw, list(body.arguments)[1:], list(loop.inner_iter_args))
     terminator = _lower_body(lw, body, loop.body)
     with ir.InsertionPoint(loop.body):
-        scf.YieldOp(_flat_operands(lw, list(terminator.operands)))
-    _bind(lw, list(op.results), list(loop.results))
+        scf.YieldOp(flat_operands(lw, list(terminator.operands)))
+    bind(lw, list(op.results), list(loop.results))
 
 
 @lowers("scf.if")
@@ -93,8 +57,8 @@ def lower_if(lw: Lowering, op: ir.Operation) -> None:
     for old, new in blocks:
         terminator = _lower_body(lw, old, new)
         with ir.InsertionPoint(new):
-            scf.YieldOp(_flat_operands(lw, list(terminator.operands)))
-    _bind(lw, list(op.results), list(branch.results))
+            scf.YieldOp(flat_operands(lw, list(terminator.operands)))
+    bind(lw, list(op.results), list(branch.results))
 
 
 @lowers("scf.while")
@@ -102,16 +66,16 @@ def lower_while(lw: Lowering, op: ir.Operation) -> None:
     old_before, old_after = op.regions[0].blocks[0], op.regions[1].blocks[0]
     types = [t for r in op.results for t in flat_types(r)]
     before_types = [t for a in old_before.arguments for t in flat_types(a)]
-    loop = scf.WhileOp(types, _flat_operands(lw, list(op.operands)))
+    loop = scf.WhileOp(types, flat_operands(lw, list(op.operands)))
     before = loop.before.blocks.append(*before_types)
-    _bind(lw, list(old_before.arguments), list(before.arguments))
+    bind(lw, list(old_before.arguments), list(before.arguments))
     condition = _lower_body(lw, old_before, before)
     cond, *forwarded = list(condition.operands)
     with ir.InsertionPoint(before):
-        scf.ConditionOp(lw.get(cond), _flat_operands(lw, forwarded))
+        scf.ConditionOp(lw.get(cond), flat_operands(lw, forwarded))
     after = loop.after.blocks.append(*types)
-    _bind(lw, list(old_after.arguments), list(after.arguments))
+    bind(lw, list(old_after.arguments), list(after.arguments))
     terminator = _lower_body(lw, old_after, after)
     with ir.InsertionPoint(after):
-        scf.YieldOp(_flat_operands(lw, list(terminator.operands)))
-    _bind(lw, list(op.results), list(loop.results))
+        scf.YieldOp(flat_operands(lw, list(terminator.operands)))
+    bind(lw, list(op.results), list(loop.results))

@@ -1,0 +1,72 @@
+"""Loops whose products read staged operands (passes/staged_loops.py, simt/staged_loop.py): the
+flash-attention sample's key loop on wgmma, with q and the probabilities as A from registers and
+the key and value tiles staged by cp.async. Against torch's SDPA in float64 on fresh random data
+of awkward lengths (the masked loop and the zero-filled edges run), every output element
+written (the output starts as NaN); and the same loop with the tensor-core path switched off
+(TILELANG_WGMMA=0) as a second opinion."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+import tilelang as ct
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
+import attention  # noqa: E402
+
+# (BM, BN, warps): one and two warpgroups, one and two 64-row blocks per warpgroup
+CONFIGS = [(128, 64, 8), (128, 128, 8), (64, 64, 4), (128, 64, 4)]
+
+
+def sdpa(q, k, v, causal):
+    q, k, v = (x.double() for x in (q, k, v))
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if causal:  # top-left aligned, as the sample
+        keep = torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).tril()
+        s = s.masked_fill(~keep, -math.inf)
+    return torch.softmax(s, dim=-1) @ v
+
+
+def run(q, k, v, causal, config):
+    bm, bn, warps = config
+    out = torch.full_like(q, float("nan"))
+    attention.launch_attention(torch.cuda.current_stream(), q, k, v, out, causal, (bm, bn), warps)
+    torch.cuda.synchronize()
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "{}x{}w{}".format(*c))
+@pytest.mark.parametrize("d", [64, 128])
+# the sample's causal mask is for equal lengths
+@pytest.mark.parametrize(("seq_q", "seq_k", "causal"),
+                         [(300, 300, False), (300, 300, True), (129, 517, False)])
+def test_staged_attention(config, d, causal, seq_q, seq_k):
+    shape = (2, 3)
+    q = torch.randn(*shape, seq_q, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(*shape, seq_k, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(*shape, seq_k, d, device="cuda", dtype=torch.bfloat16)
+    out = run(q, k, v, causal, config)
+    assert not out.isnan().any(), "every element is written"
+    want = sdpa(q, k, v, causal)
+    # bf16 output rounding, and bf16 probabilities (2**-9 relative) in p @ v
+    torch.testing.assert_close(out.double(), want, rtol=1e-2, atol=1e-2)
+    bm, bn, warps = config
+    kernel = attention.flash_attention.replace_hints(num_warps=warps)
+    ptx = ct.compile(kernel, (q, k, v, out, 0.1, causal, bm, bn, d)).ptx
+    assert "wgmma.mma_async" in ptx and "cp.async" in ptx
+
+
+@pytest.mark.gpu
+def test_staged_attention_matches_the_mma_sync_path(monkeypatch):
+    q, k, v = (torch.randn(1, 2, 200, 128, device="cuda", dtype=torch.bfloat16)
+               for _ in range(3))
+    staged = run(q, k, v, True, (128, 64, 8))
+    monkeypatch.setenv("TILELANG_WGMMA", "0")
+    plain = run(q, k, v, True, (128, 64, 8))
+    torch.testing.assert_close(staged.float(), plain.float(), rtol=1e-2, atol=1e-2)

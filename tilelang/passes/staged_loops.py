@@ -1,0 +1,224 @@
+"""Passes (layout): loops whose matrix products read their right-hand operands from shared
+memory, staged by `cp.async` ahead of use, on sm_90's `wgmma` (simt/staged_loop.py).
+
+passes/matmul_loops.py lowers a loop that is nothing but a K loop (two loads and one mma) as a
+whole. This is the general case, for loops with other work between their products, as the key
+loop of flash attention:
+
+    for j in range(...):
+        keys = load(k, .., (1, 1, BN, D))                       # staged
+        s = mma(q, transpose(keys.reshape((BN, D))), zeros)     # wgmma, q from registers
+        p = exp2(s - max(s)) ...                                # ordinary tile code
+        values = load(v, .., (1, 1, BN, D))                     # staged
+        acc = mma(p.astype(bf16), values.reshape((BN, D)), acc * alpha)
+
+Every tile.mma of the body qualifies when its B operand is a *staged load*: a tile.load in the
+body (through unit-dimension reshapes and a (1, 0) transpose, each read once) of an array whose
+last dimension is contiguous and 16-byte aligned, with its other tile dimensions 1 but the last
+two. Its A operand stays in registers, in the layout wgmma reads A from registers (the
+accumulator's, layout/wgmma.accumulator_layout), so a product of probabilities computed from an
+earlier product needs no conversion. The loads' index arithmetic (pure scalar ops of the body)
+is replayed `ahead` iterations early to issue the copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlir.ir as ir
+
+from tilelang import settings
+from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
+from tilelang.dialect import dtype_of, ops, parse_array_type
+from tilelang.dialect.types import shape_of
+from tilelang.language import dtypes as dt
+from tilelang.layout import LinearLayout, wgmma
+from tilelang.passes.ir_utils import defining_op, has_side_effects, name, scalar_slice
+
+WGMMA_ARCHS = ("sm_90", "sm_90a")
+MAX_STAGES = 4  # these loops compute between their loads: a few stages cover the latency
+MIN_STAGES = 3  # the stage multiplied, the one its wgmma may still read, one being copied
+SCRATCH_BYTES = 8192  # kept for the body's own shared-memory conversions and reductions
+
+
+@dataclass(frozen=True)
+class StagedOperand:
+    """A tile.load staged in shared memory, and the reshapes/transposes from it to the mma."""
+
+    load: ir.Operation
+    chain: tuple[ir.Operation, ...]
+    operand: wgmma.Operand  # its stage layout: K-major (transposed) or N-major
+    offset: int  # bytes from the stage's start
+
+    @property
+    def ops(self) -> tuple[ir.Operation, ...]:
+        return (self.load, *self.chain)
+
+
+@dataclass(frozen=True)
+class StagedMma:
+    mma: ir.Operation
+    b: StagedOperand
+    m: int
+    n: int
+    k: int
+
+
+@dataclass(frozen=True)
+class StagedLoop:
+    loop: ir.Operation
+    mmas: tuple[StagedMma, ...]
+    index_ops: tuple[ir.Operation, ...]  # the loads' scalar index arithmetic, in body order
+    stages: int
+    itemsize: int = 2
+    engine: str = "wgmma"
+
+    @property
+    def operands(self) -> tuple[StagedOperand, ...]:
+        return tuple(m.b for m in self.mmas)
+
+    @property
+    def ahead(self) -> int:
+        """Iterations the copies run ahead: a stage's last wgmma may still run one iteration
+        later (it is waited for by the next iteration's first use of its result)."""
+        return self.stages - 2
+
+    @property
+    def stage_bytes(self) -> int:
+        return sum(o.operand.bytes for o in self.operands)
+
+    @property
+    def skipped(self) -> set[ir.Operation]:
+        """Body ops that produce no registers: the staged loads and their relabellings."""
+        return {op for o in self.operands for op in o.ops}
+
+    def mma_of(self, op: ir.Operation) -> StagedMma | None:
+        return next((m for m in self.mmas if m.mma == op), None)
+
+
+def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | None:
+    """The loop's plan when its products run on wgmma from staged operands, else None."""
+    if name(loop) != "scf.for" or arch not in WGMMA_ARCHS or not settings.wgmma_enabled() \
+            or num_warps % wgmma.WARPGROUP:
+        return None
+    body = loop.regions[0].blocks[0]
+    inner = [op.operation for op in body.operations]
+    found = [op for op in inner if name(op) == "tile.mma"]
+    if not found or any(has_side_effects(op) for op in inner[:-1] if name(op) != "tile.load"):
+        return None
+    mmas, offset = [], 0
+    for op in found:
+        staged = _staged_mma(op, loop, num_warps, offset)
+        if staged is None:
+            return None
+        mmas.append(staged)
+        offset += staged.b.operand.bytes
+    loads = [m.b.load for m in mmas]
+    if len(set(loads)) != len(loads):
+        return None
+    index_ops: list[ir.Operation] = []
+    if not all(scalar_slice(loop, v, index_ops) for load in loads for v in load.operands):
+        return None
+    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - SCRATCH_BYTES
+    stages = min(MAX_STAGES, limit // offset)
+    if stages < MIN_STAGES:
+        return None
+    order = {op: i for i, op in enumerate(inner)}
+    return StagedLoop(loop, tuple(mmas), tuple(sorted(index_ops, key=order.__getitem__)),
+                      stages)
+
+
+def staged_loop_of(mma: ir.Operation, arch: str, num_warps: int) -> StagedLoop | None:
+    parent = mma.parent
+    if parent is None or name(parent) != "scf.for":
+        return None
+    return staged_loop(parent, arch, num_warps)
+
+
+def a_layout(m: int, k: int, num_warps: int) -> LinearLayout:
+    """The layout wgmma reads A from registers in: per 64 x 16 slice, the accumulator
+    fragment of an m64n16 product (PTX ISA, "Register fragment for matrix A")."""
+    return wgmma.accumulator_layout(m, k, num_warps)
+
+
+def b_layout(operand: StagedOperand, load_layout: LinearLayout) -> LinearLayout:
+    """The layout the mma's B value has when the load keeps `load_layout`: the chain's
+    relabellings applied in order (no data moves: the loop reads the stage, not registers)."""
+    layout = load_layout
+    for op in operand.chain:
+        if name(op) == "tile.reshape":
+            layout = layout.reshape(_padded(shape_of(op.results[0].type)))
+        else:
+            layout = layout.permute(list(ops.array_attr(op, "axes")))
+    return layout
+
+
+def _padded(shape: tuple[int, ...]) -> tuple[int, ...]:
+    from tilelang.passes.layout_rules import padded_shape
+
+    return padded_shape(shape)
+
+
+def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
+                offset: int) -> StagedMma | None:
+    a, b, acc = list(op.operands)[:3]
+    if dtype_of(acc.type) is not dt.float32 or dtype_of(op.results[0].type) is not dt.float32:
+        return None
+    if dtype_of(a.type) is not dtype_of(b.type) or dtype_of(a.type) not in (dt.float16,
+                                                                          dt.bfloat16):
+        return None
+    if len(shape_of(a.type)) != 2 or len(shape_of(b.type)) != 2:
+        return None
+    (m, k), n = shape_of(a.type), shape_of(b.type)[1]
+    staged = _staged_operand(b, loop, offset)
+    if staged is None or defining_op(a) in staged.ops:
+        return None
+    if not _fits(m, n, k, staged.operand, num_warps):
+        return None
+    return StagedMma(op, staged, m, n, k)
+
+
+def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
+    """The staged load `value` relabels: reshapes that add or drop unit dimensions and at most
+    one (1, 0) transpose, each op read once, in the loop's body."""
+    chain: list[ir.Operation] = []
+    transposed = False
+    op = defining_op(value)
+    while op is not None and op.parent == loop and name(op) in ("tile.reshape", "tile.permute"):
+        if len(list(op.results[0].uses)) != 1:
+            return None
+        if name(op) == "tile.permute":
+            if transposed or tuple(ops.array_attr(op, "axes")) != (1, 0):
+                return None
+            transposed = True
+        else:
+            src, dst = shape_of(op.operands[0].type), shape_of(op.results[0].type)
+            if [d for d in src if d != 1] != [d for d in dst if d != 1]:
+                return None
+        chain.insert(0, op)
+        op = defining_op(op.operands[0])
+    if op is None or op.parent != loop or name(op) != "tile.load" or \
+            len(list(op.results[0].uses)) != 1 or "steps" in op.attributes:
+        return None
+    dtype, unit, align = parse_array_type(op.operands[0].type)
+    shape = shape_of(op.results[0].type)
+    order = tuple(ops.array_attr(op, "order"))
+    if not unit or not unit[-1] or align < 16 or order != tuple(range(len(shape))) or \
+            ops.str_attr(op, "padding_mode") not in ("zero", "undetermined") or \
+            len(shape) < 2 or any(d != 1 for d in shape[:-2]):
+        return None
+    rows, cols = shape[-2:]
+    # (rows, cols) as loaded: N-major B (K x N) as it is, K-major B (N x K) when transposed
+    return StagedOperand(op, tuple(chain), wgmma.Operand(rows, cols, transposed, dtype.itemsize),
+                         offset)
+
+
+def _fits(m: int, n: int, k: int, operand: wgmma.Operand, num_warps: int) -> bool:
+    """Shapes one warpgroup's wgmma covers with the stage layouts of layout/wgmma.py."""
+    groups, threads = num_warps // wgmma.WARPGROUP, 32 * num_warps
+    powers = all(x > 0 and x & (x - 1) == 0 for x in (m, n, k))
+    chunks = operand.rows * operand.cols * operand.itemsize // wgmma.CHUNK_BYTES
+    return (powers and m % (wgmma.INSTR_M * groups) == 0 and k % 16 == 0
+            and 8 <= n <= wgmma.MAX_N and operand.cols % operand.row_elems == 0
+            and (operand.k_major or n % 64 == 0)
+            and m * n // threads <= 128 and chunks % threads == 0)
