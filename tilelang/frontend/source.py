@@ -62,6 +62,14 @@ def function_text(fn: Any) -> tuple[str, str, int]:
     # of the function, not its code object: for a code object inspect looks for the module
     # by scanning every loaded one (tens of ms in a process that has imported torch).
     code = getattr(fn, "__code__", fn)
+    fast = _definition_lines(fn, code)
+    if fast is not None:
+        return fast
+    return _tokenized_text(fn, code)
+
+
+def _tokenized_text(fn: Any, code: Any) -> tuple[str, str, int]:
+    """function_text through inspect: its tokenizer finds where the definition ends."""
     of = fn if inspect.isfunction(fn) else code
     try:
         lines, first = inspect.findsource(of)
@@ -75,12 +83,58 @@ def function_text(fn: Any) -> tuple[str, str, int]:
     return "".join(lines), filename, start
 
 
+def _definition_lines(fn: Any, code: Any) -> tuple[str, str, int] | None:
+    """function_text without the tokenizer (pure Python before 3.12, and compiling its regular
+    expressions took ~1.5 ms of a disk-cache hit): the definition runs from its first line
+    (the first decorator's, as the code object records it) to the last line its code or any
+    nested code spans, and on through the lines indented deeper than the `def` (a trailing
+    `pass`, a docstring, comments), as inspect.getblock would find. None where that cannot be
+    told (no source lines, no end positions, a lambda): the caller asks inspect."""
+    filename = getattr(code, "co_filename", "")
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    first = getattr(code, "co_firstlineno", 0) - 1
+    if not lines or not 0 <= first < len(lines):
+        return None
+    head = lines[first].lstrip()
+    if not head.startswith(("def ", "async def ", "@")):
+        return None
+    end = _last_line(code)
+    if end is None or not first < end <= len(lines):
+        return None
+    indent = len(lines[first]) - len(head)
+    last = end  # lines[first:last] is the definition so far
+    for i in range(end, len(lines)):
+        text = lines[i].lstrip()
+        if not text.strip():
+            continue
+        if len(lines[i]) - len(text) <= indent:
+            break
+        last = i + 1
+    if not any(line.startswith(("def ", "async def "), indent) for line in lines[first:last]):
+        return None  # code whose positions are not this file's (a generated wrapper)
+    return "".join(lines[first:last]), filename, first + 1
+
+
+def _last_line(code: Any) -> int | None:
+    """The last source line the code object's instructions (or its nested code's) span."""
+    positions = getattr(code, "co_positions", None)  # Python 3.11+
+    ends = [end for _, end, _, _ in positions() if end is not None] if positions else []
+    if not ends:
+        return None
+    nested = [_last_line(c) for c in code.co_consts if hasattr(c, "co_positions")]
+    return max(ends + [n for n in nested if n is not None])
+
+
 @cache
 def parse_function(fn: Any) -> FunctionSource:
     """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
     text, filename, start = function_text(fn)
     try:
-        fdef = _parse_def(text, filename, start)
+        try:
+            fdef = _parse_def(text, filename, start)
+        except SyntaxError:  # where the definition ends fooled _definition_lines: ask inspect
+            text, filename, start = _tokenized_text(fn, getattr(fn, "__code__", fn))
+            fdef = _parse_def(text, filename, start)
     except SyntaxError:  # e.g. a lambda: its lines are not a statement of their own
         raise TileSyntaxError(
             f"cannot parse the source of {getattr(fn, '__qualname__', fn)!r}",
