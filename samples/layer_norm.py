@@ -27,9 +27,12 @@ def layer_norm_fwd(x, w, b, y, mean, rstd, eps, ROWS: ct.Constant[int], BLOCK: c
     inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] < n
     d = ct.where(inside, t - mu, 0.0)
     r = ct.rsqrt(ct.sum(d * d, axis=1, keepdims=True) / n + eps)
-    wt = ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)
-    bt = ct.load(b, index=(0,), shape=(BLOCK,)).astype(ct.float32)
-    ct.store(y, index=(i, 0), tile=(d * r * wt[None, :] + bt[None, :]).astype(y.dtype))
+    # w and b are loaded where they are used, each while one row-sized tile is live (d * r,
+    # then its product with w): loaded together and converted at once, they held the registers
+    # of four (bf16, 16384 columns, 8 warps: 174 registers against 128, one block per SM)
+    out = d * r * ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)[None, :]
+    out = out + ct.load(b, index=(0,), shape=(BLOCK,)).astype(ct.float32)[None, :]
+    ct.store(y, index=(i, 0), tile=out.astype(y.dtype))
     ct.store(mean, index=(i,), tile=ct.reshape(mu, (ROWS,)))
     ct.store(rstd, index=(i,), tile=ct.reshape(r, (ROWS,)))
 

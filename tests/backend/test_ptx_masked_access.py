@@ -28,10 +28,12 @@ def edge_copy(x, y, B: ct.Constant[int]):
 def test_edge_accesses_are_predicated(dtype, bits):
     x = np.zeros(100, dtype)
     compiled = ct.compile(edge_copy, (x, x.copy(), 1024))
-    loads = re.findall(rf"@%p\d+ ld\.global\.b{bits} ", compiled.ptx)
+    # 16-bit elements load in aligned pairs, one 32-bit word each (test_ptx_load_words.py)
+    loaded = 32 if bits == 16 else bits
+    loads = re.findall(rf"@%p\d+ ld\.global\.b{loaded} ", compiled.ptx)
     stores = re.findall(rf"@%p\d+ st\.global\.b{bits} ", compiled.ptx)
-    assert len(loads) == len(stores) >= 8
-    assert len(re.findall(r"\bbra", compiled.ptx)) < len(loads)  # no branch per element
+    assert len(loads) * loaded // bits == len(stores) >= 8
+    assert len(re.findall(r"\bbra", compiled.ptx)) < len(stores)  # no branch per element
     resources = compiled.resources()  # assembles
     assert resources.spill_stores == 0
 

@@ -24,7 +24,7 @@ from tilelang.dialect.semantics import np_dtype, padding_value
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
-from tilelang.passes.simt import restricted
+from tilelang.passes.simt import restricted, words
 from tilelang.passes.simt.context import (
     Lowering,
     const,
@@ -315,7 +315,9 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
     padding = ops.str_attr(op, "padding_mode")
     reg_type = scalar_type(array.dtype)
     types = [reg_type] * layout.num_registers
-    if padded_shape(shape) == shape and _additive(layout):
+    if padded_shape(shape) == shape and _additive(layout) and _in_words(a):
+        regs = _load_in_words(lw, a, padding)
+    elif padded_shape(shape) == shape and _additive(layout):
         branch = scf.IfOp(_full_tile(a), types, has_else=True)
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp(_load_fast(lw, a))
@@ -325,6 +327,29 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
     else:
         regs = tuple(_load_masked(lw, a, padding))
     lw.set(result, Distributed(regs, layout, array.dtype, shape))
+
+
+def _in_words(a: Access) -> bool:
+    """Whether the two paths of a load meet in 32-bit words (words.py): 16-bit elements whose
+    registers pair up as aligned, consecutive elements (vectors of at least two)."""
+    return a.array.dtype.itemsize == 2 and a.vector >= 2
+
+
+def _load_in_words(lw: Lowering, a: Access, padding: str) -> tuple[ir.Value, ...]:
+    mem = memory_type(a.array.dtype)
+    count = a.layout.num_registers // 2
+    branch = scf.IfOp(_full_tile(a), [ir.IntegerType.get_signless(32)] * count, has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp(words.pack(_load_fast(lw, a), mem))
+    with ir.InsertionPoint(branch.else_block):
+        pad16 = _to_ptx(const(mem, padding_value(padding, np_dtype(a.array.dtype))))
+        pairs = []
+        for r in range(0, a.layout.num_registers, 2):
+            low, address, static = _element_address(lw, a, r, mem)
+            high = _element(lw, a, r + 1)[0]
+            pairs.append(words.masked_word(address, static, low, high, pad16))
+        scf.YieldOp(pairs)
+    return tuple(words.unpack(branch.results, mem))
 
 
 def _steps(op: ir.Operation) -> tuple[int, ...] | None:
