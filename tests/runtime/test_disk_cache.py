@@ -109,3 +109,26 @@ def test_keys_follow_the_digest(fresh):
     fresh.write_text(fresh.read_text() + "\n# changed\n")
     recompute()
     assert disk_cache.cache_key("kernel", 1) != key
+
+
+def test_a_hit_with_a_cubin_leaves_the_ptx_unread(fresh):
+    disk_cache.store("with-cubin", {"name": "k"}, "// ptx text", b"\x7fELF cubin")
+    assert disk_cache.load("with-cubin") == ({"name": "k"}, None, b"\x7fELF cubin")
+    assert disk_cache.ptx("with-cubin") == "// ptx text"
+
+
+def test_an_entry_without_a_cubin_gives_its_ptx(fresh):
+    disk_cache.store("ptx-only", {"name": "k"}, "// ptx text", None)
+    assert disk_cache.load("ptx-only") == ({"name": "k"}, "// ptx text", None)
+
+
+@pytest.mark.parametrize("damage", ["meta", "ptx"])
+def test_a_damaged_or_partial_entry_is_a_miss(fresh, damage):
+    disk_cache.store("entry", {"name": "k"}, "// ptx text", None)
+    folder = Path(os.environ["TILELANG_CACHE_DIR"]) / "entry"
+    if damage == "meta":
+        (folder / "meta.json").write_text("{not json")
+    else:
+        (folder / "kernel.ptx").unlink()
+    assert disk_cache.load("entry") is None
+    assert disk_cache.load("no-such-entry") is None

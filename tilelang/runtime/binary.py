@@ -104,9 +104,11 @@ def to_cubin(ptx: str, arch: str) -> bytes | None:
         return None
 
 
-def load(name: str, ptx: str, cubin: bytes | None, ordinal: int, shared: int = 0) -> LoadedKernel:
+def load(name: str, ptx: str | None, cubin: bytes | None, ordinal: int,
+         shared: int = 0) -> LoadedKernel:
     """Load the code and resolve its function in the primary context of device `ordinal`; allow
-    it `shared` bytes of dynamic shared memory (more than 48 KB needs the kernel's opt-in)."""
+    it `shared` bytes of dynamic shared memory (more than 48 KB needs the kernel's opt-in).
+    The PTX is used only without a cubin (the driver then compiles it)."""
     _init()
     context = primary_context(ordinal)
     with _in_context(context):  # this thread's context may be another device's, or none

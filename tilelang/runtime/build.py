@@ -69,7 +69,7 @@ class BuildJob:
 @dataclass
 class Built:
     meta: dict[str, Any]
-    ptx: str
+    ptx: str | None  # None: served from the disk cache with a cubin, the PTX left unread
     cubin: bytes | None
     source: str  # "disk" or "compiled"
 
