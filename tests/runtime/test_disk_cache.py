@@ -1,5 +1,6 @@
-"""The disk cache's compiler digest: a hash of every compiler source, remembered in the cache
-folder under the sources' sizes and modification times, and recomputed when one changes."""
+"""The disk cache's compiler digest: a hash of every compiler source, remembered next to the
+sources' bytecode (else in the cache folder) under their sizes and modification times, and
+recomputed when one changes; and the entries' reading."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from tilelang.runtime import disk_cache
 
 @pytest.fixture
 def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A process that has not computed the digest yet, with its cache in tmp_path; one more
-    source file (a copy of disk_cache.py) that tests may change."""
+    """A process that has not computed the digest yet, with its cache and the package's memo
+    in tmp_path; one more source file (a copy of disk_cache.py) that tests may change."""
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILELANG_DISABLE_DISK_CACHE", raising=False)
     monkeypatch.setattr(disk_cache, "_digest", None)
+    monkeypatch.setattr(disk_cache, "PACKAGE_MEMO", tmp_path / "pycache" / "compiler-digest.json")
     extra = tmp_path / "extra.py"
     extra.write_text(Path(disk_cache.__file__).read_text())
     sources = disk_cache._sources()
@@ -47,11 +49,32 @@ def recompute() -> str:
 def test_the_digest_is_read_back_while_no_source_changes(fresh, monkeypatch):
     first = disk_cache._compiler_digest()
     assert first == disk_cache._content_digest(disk_cache._sources())
-    memo = json.loads((Path(os.environ["TILELANG_CACHE_DIR"]) / "compiler-digest.json").read_text())
+    memo = json.loads(disk_cache.PACKAGE_MEMO.read_text())
     assert memo["digest"] == first
     reads = contents_read(monkeypatch)
     assert recompute() == first
     assert reads == []
+
+
+def test_a_new_cache_folder_reads_the_package_memo(fresh, tmp_path, monkeypatch):
+    """The memo lives next to the sources: a process with another (empty) cache folder does
+    not read the sources again."""
+    first = disk_cache._compiler_digest()
+    reads = contents_read(monkeypatch)
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "another-cache"))
+    assert recompute() == first and reads == []
+
+
+def test_the_cache_folder_holds_the_memo_where_the_package_is_read_only(fresh, tmp_path,
+                                                                       monkeypatch):
+    blocked = tmp_path / "a_file"
+    blocked.write_text("")
+    monkeypatch.setattr(disk_cache, "PACKAGE_MEMO", blocked / "pycache" / "compiler-digest.json")
+    first = disk_cache._compiler_digest()
+    memo = Path(os.environ["TILELANG_CACHE_DIR"]) / "compiler-digest.json"
+    assert json.loads(memo.read_text())["digest"] == first
+    reads = contents_read(monkeypatch)
+    assert recompute() == first and reads == []
 
 
 def test_a_changed_source_changes_the_digest(fresh, monkeypatch):
@@ -86,7 +109,7 @@ def test_a_reinstalled_mlir_binding_is_noticed(fresh, tmp_path, monkeypatch):
 @pytest.mark.parametrize("text", ["not json", '{"stamp": 1}', '{"stamp": "x", "digest": "y"}'])
 def test_a_damaged_memo_is_replaced(fresh, monkeypatch, text):
     good = disk_cache._compiler_digest()
-    memo = Path(os.environ["TILELANG_CACHE_DIR"]) / "compiler-digest.json"
+    memo = disk_cache.PACKAGE_MEMO
     memo.write_text(text)
     assert recompute() == good
     assert json.loads(memo.read_text())["digest"] == good

@@ -14,6 +14,7 @@ from tilelang import settings
 FORMAT = 2
 _TILELANG = Path(__file__).resolve().parent.parent
 _DIALECT = _TILELANG.parent / "dialect" / "tile.irdl.mlir"
+PACKAGE_MEMO = _TILELANG / "__pycache__" / "compiler-digest.json"
 
 
 def cache_key(*parts: Any) -> str:
@@ -30,22 +31,28 @@ _digest: str | None = None
 def _compiler_digest() -> str:
     """A hash of the cache format, the versions of tilelang and the MLIR bindings, and every
     compiler source (tilelang's .py files, the dialect): any compiler change invalidates the
-    cache. Reading them all takes milliseconds, so the hash is remembered in the cache folder
-    under their sizes and modification times (as Python trusts its .pyc files) and read from
-    there while those stay the same."""
+    cache. Reading them all takes milliseconds, so the hash is remembered under their sizes and
+    modification times (as Python trusts its .pyc files) and read back while those stay the
+    same: next to the sources' bytecode (so that a new cache folder does not read them again),
+    or in the cache folder where that cannot be written."""
     global _digest
     if _digest is None:
         sources = _sources()
         stamp = _stamp([*sources, _bindings()])
-        memo = settings.cache_dir() / "compiler-digest.json"
-        try:
-            remembered = json.loads(memo.read_text())
-        except (OSError, ValueError):
-            remembered = {}
-        _digest = remembered.get("digest") if remembered.get("stamp") == stamp else None
-        if not isinstance(_digest, str):
+        memos = [PACKAGE_MEMO, settings.cache_dir() / "compiler-digest.json"]
+        for memo in memos:
+            try:
+                remembered = json.loads(memo.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if isinstance(remembered, dict) and remembered.get("stamp") == stamp and \
+                    isinstance(remembered.get("digest"), str):
+                _digest = remembered["digest"]
+                break
+        else:
             _digest = _content_digest(sources)
-            _write(memo, json.dumps({"stamp": stamp, "digest": _digest}).encode())
+            data = json.dumps({"stamp": stamp, "digest": _digest}).encode()
+            any(_write(memo, data) for memo in memos)  # the first place that takes it
     return _digest
 
 
@@ -153,12 +160,13 @@ def store(key: str, meta: dict[str, Any], ptx: str, cubin: bytes | None) -> None
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write a small file atomically; a cache folder that cannot be written is skipped."""
+def _write(path: Path, data: bytes) -> bool:
+    """Write a small file atomically; False where it cannot be written (or the disk cache is
+    off)."""
     import tempfile
 
     if not settings.disk_cache_enabled():
-        return
+        return False
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +174,9 @@ def _write(path: Path, data: bytes) -> None:
         with os.fdopen(handle, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
+        return True
     except OSError:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        return False
