@@ -43,17 +43,33 @@ def test_qualifying_loops_stage_operands_for_mma_sync_on_sm80(tile, warps):
 
 
 @pytest.mark.parametrize(("case", "build"), [
-    ("K rows not 16-byte aligned", lambda: ct.compile(make_matmul(8), args(k=1001),
-                                                      arch="sm_90")),
-    ("work inside the loop", lambda: ct.compile(make_matmul(8, True), args(), arch="sm_90")),
     ("tile too small", lambda: ct.compile(make_matmul(8), args(tile=(64, 64, 32)),
                                           arch="sm_90")),
     ("float32 inputs", lambda: ct.compile(make_matmul(8), args(dtype=np.float32),
                                           arch="sm_90")),
+    ("K rows not 16-byte aligned, sm_80", lambda: ct.compile(make_matmul(8), args(k=1001),
+                                                             arch="sm_80")),
 ])
 def test_other_loops_stay_on_mma_sync(case, build):
     ptx = build().ptx
     assert "wgmma" not in ptx and "cp.async" not in ptx and "mma.sync" in ptx, case
+
+
+@pytest.mark.parametrize(("case", "build"), [
+    ("K rows not 16-byte aligned", lambda: ct.compile(make_matmul(8), args(k=1001),
+                                                      arch="sm_90")),
+    ("work inside the loop", lambda: ct.compile(make_matmul(8, True), args(), arch="sm_90")),
+])
+def test_loops_with_more_work_stage_b_only(case, build):
+    """Not lowered whole (passes/matmul_loops.py), but B is staged and the product runs on
+    wgmma with A from registers (passes/staged_loops.py): one copy per chunk of B only."""
+    compiled = build()
+    ptx = compiled.ptx
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in ptx, case
+    # B's 64 x 256 tile is 2048 16-byte chunks: 8 per thread, in the unchecked and the
+    # checked way, for the 2 iterations of the prologue (4 stages) and in the loop
+    assert ptx.count("cp.async.cg.shared.global") == 3 * 2 * 8, case
+    assert compiled.resources().spill_stores == 0
 
 
 def test_wgmma_can_be_switched_off(monkeypatch):

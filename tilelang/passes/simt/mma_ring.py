@@ -21,7 +21,7 @@ from tilelang.layout.mma import ATOMS, mma_layouts, split_warps
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.mma import mma_sync_words
-from tilelang.passes.simt.staged_matmul import chunk_offset
+from tilelang.passes.simt.stage_copies import chunk_offset
 from tilelang.passes.simt.values import i32, i64
 
 ATOM_M, ATOM_N, ATOM_K = 16, 8, 16

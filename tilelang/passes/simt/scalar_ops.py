@@ -112,15 +112,17 @@ def _int_power(a: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
     return arith.select(negative, inverse, result)
 
 
+# LLVM's maxnum/minnum (NaN-ignoring, as arith's maxnumf/minnumf) are one PTX max/min; the
+# arith ops would be expanded into two compares and two selects by arith-expand
 def minimum(a, b, dtype):
     if dtype.is_float:
-        return _float_binary(arith.minnumf)(a, b, dtype)
+        return _float_binary(llvm.intr_minnum)(a, b, dtype)
     return arith.minui(a, b) if dtype.kind in "ub" else arith.minsi(a, b)
 
 
 def maximum(a, b, dtype):
     if dtype.is_float:
-        return _float_binary(arith.maxnumf)(a, b, dtype)
+        return _float_binary(llvm.intr_maxnum)(a, b, dtype)
     return arith.maxui(a, b) if dtype.kind in "ub" else arith.maxsi(a, b)
 
 

@@ -29,7 +29,8 @@ from tilelang.layout import wgmma
 from tilelang.passes.ir_utils import walk_ops
 from tilelang.passes.simt.carried import bind, flat_operands
 from tilelang.passes.simt.context import RULES, Lowering, const
-from tilelang.passes.simt.staged_matmul import Copies, CopyPart, _wrap
+from tilelang.passes.simt.stage_copies import Copies, CopyPart
+from tilelang.passes.simt.staged_matmul import wrap_slot
 from tilelang.passes.simt.values import Distributed, i32, i64
 from tilelang.passes.simt.wgmma import WGMMA_TYPES, _descriptor
 from tilelang.passes.staged_loops import StagedLoop, StagedMma, a_layout
@@ -60,12 +61,12 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
         gpu.barrier()
         ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, ahead)))
-        copies.issue(ahead_iv, ub, _wrap(arith.addi(slot, const(i32(), ahead)), plan.stages))
+        copies.issue(ahead_iv, ub, wrap_slot(arith.addi(slot, const(i32(), ahead)), plan.stages))
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
         terminator = _lower_body(lw, plan, body, copies.stage_address(slot))
         scf.YieldOp([*flat_operands(lw, list(terminator.operands)),
-                     _wrap(arith.addi(slot, const(i32(), 1)), plan.stages)])
+                     wrap_slot(arith.addi(slot, const(i32(), 1)), plan.stages)])
     nvvm.WgmmaWaitGroupSyncOp(0)
     nvvm.CpAsyncWaitGroupOp(0)
     gpu.barrier()
