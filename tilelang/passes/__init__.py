@@ -7,6 +7,7 @@ from tilelang.passes import (
     eliminate_dead_code,
     fold_constants,
     pipeline_loads,
+    pipeline_products,
     restore_branches,
     simplify_shapes,
 )
@@ -23,7 +24,7 @@ _ALL = (
     assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    restore_branches, pipeline_loads,
+    restore_branches, pipeline_loads, pipeline_products,
 )
 for _module in _ALL:
     register(_module.NAME, _module.run, _module.Options, (_module.run.__doc__ or "").strip())

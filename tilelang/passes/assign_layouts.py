@@ -144,16 +144,23 @@ class _Assigner:
 
     def _analyze_loop(self, op: ir.Operation, inits: list[ir.Value], body: ir.Block,
                       first_arg: int) -> None:
-        """Loop-carried tiles keep one layout: the init's if concrete, else the one the body
-        yields (found by a first analysis with those arguments deferred), else the default."""
+        """Loop-carried tiles keep one layout: a staged product's accumulator when the body
+        yields one (the init converts once, before the loop), else the init's if concrete, else
+        the one the body yields (found by a first analysis with those arguments deferred), else
+        the default."""
         args = list(body.arguments)[first_arg:]
-        for arg, init in zip(args, inits, strict=True):
-            if is_tile_type(arg.type):
-                self.layouts[arg] = self.layouts.get(init)
-        self.analyze_block(body)
         yields = list(body.operations)[-1].operands
-        for arg, init, y in zip(args, inits, yields, strict=True):
-            if is_tile_type(arg.type) and self.layouts.get(init) is None:
+        fixed = {}
+        for i, y in enumerate(yields):
+            staged = self._staged(defining_op(y))
+            if staged is not None:
+                fixed[i] = accumulator_layout(staged.m, staged.n, self.num_warps)
+        for i, (arg, init) in enumerate(zip(args, inits, strict=True)):
+            if is_tile_type(arg.type):
+                self.layouts[arg] = fixed.get(i) or self.layouts.get(init)
+        self.analyze_block(body)
+        for i, (arg, init, y) in enumerate(zip(args, inits, yields, strict=True)):
+            if is_tile_type(arg.type) and i not in fixed and self.layouts.get(init) is None:
                 self.layouts[arg] = self.layouts.get(y) or self.default(arg)
         self.analyze_block(body)
         for result, arg in zip(op.results, args, strict=True):
@@ -266,15 +273,24 @@ class _Assigner:
             return self._subtile_layouts(op)[1]
         return {}
 
+    def _staged(self, op: ir.Operation | None) -> StagedMma | None:
+        return next((s for s in self.staged if s.mma == op), None) if op is not None else None
+
     def mma_layouts(self, op: ir.Operation) -> tuple[LinearLayout, LinearLayout, LinearLayout]:
         """(a, b, acc) layouts of a tile.mma: mma.sync fragments, or, in a loop lowered whole
         (passes/matmul_loops.py), the loads' own layouts (the loop stages them in shared memory
         itself) and the engine's accumulator (wgmma's, or mma.sync's C fragments)."""
-        staged = next((s for s in self.staged if s.mma == op), None)
+        staged = self._staged(op)
         if staged is not None:  # A in registers as wgmma reads it, B from a stage
             loaded = staged.b.load.results[0]
-            b = staged_loops.b_layout(staged.b, self.layouts.get(loaded) or self.default(loaded))
-            return (staged_loops.a_layout(staged.m, staged.k, self.num_warps), b,
+            b = staged_loops.chain_layout(staged.b, self.layouts.get(loaded) or
+                                          self.default(loaded))
+            a = staged_loops.a_layout(staged.m, staged.k, self.num_warps)
+            if staged.a is not None:  # copied to shared memory as loaded
+                once = staged.a.load.results[0]
+                a = staged_loops.chain_layout(staged.a, self.layouts.get(once) or
+                                              self.default(once))
+            return (a, b,
                     accumulator_layout(staged.m, staged.n, self.num_warps))
         plan = rules.mma_plan(op, self.num_warps)
         loop = matmul_loop_of(op, self.arch, self.num_warps)

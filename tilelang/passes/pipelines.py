@@ -18,11 +18,13 @@ TILE_OPT = ",".join([
 # first (except in loops that run on wgmma, which stage their own loads: passes/matmul_loops.py).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
 # rematerialized copies made for different consumers that wanted the same layout.
-LAYOUT = ("tile-pipeline-loads{{arch={arch}}},tile-assign-layouts{{arch={arch}}},"
+LAYOUT = ("tile-pipeline-loads{{arch={arch}}},tile-pipeline-products{{arch={arch}}},"
+          "tile-assign-layouts{{arch={arch}}},"
           "tile-eliminate-common-subexpressions")
 
-# layout -> simt: tiles onto threads (options: the target chip and PTX features).
-SIMT = "tile-distribute-to-threads{{chip={chip} features={features}}}"
+# layout -> simt: tiles onto threads (options: the target chip and PTX features, and the LLVM
+# optimization level the ptx stage will use, recorded on the gpu.module's nvvm.target).
+SIMT = "tile-distribute-to-threads{{chip={chip} features={features} opt={opt}}}"
 
 # simt -> llvm. scf to cf first (gpu-to-nvvm does not lower scf); arith-expand turns
 # arith.floordivsi into divisions the LLVM lowering knows; convert-gpu-to-nvvm lowers gpu, arith,

@@ -62,6 +62,9 @@ class StagedMma:
     m: int
     n: int
     k: int
+    # A copied to shared memory once, before the loop, when it is a load from before the
+    # loop (attention's q): read through a descriptor, it holds no registers in the loop
+    a: StagedOperand | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,15 @@ class StagedLoop:
         return sum(o.operand.bytes for o in self.operands)
 
     @property
+    def once(self) -> tuple[StagedOperand, ...]:
+        """The A operands copied once, before the loop (offsets in their own region)."""
+        return tuple(m.a for m in self.mmas if m.a is not None)
+
+    @property
+    def once_bytes(self) -> int:
+        return sum(o.operand.bytes for o in self.once)
+
+    @property
     def skipped(self) -> set[ir.Operation]:
         """Body ops that produce no registers: the staged loads and their relabellings."""
         return {op for o in self.operands for op in o.ops}
@@ -106,20 +118,21 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     found = [op for op in inner if name(op) == "tile.mma"]
     if not found or any(has_side_effects(op) for op in inner[:-1] if name(op) != "tile.load"):
         return None
-    mmas, offset = [], 0
+    mmas, offset, once = [], 0, 0
     for op in found:
-        staged = _staged_mma(op, loop, num_warps, offset)
+        staged = _staged_mma(op, loop, num_warps, offset, once)
         if staged is None:
             return None
         mmas.append(staged)
         offset += staged.b.operand.bytes
+        once += staged.a.operand.bytes if staged.a is not None else 0
     loads = [m.b.load for m in mmas]
     if len(set(loads)) != len(loads):
         return None
     index_ops: list[ir.Operation] = []
     if not all(scalar_slice(loop, v, index_ops) for load in loads for v in load.operands):
         return None
-    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - SCRATCH_BYTES
+    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - SCRATCH_BYTES - once
     stages = min(MAX_STAGES, limit // offset)
     if stages < MIN_STAGES:
         return None
@@ -141,9 +154,10 @@ def a_layout(m: int, k: int, num_warps: int) -> LinearLayout:
     return wgmma.accumulator_layout(m, k, num_warps)
 
 
-def b_layout(operand: StagedOperand, load_layout: LinearLayout) -> LinearLayout:
-    """The layout the mma's B value has when the load keeps `load_layout`: the chain's
-    relabellings applied in order (no data moves: the loop reads the stage, not registers)."""
+def chain_layout(operand: StagedOperand, load_layout: LinearLayout) -> LinearLayout:
+    """The layout the mma's operand has when the load keeps `load_layout`: the chain's
+    relabellings applied in order (no data moves: the loop reads shared memory, not
+    registers)."""
     layout = load_layout
     for op in operand.chain:
         if name(op) == "tile.reshape":
@@ -160,7 +174,7 @@ def _padded(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
-                offset: int) -> StagedMma | None:
+                offset: int, once: int) -> StagedMma | None:
     a, b, acc = list(op.operands)[:3]
     if dtype_of(acc.type) is not dt.float32 or dtype_of(op.results[0].type) is not dt.float32:
         return None
@@ -175,7 +189,51 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
         return None
     if not _fits(m, n, k, staged.operand, num_warps):
         return None
-    return StagedMma(op, staged, m, n, k)
+    a_once = _once_operand(a, loop, once)
+    if a_once is not None and not _fits(m, n, k, a_once.operand, num_warps):
+        a_once = None
+    return StagedMma(op, staged, m, n, k, a_once)
+
+
+def _once_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
+    """The load before the loop that `value` reshapes (unit dimensions only), when it can be
+    copied to shared memory K-major: its rows contiguous and aligned, its indices and array
+    defined before the loop. Other ops may read the load too (it stays for them)."""
+    chain: list[ir.Operation] = []
+    op = defining_op(value)
+    while op is not None and name(op) == "tile.reshape":
+        src, dst = shape_of(op.operands[0].type), shape_of(op.results[0].type)
+        if [d for d in src if d != 1] != [d for d in dst if d != 1]:
+            return None
+        chain.insert(0, op)
+        op = defining_op(op.operands[0])
+    if op is None or name(op) != "tile.load" or _within(op, loop) or not _stageable(op):
+        return None
+    shape = shape_of(op.results[0].type)
+    return StagedOperand(op, tuple(chain), wgmma.Operand(shape[-2], shape[-1], True,
+                                                         dtype_of(op.results[0].type).itemsize),
+                         offset)
+
+
+def _within(op: ir.Operation, loop: ir.Operation) -> bool:
+    while op is not None:
+        if op == loop:
+            return True
+        op = op.parent
+    return False
+
+
+def _stageable(load: ir.Operation) -> bool:
+    """A tile.load cp.async can copy in 16-byte chunks: the array's last dimension
+    contiguous and 16-byte aligned, the tile's other dimensions 1 but the last two, zero
+    padding, the tile's axes in the array's order."""
+    _, unit, align = parse_array_type(load.operands[0].type)
+    shape = shape_of(load.results[0].type)
+    order = tuple(ops.array_attr(load, "order"))
+    return bool(unit) and unit[-1] and align >= 16 and order == tuple(range(len(shape))) and \
+        ops.str_attr(load, "padding_mode") in ("zero", "undetermined") and \
+        "steps" not in load.attributes and len(shape) >= 2 and \
+        all(d == 1 for d in shape[:-2])
 
 
 def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
@@ -198,16 +256,10 @@ def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedO
         chain.insert(0, op)
         op = defining_op(op.operands[0])
     if op is None or op.parent != loop or name(op) != "tile.load" or \
-            len(list(op.results[0].uses)) != 1 or "steps" in op.attributes:
+            len(list(op.results[0].uses)) != 1 or not _stageable(op):
         return None
-    dtype, unit, align = parse_array_type(op.operands[0].type)
-    shape = shape_of(op.results[0].type)
-    order = tuple(ops.array_attr(op, "order"))
-    if not unit or not unit[-1] or align < 16 or order != tuple(range(len(shape))) or \
-            ops.str_attr(op, "padding_mode") not in ("zero", "undetermined") or \
-            len(shape) < 2 or any(d != 1 for d in shape[:-2]):
-        return None
-    rows, cols = shape[-2:]
+    dtype = dtype_of(op.results[0].type)
+    rows, cols = shape_of(op.results[0].type)[-2:]
     # (rows, cols) as loaded: N-major B (K x N) as it is, K-major B (N x K) when transposed
     return StagedOperand(op, tuple(chain), wgmma.Operand(rows, cols, transposed, dtype.itemsize),
                          offset)

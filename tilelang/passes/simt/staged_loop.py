@@ -10,11 +10,12 @@ through a descriptor into the current stage, and every other op of the body is l
         the body; each product: wgmma.fence, the instructions, commit
     after the loop: wait for every wgmma and copy; barrier
 
-A product's result is waited for (`wgmma.wait_group 0`) just before the first op that reads
-it, so a product whose result only flows into the next iteration (attention's `acc`) runs on
-while the next iteration's first product is issued. That wait also retires everything issued
-before, so when iteration j + 1 starts every warpgroup has finished the products of j - 1:
-its barrier lets the ring refill stage j - 1, hence D = stages - 2.
+A product's result is waited for (`wgmma.wait_group n`: all but the n groups committed after
+it) just before the first op that reads it, so a product whose result only flows into the next
+iteration (attention's `acc`, or the score block tile-pipeline-products computes one iteration
+early) runs on while the body goes on. Each iteration starts by waiting until only the previous
+iteration's products may run, so when iteration j + 1 passes its barrier every warpgroup has
+finished the products of j - 1, whose stage the ring then refills: D = stages - 2.
 """
 
 from __future__ import annotations
@@ -32,7 +33,13 @@ from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.stage_copies import Copies, CopyPart
 from tilelang.passes.simt.staged_matmul import wrap_slot
 from tilelang.passes.simt.values import Distributed, i32, i64
-from tilelang.passes.simt.wgmma import WGMMA_TYPES, _descriptor
+from tilelang.passes.simt.wgmma import (
+    WGMMA_TYPES,
+    descriptor,
+    pack_struct,
+    wgmma_kinds,
+    wgmma_ss,
+)
 from tilelang.passes.staged_loops import StagedLoop, StagedMma, a_layout
 
 
@@ -46,8 +53,16 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     outer_shared, lw.shared_bytes = lw.shared_bytes, 0
     parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.operands]
     copies = Copies(lw, loop, parts, plan.index_ops, plan.stage_bytes, offset)
+    ring_bytes = plan.stages * plan.stage_bytes
+    once = None
+    if plan.once:  # after the ring (both start at 1024-byte boundaries)
+        once_parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.once]
+        once = Copies(lw, loop, once_parts, (), plan.once_bytes,
+                      arith.addi(offset, const(i64(), ring_bytes)))
     ahead = plan.ahead
     gpu.barrier()  # an earlier conversion may still read the shared buffer
+    if once is not None:  # one commit group, older than the ring's: waited for by the first
+        once.issue(lb, ub, const(i32(), 0))
     for d in range(ahead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         copies.issue(iv, ub, const(i32(), d))
@@ -56,6 +71,9 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     with ir.InsertionPoint(for_op.body):
         iv = for_op.induction_variable
         *carried, slot = list(for_op.inner_iter_args)
+        # this warpgroup's products of the iteration before last are done: after the barrier
+        # their stage is refilled
+        nvvm.WgmmaWaitGroupSyncOp(len(plan.mmas))
         nvvm.CpAsyncWaitGroupOp(ahead - 1)
         nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
@@ -64,7 +82,8 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
         copies.issue(ahead_iv, ub, wrap_slot(arith.addi(slot, const(i32(), ahead)), plan.stages))
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
-        terminator = _lower_body(lw, plan, body, copies.stage_address(slot))
+        once_base = once.stage_address(const(i32(), 0)) if once is not None else None
+        terminator = _lower_body(lw, plan, body, copies.stage_address(slot), once_base)
         scf.YieldOp([*flat_operands(lw, list(terminator.operands)),
                      wrap_slot(arith.addi(slot, const(i32(), 1)), plan.stages)])
     nvvm.WgmmaWaitGroupSyncOp(0)
@@ -73,33 +92,40 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     scratch = (lw.shared_bytes + 1023) // 1024 * 1024
     offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
     lw.shared_bytes = 0
-    lw.need_shared(max(outer_shared, scratch + plan.stages * plan.stage_bytes + 1024))
+    lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024))
     bind(lw, list(loop.results), list(for_op.results)[:-1])
 
 
-def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block,
-                stage: ir.Value) -> ir.Operation:
-    """The body's ops, with a wait before the first use of a product still running; the
-    carried values may be products of the previous iteration."""
+def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
+                once: ir.Value | None) -> ir.Operation:
+    """The body's ops. Each product commits one wgmma group; an op that reads a product still
+    in flight first waits until that product's group is done (`wgmma.wait_group n`, n the
+    groups committed after it, which may run on). The carried values may be products of the
+    previous iteration, in flight in the order they were committed."""
     skipped = plan.skipped
     terminator = list(body.operations)[-1].operation
-    results = [m.mma.results[0] for m in plan.mmas]
-    pending = [arg for arg, value in zip(list(body.arguments)[1:], terminator.operands,
-                                         strict=True) if value in results]
+    order = [m.mma.results[0] for m in plan.mmas]  # commit order within an iteration
+    yielded = list(terminator.operands)
+    carried = [(order.index(v), arg) for arg, v in zip(list(body.arguments)[1:], yielded,
+                                                       strict=True) if v in order]
+    pending = [arg for _, arg in sorted(carried, key=lambda pair: pair[0])]
     for op in list(body.operations)[:-1]:
         op = op.operation
         if op in skipped:
             continue
         staged = plan.mma_of(op)
-        reads = _operands(op) if staged is None else [op.operands[0]]
-        if any(v in pending for v in reads):
-            nvvm.WgmmaWaitGroupSyncOp(0)
-            pending.clear()
+        reads = _operands(op) if staged is None else \
+            ([] if staged.a is not None else [op.operands[0]])
+        waited = [i for i, v in enumerate(pending) if v in reads]
+        if waited:
+            last = max(waited)
+            nvvm.WgmmaWaitGroupSyncOp(len(pending) - 1 - last)
+            pending = pending[last + 1:]
         with op.location:
             if staged is None:
                 RULES[op.name](lw, op)
             else:
-                _lower_mma(lw, staged, stage)
+                _lower_mma(lw, staged, stage, once)
                 pending.append(op.results[0])
     return terminator
 
@@ -112,29 +138,48 @@ def _operands(op: ir.Operation) -> list[ir.Value]:
     return values
 
 
-def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value) -> None:
+def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
+               once: ir.Value | None) -> None:
+    """One product's wgmma instructions, per 64-row block of this warpgroup and per 16 of K:
+    A from registers, or through a descriptor when copied once (SS); B from the stage."""
     op = staged.mma
-    a, acc = lw.tile(op.operands[0]), lw.tile(op.operands[2])
+    acc = lw.tile(op.operands[2])
     groups = lw.num_warps // wgmma.WARPGROUP
-    assert a.layout == a_layout(staged.m, staged.k, lw.num_warps), "wgmma A in registers"
     assert acc.layout == wgmma.accumulator_layout(staged.m, staged.n, lw.num_warps)
-    words = _words(list(a.regs))
     blocks = staged.m // groups // wgmma.INSTR_M  # 64-row blocks per warpgroup
     per_block = staged.n // 2  # accumulator registers per thread per block
-    words_per_block = staged.k // 4  # A: k / 8 column blocks x 4 values, two per word
     b = staged.b.operand
     b_base = arith.addi(stage, const(i64(), staged.b.offset))
-    ptx_type = WGMMA_TYPES[dtype_of(op.operands[0].type).name]
+    dtype = dtype_of(op.operands[0].type).name
     nvvm.WgmmaFenceAlignedOp()
     out: list[ir.Value] = []
-    for block in range(blocks):
-        regs = list(acc.regs[block * per_block:(block + 1) * per_block])
-        for k_step in range(staged.k // 16):
-            first = block * words_per_block + 4 * k_step
-            desc = _descriptor(b_base, b, b.step_offset(k_step))
-            regs = _wgmma_rs(regs, words[first:first + 4], desc, staged.n, ptx_type,
-                             transpose_b=not b.k_major)
-        out += regs
+    if staged.a is not None:
+        a = staged.a.operand
+        group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
+        rows = arith.muli(arith.extui(i64(), group),
+                          const(i64(), staged.m // groups * wgmma.ROW_BYTES))
+        a_base = arith.addi(arith.addi(once, const(i64(), staged.a.offset)), rows)
+        kinds = wgmma_kinds(dtype, dtype_of(op.operands[1].type).name, b.k_major)
+        for block in range(blocks):
+            struct = pack_struct(acc.regs[block * per_block:(block + 1) * per_block])
+            for k_step in range(staged.k // 16):
+                desc_a = descriptor(a_base, a, a.step_offset(k_step, block))
+                desc_b = descriptor(b_base, b, b.step_offset(k_step))
+                struct = wgmma_ss(struct, desc_a, desc_b, staged.n, 16, kinds)
+            out += [llvm.extractvalue(ir.F32Type.get(), struct, [i]) for i in range(per_block)]
+    else:
+        a_regs = lw.tile(op.operands[0])
+        assert a_regs.layout == a_layout(staged.m, staged.k, lw.num_warps), "wgmma A registers"
+        words = _words(list(a_regs.regs))
+        words_per_block = staged.k // 4  # A: k / 8 column blocks x 4 values, two per word
+        for block in range(blocks):
+            regs = list(acc.regs[block * per_block:(block + 1) * per_block])
+            for k_step in range(staged.k // 16):
+                first = block * words_per_block + 4 * k_step
+                desc = descriptor(b_base, b, b.step_offset(k_step))
+                regs = _wgmma_rs(regs, words[first:first + 4], desc, staged.n,
+                                 WGMMA_TYPES[dtype], transpose_b=not b.k_major)
+            out += regs
     nvvm.WgmmaGroupSyncAlignedOp()
     result = op.results[0]
     lw.set(result, Distributed(tuple(out), acc.layout, dt.float32, shape_of(result.type)))

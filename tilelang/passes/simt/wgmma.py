@@ -26,7 +26,7 @@ class WgmmaEngine:
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]:
         n = self.per_struct
-        return [_pack(regs[i:i + n]) for i in range(0, len(regs), n)]
+        return [pack_struct(regs[i:i + n]) for i in range(0, len(regs), n)]
 
     def multiply(self, stage: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
         return _multiply(self.lw, self.plan, stage, carried)
@@ -41,7 +41,7 @@ def _struct_type(count: int) -> ir.Type:
     return ir.Type.parse("!llvm.struct<({})>".format(", ".join(["f32"] * count)))
 
 
-def _pack(regs: tuple[ir.Value, ...]) -> ir.Value:
+def pack_struct(regs: tuple[ir.Value, ...]) -> ir.Value:
     struct = llvm.UndefOp(_struct_type(len(regs))).result
     for i, r in enumerate(regs):
         struct = llvm.insertvalue(struct, r, [i])
@@ -60,21 +60,22 @@ def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value,
     a_rows = arith.muli(arith.extui(i64(), group), const(i64(), rows * wgmma.ROW_BYTES))
     a_base = arith.addi(stage, a_rows)
     b_base = arith.addi(stage, const(i64(), plan.a.bytes))
-    kinds = _kinds(plan)
+    a_type, b_type = (dtype_of(v.type).name for v in list(plan.mma.operands)[:2])
+    kinds = wgmma_kinds(a_type, b_type, plan.b_k_major)
     nvvm.WgmmaFenceAlignedOp()
     out = list(accs)
     for m_block in range(len(out)):
         for k_step in range(plan.bk // wgmma.instr_k(plan.itemsize)):
-            desc_a = _descriptor(a_base, plan.a, plan.a.step_offset(k_step, m_block))
-            desc_b = _descriptor(b_base, plan.b, plan.b.step_offset(k_step))
-            out[m_block] = _wgmma(out[m_block], desc_a, desc_b, plan.bn,
+            desc_a = descriptor(a_base, plan.a, plan.a.step_offset(k_step, m_block))
+            desc_b = descriptor(b_base, plan.b, plan.b.step_offset(k_step))
+            out[m_block] = wgmma_ss(out[m_block], desc_a, desc_b, plan.bn,
                                   wgmma.instr_k(plan.itemsize), kinds)
     nvvm.WgmmaGroupSyncAlignedOp()
     nvvm.WgmmaWaitGroupSyncOp(1)
     return out
 
 
-def _descriptor(base: ir.Value, op: wgmma.Operand, offset: int) -> ir.Value:
+def descriptor(base: ir.Value, op: wgmma.Operand, offset: int) -> ir.Value:
     address = arith.addi(base, const(i64(), offset))
     start = arith.andi(arith.shrui(address, const(i64(), 4)), const(i64(), 0x3FFF))
     return arith.ori(start, const(i64(), op.descriptor_bits()))
@@ -84,8 +85,9 @@ WGMMA_TYPES = {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "e4m3",
                "float8_e5m2": "e5m2"}
 
 
-def _kinds(plan: MatmulLoop) -> dict[str, ir.Attribute]:
-    type_a, type_b = (WGMMA_TYPES[dtype_of(v.type).name] for v in list(plan.mma.operands)[:2])
+def wgmma_kinds(a_dtype: str, b_dtype: str, b_k_major: bool) -> dict[str, ir.Attribute]:
+    """The nvvm.wgmma.mma_async attributes for A (K-major) and B of these dtypes (by name)."""
+    type_a, type_b = WGMMA_TYPES[a_dtype], WGMMA_TYPES[b_dtype]
 
     def attr(text: str) -> ir.Attribute:
         return ir.Attribute.parse(text)
@@ -99,11 +101,11 @@ def _kinds(plan: MatmulLoop) -> dict[str, ir.Attribute]:
         "scaleB": attr("#nvvm.wgmma_scale_in<one>"),
         "layoutA": attr("#nvvm.mma_layout<row>"),  # K-major A
         # N-major B is the instruction's transposed form; K-major B (x @ w.T) is not
-        "layoutB": attr(f"#nvvm.mma_layout<{'col' if plan.b_k_major else 'row'}>"),
+        "layoutB": attr(f"#nvvm.mma_layout<{'col' if b_k_major else 'row'}>"),
     }
 
 
-def _wgmma(acc: ir.Value, desc_a: ir.Value, desc_b: ir.Value, n: int, k: int,
+def wgmma_ss(acc: ir.Value, desc_a: ir.Value, desc_b: ir.Value, n: int, k: int,
            kinds: dict[str, ir.Attribute]) -> ir.Value:
     shape = ir.Attribute.parse(f"#nvvm.shape<m = {wgmma.INSTR_M}, n = {n}, k = {k}>")
     return nvvm.WgmmaMmaAsyncOp(acc.type, acc, desc_a, desc_b, shape, **kinds).result
