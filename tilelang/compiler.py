@@ -200,7 +200,7 @@ def compile_signature(
 def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                 snapshot: ir.Operation, options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
-    simt = pipelines.SIMT.format(chip=chip, features=features)
+    simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level())
     layout = pipelines.LAYOUT.format(arch=options.arch)
     for stage, pipeline in (("layout", layout), ("simt", simt),
                             ("llvm", pipelines.LLVM)):

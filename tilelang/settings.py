@@ -65,9 +65,23 @@ def wgmma_enabled() -> bool:
     return os.environ.get("TILELANG_WGMMA", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def llvm_opt_level() -> int:
+    """TILELANG_LLVM_OPT=0-3 (default 3): the level of LLVM's optimization pipeline before PTX
+    codegen (1 gave the same or nearly the same PTX for the samples, ~10-25% faster: see
+    benchmarks/README.md)."""
+    value = os.environ.get("TILELANG_LLVM_OPT", "").strip() or "3"
+    if value not in ("0", "1", "2", "3"):
+        from tilelang.errors import TileValueError
+
+        raise TileValueError(f"TILELANG_LLVM_OPT must be 0, 1, 2 or 3, got {value!r}")
+    return int(value)
+
+
 def codegen_switches() -> tuple[str, ...]:
     """The settings above that change generated code (cache keys include them)."""
-    return () if wgmma_enabled() else ("wgmma=off",)
+    found = () if wgmma_enabled() else ("wgmma=off",)
+    level = llvm_opt_level()
+    return found if level == 3 else (*found, f"llvm-O{level}")
 
 
 def native_launch_enabled() -> bool:

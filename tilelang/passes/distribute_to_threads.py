@@ -45,6 +45,7 @@ MODULE_NAME = "tile_kernels"
 class Options:
     chip: str = "sm_90"
     features: str = "+ptx80"
+    opt: int = 3  # LLVM's optimization level before PTX codegen (the nvvm.target's O)
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -55,9 +56,7 @@ def run(module: ir.Operation, options: Options) -> None:
         return
     module.attributes["gpu.container_module"] = ir.UnitAttr.get()
     with ir.InsertionPoint(body), ir.Location.unknown():
-        target = ir.Attribute.parse(
-            f'#nvvm.target<O = 3, chip = "{options.chip}", features = "{options.features}">'
-        )
+        target = ir.Attribute.parse(_target(options.chip, options))
         gpu_module = gpu.GPUModuleOp(MODULE_NAME, targets=ir.ArrayAttr.get([target]))
         gpu_module.regions[0].blocks.append()
     container = gpu_module.regions[0].blocks[0]
@@ -72,8 +71,11 @@ def run(module: ir.Operation, options: Options) -> None:
     if uses_wgmma and not options.chip.endswith("a"):  # wgmma exists on sm_90a only
         with ir.Location.unknown():
             gpu_module.operation.attributes["targets"] = ir.ArrayAttr.get([ir.Attribute.parse(
-                f'#nvvm.target<O = 3, chip = "{options.chip}a", features = "{options.features}">'
-            )])
+                _target(options.chip + "a", options))])
+
+
+def _target(chip: str, options: Options) -> str:
+    return f'#nvvm.target<O = {options.opt}, chip = "{chip}", features = "{options.features}">'
 
 
 def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> Lowering:
