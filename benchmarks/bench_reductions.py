@@ -23,13 +23,7 @@ from common import bar_plot, copy_bandwidth, device_ms, driver_resources, save, 
 import tilelang as ct
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from layer_norm import (
-    backward_blocks,
-    column_sums,
-    layer_norm_bwd,
-    layer_norm_fwd,
-    layer_norm_fwd_looped,
-)
+from layer_norm import Backward, backward, layer_norm_fwd, layer_norm_fwd_looped
 from rms_norm import rms_norm, rms_norm_looped
 from softmax import softmax_looped, softmax_rows
 
@@ -124,6 +118,78 @@ def triton_kernels():
         wv = tl.load(w + cols, mask=mask).to(tl.float32)
         tl.store(y + row * n + cols, (v * r * wv).to(y.dtype.element_ty), mask=mask)
 
+    @triton.jit
+    def layer_norm_bwd_dx_fused(dx, dy, dw, db, x, w, mean, rstd, lock, n,
+                                GROUP: tl.constexpr, BLOCK: tl.constexpr):
+        # the tutorial's backward: one program per row writes dx, then adds its dw and db terms
+        # to one of GROUP partial rows (row % GROUP) under a spin lock
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n
+        off = row.to(tl.int64) * n
+        v = tl.load(x + off + cols, mask=mask, other=0).to(tl.float32)
+        g = tl.load(dy + off + cols, mask=mask, other=0).to(tl.float32)
+        wv = tl.load(w + cols, mask=mask).to(tl.float32)
+        xhat = tl.where(mask, (v - tl.load(mean + row)) * tl.load(rstd + row), 0.0)
+        gw = tl.where(mask, wv * g, 0.0)
+        c1 = tl.sum(xhat * gw, axis=0) / n
+        c2 = tl.sum(gw, axis=0) / n
+        d = (gw - (xhat * c1 + c2)) * tl.load(rstd + row)
+        tl.store(dx + off + cols, d.to(dx.dtype.element_ty), mask=mask)
+        slot = row % GROUP
+        part_dw = g * xhat
+        part_db = g
+        while tl.atomic_cas(lock + slot, 0, 1) == 1:
+            pass
+        count = lock + GROUP + slot
+        if tl.load(count) == 0:
+            tl.atomic_xchg(count, 1)
+        else:
+            part_dw += tl.load(dw + slot * n + cols, mask=mask)
+            part_db += tl.load(db + slot * n + cols, mask=mask)
+        tl.store(dw + slot * n + cols, part_dw, mask=mask)
+        tl.store(db + slot * n + cols, part_db, mask=mask)
+        tl.atomic_xchg(lock + slot, 0)
+
+    @triton.jit
+    def layer_norm_bwd_dwdb(dw, db, final_dw, final_db, m, n, BM: tl.constexpr,
+                            BN: tl.constexpr):
+        cols = tl.program_id(0) * BN + tl.arange(0, BN)
+        acc_w = tl.zeros((BM, BN), dtype=tl.float32)
+        acc_b = tl.zeros((BM, BN), dtype=tl.float32)
+        for i in range(0, m, BM):
+            r = i + tl.arange(0, BM)
+            mask = (r[:, None] < m) & (cols[None, :] < n)
+            offs = r[:, None] * n + cols[None, :]
+            acc_w += tl.load(dw + offs, mask=mask, other=0.0)
+            acc_b += tl.load(db + offs, mask=mask, other=0.0)
+        tl.store(final_dw + cols, tl.sum(acc_w, axis=0).to(final_dw.dtype.element_ty),
+                 mask=cols < n)
+        tl.store(final_db + cols, tl.sum(acc_b, axis=0).to(final_db.dtype.element_ty),
+                 mask=cols < n)
+
+    def layer_norm_bwd_configs(rows, n, dy, x, w, mean, rstd, dx, dw, db):
+        """The tutorial's launch: GROUP partial rows by width, its warp count, and the limit of
+        64 KB per row (no kernel beyond); partial sums in float32 here (the tutorial keeps
+        them in w's dtype); also 2x and 1/2x its GROUP."""
+        block = triton.next_power_of_2(n)
+        if block > 65536 // x.element_size():
+            return
+        group = 64 if n > 8192 else 96 if n > 4096 else 128 if n > 1024 else 256
+        warps = min(max(block // 256, 1), 8)
+        for grp in (group // 2, group, group * 2):
+            locks = torch.zeros(2 * grp, dtype=torch.int32, device="cuda")
+            parts = torch.empty(2, grp, n, device="cuda")
+
+            def fn(grp=grp, locks=locks, parts=parts):
+                locks.zero_()
+                layer_norm_bwd_dx_fused[(rows,)](dx, dy, parts[0], parts[1], x, w, mean, rstd,
+                                                 locks, n, GROUP=grp, BLOCK=block,
+                                                 num_warps=warps)
+                layer_norm_bwd_dwdb[(triton.cdiv(n, 128),)](parts[0], parts[1], dw, db, grp, n,
+                                                            BM=32, BN=128)
+            yield f"GROUP={grp},w={warps}", fn
+
     def configs(kernel, rows, n, args):
         block = triton.next_power_of_2(n)
         if block > 65536:
@@ -134,7 +200,7 @@ def triton_kernels():
                                                                         num_warps=w)
 
     return {"softmax": softmax, "layer_norm": layer_norm, "rms_norm": rms_norm_kernel,
-            "configs": configs}
+            "configs": configs, "layer_norm_bwd": layer_norm_bwd_configs}
 
 
 # ----- the cases --------------------------------------------------------------------------------
@@ -219,51 +285,83 @@ def case_rms_norm(x, tri):
     return impls, y, want, checks, 2 * x.numel() * x.element_size()
 
 
+def layer_norm_bwd_plans(rows: int, n: int):
+    """tilelang's backward configurations for rows of n: whole rows held (tiles of 1024-4096
+    elements, 1, 2 or 4 blocks per SM), chunked rows (the row's dw and db in registers, x and dy
+    a chunk at a time) and two passes (statistics, then a grid over column chunks)."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    block = 1 << (n - 1).bit_length()
+    if block <= 4096:
+        for elems, warps in ((1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16)):
+            r = elems // block
+            if r >= 1:
+                for per_sm in (1, 2, 4):
+                    yield Backward("rows", r, block, warps, min(ct.cdiv(rows, r), per_sm * sms))
+    elif block <= 16384:
+        for chunk, warps in ((2048, 16), (4096, 16), (4096, 32), (8192, 32)):
+            if chunk <= block:
+                yield Backward("chunked", chunk, block // chunk, warps, min(rows, sms))
+    for r, bl, warps in ((1, 4096, 8), (2, 4096, 16), (4, 2048, 16), (2, 2048, 8)):
+        if block >= 16384:
+            chunks = ct.cdiv(n, bl)
+            for per_sm in (1, 2):
+                yield Backward("two_pass", r, bl, warps, max(1, min(rows // r, per_sm * sms
+                                                                    // chunks)))
+
+
 def case_layer_norm_bwd(x, tri):
-    """dx and the dw/db partial sums per block (then summed column-wise), against autograd."""
+    """dx, and dw and db summed from partial sums per block of rows, against autograd."""
     rows, n = x.shape
     w = torch.randn(n, device="cuda", dtype=x.dtype)
     b = torch.randn(n, device="cuda", dtype=x.dtype)
     dy = torch.randn_like(x)
     xr = x.detach().float().requires_grad_()
-    F.layer_norm(xr, (n,), w.float(), b.float(), EPS).backward(dy.float())
+    wr = w.float().requires_grad_()
+    br = b.float().requires_grad_()
+    F.layer_norm(xr, (n,), wr, br, EPS).backward(dy.float())
     want = xr.grad.to(x.dtype)
+    want_dw, want_db = wr.grad, br.grad
     mean = x.float().mean(1)
     rstd = torch.rsqrt(x.float().var(1, unbiased=False) + EPS)
     dx = torch.empty_like(x)
+    dw, db = torch.empty_like(w), torch.empty_like(b)
     stream = torch.cuda.current_stream()
     ours = []
-    for r, block, warps, occ in tilelang_row_configs(n) if n <= 16384 else ():
-        if occ is not None:
-            continue
-        blocks = backward_blocks(rows, r)
-        dw_part = torch.empty(blocks, n, device="cuda")
-        db_part = torch.empty(blocks, n, device="cuda")
-        dw, db = torch.empty(n, device="cuda"), torch.empty(n, device="cuda")
-        k = layer_norm_bwd.replace_hints(num_warps=warps)
-
-        def run(k=k, r=r, bl=block, blocks=blocks, parts=(dw_part, db_part), outs=(dw, db)):
-            ct.launch(stream, (blocks,), k, (dy, x, w, mean, rstd, dx, *parts, r, bl))
-            for part, out in zip(parts, outs):
-                ct.launch(stream, (ct.cdiv(n, 128),), column_sums, (part, out, 32, 128))
-        ours.append((f"R={r},B={block},w={warps}", run, k))
+    for plan in layer_norm_bwd_plans(rows, n):
+        scratch = {k: torch.empty(s, device="cuda") for k, s in plan.scratch(rows, n).items()}
+        ours.append((plan.label(), lambda p=plan, s=scratch: backward(
+            stream, dy, x, w, mean, rstd, dx, dw, db, p, s), plan.kernel()))
     xg = x.detach().requires_grad_()
-    out = F.layer_norm(xg, (n,), w, b, EPS)
+    wg = w.detach().requires_grad_()
+    bg = b.detach().requires_grad_()
+    out = F.layer_norm(xg, (n,), wg, bg, EPS)
 
     def torch_bwd():
-        return torch.autograd.grad(out, xg, dy, retain_graph=True)[0]
+        return torch.autograd.grad(out, (xg, wg, bg), dy, retain_graph=True)[0]
 
     impls = {"tilelang": ours, "torch": [("autograd", torch_bwd)]}
     checks = {"torch": torch_bwd}
-    # bytes that must move: dy, x read, dx written (the per-row statistics and dw/db are small)
-    return impls, dx, want, checks, 3 * x.numel() * x.element_size()
+    if tri:
+        impls["triton"] = list(tri["layer_norm_bwd"](rows, n, dy, x, w, mean, rstd, dx, dw, db))
+
+    def verify(name):
+        """dw and db of tilelang and Triton (torch's are checked by value above), relative to
+        their largest element (sums over 2^28 / n rows)."""
+        if name in ("tilelang", "triton"):
+            for got, ref in ((dw, want_dw), (db, want_db)):
+                scale = float(ref.abs().max())
+                torch.testing.assert_close(got.float(), ref, rtol=2e-2, atol=2e-2 * scale)
+
+    # bytes that must move: x, dy, w, mean, rstd read; dx, dw, db written
+    size = x.element_size()
+    return (impls, dx, want, checks, 3 * x.numel() * size + 3 * n * size + 8 * rows, verify)
 
 
 CASES = {"softmax": case_softmax, "layer_norm": case_layer_norm, "rms_norm": case_rms_norm,
          "layer_norm_bwd": case_layer_norm_bwd}
 
 
-def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
+def measure(impls, out, want, checks, bytes_moved, verify=None) -> list[dict]:
     rows = []
     tol = dict(rtol=2e-2, atol=2e-2) if want.dtype == torch.bfloat16 else dict(rtol=1e-4,
                                                                                  atol=1e-4)
@@ -276,6 +374,8 @@ def measure(impls, out, want, checks, bytes_moved) -> list[dict]:
             got = checks[name]() if name in checks else out
             torch.testing.assert_close(got, want, **tol, msg=lambda m, n=name, lb=label:
                                        f"{n} {lb}: {m}")
+            if verify is not None:
+                verify(name)
             ms, spread = device_ms(fn, warmup=5, repeats=20)
             if best is None or ms < best["ms"]:
                 best = {"impl": name, "config": label, "ms": ms, "spread_ms": spread,

@@ -9,6 +9,9 @@ Statistics and math in float32 whatever the storage dtype.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
 import ml_dtypes
 import numpy as np
 from _common import Backend, check, persistent_grid, row_sample_args
@@ -76,28 +79,150 @@ def layer_norm_fwd_looped(x, w, b, y, mean, rstd, eps, BLOCK: ct.Constant[int]):
         ct.store(rstd, index=(i,), tile=ct.reshape(r, (1,)))
 
 
+def _row_grads(t, g, wt, mu, r, inside, n):
+    """dx of rows t (x) and g (dy), and the rows' dw and db terms (g * x-hat, g), in float32."""
+    xhat = ct.where(inside, (t.astype(ct.float32) - mu) * r, 0.0)
+    g = g.astype(ct.float32)
+    gw = g * wt
+    c1 = ct.sum(xhat * gw, axis=1, keepdims=True) / n
+    c2 = ct.sum(gw, axis=1, keepdims=True) / n
+    return (gw - (xhat * c1 + c2)) * r, g * xhat, g
+
+
 @ct.kernel
 def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_part, db_part, ROWS: ct.Constant[int],
                    BLOCK: ct.Constant[int]):
+    """Whole rows, ROWS at a time: a fixed number of blocks stride over the rows, each loading
+    its next rows (x, dy and their statistics) before it works on the current ones, so that a
+    block has two tiles of each in flight. dw and db are summed element-wise over the block's
+    tiles (no reduction across the rows of a tile per step: that went through shared memory)
+    and over the tile's rows once at the end: one partial row of each per block."""
     p, blocks = ct.bid(0), ct.num_blocks(0)
     n = x.shape[1]
-    wt = ct.load(w, index=(0,), shape=(BLOCK,)).astype(ct.float32)[None, :]
+    wt = ct.load(w, index=(0,), shape=(BLOCK,), padding_mode=ZERO).astype(ct.float32)[None, :]
     inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] < n
-    dw = ct.zeros((1, BLOCK), ct.float32)
-    db = ct.zeros((1, BLOCK), ct.float32)
+    dw = ct.zeros((ROWS, BLOCK), ct.float32)
+    db = ct.zeros((ROWS, BLOCK), ct.float32)
+    t = ct.load(x, index=(p, 0), shape=(ROWS, BLOCK), padding_mode=ZERO)
+    g = ct.load(dy, index=(p, 0), shape=(ROWS, BLOCK), padding_mode=ZERO)
+    mu = ct.load(mean, index=(p,), shape=(ROWS,), padding_mode=ZERO)
+    r = ct.load(rstd, index=(p,), shape=(ROWS,), padding_mode=ZERO)
     for i in range(p, ct.num_tiles(x, axis=0, shape=(ROWS, BLOCK)), blocks):
-        t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
-        g = ct.load(dy, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=ZERO).astype(ct.float32)
-        r = ct.load(rstd, index=(i,), shape=(ROWS,))[:, None]
-        xhat = ct.where(inside, (t - ct.load(mean, index=(i,), shape=(ROWS,))[:, None]) * r, 0.0)
-        gw = g * wt
-        c1 = ct.sum(xhat * gw, axis=1, keepdims=True) / n
-        c2 = ct.sum(gw, axis=1, keepdims=True) / n
-        ct.store(dx, index=(i, 0), tile=((gw - (xhat * c1 + c2)) * r).astype(dx.dtype))
-        dw += ct.sum(g * xhat, axis=0, keepdims=True)
-        db += ct.sum(g, axis=0, keepdims=True)
-    ct.store(dw_part, index=(p, 0), tile=dw)
-    ct.store(db_part, index=(p, 0), tile=db)
+        k = i + blocks  # past the last tile these load zeros (padding), never used
+        t_next = ct.load(x, index=(k, 0), shape=(ROWS, BLOCK), padding_mode=ZERO)
+        g_next = ct.load(dy, index=(k, 0), shape=(ROWS, BLOCK), padding_mode=ZERO)
+        mu_next = ct.load(mean, index=(k,), shape=(ROWS,), padding_mode=ZERO)
+        r_next = ct.load(rstd, index=(k,), shape=(ROWS,), padding_mode=ZERO)
+        d, dw_i, db_i = _row_grads(t, g, wt, mu[:, None], r[:, None], inside, n)
+        ct.store(dx, index=(i, 0), tile=d.astype(dx.dtype))
+        dw += dw_i
+        db += db_i
+        t, g, mu, r = t_next, g_next, mu_next, r_next
+    ct.store(dw_part, index=(p, 0), tile=ct.sum(dw, axis=0, keepdims=True))
+    ct.store(db_part, index=(p, 0), tile=ct.sum(db, axis=0, keepdims=True))
+
+
+@ct.kernel
+def layer_norm_bwd_chunked(dy, x, w, mean, rstd, dx, dw_part, db_part, CHUNK: ct.Constant[int],
+                           CHUNKS: ct.Constant[int]):
+    """Rows of up to CHUNKS * CHUNK columns, one at a time, in two sweeps of CHUNK-wide
+    chunks: the first sums x-hat * dy * w and dy * w (element-wise, one block-wide reduction
+    per row), the second reads the row again (from L1 or L2: it was just read) to write dx and
+    add to dw and db. dw and db are one tile per chunk (a tuple): the whole row of both stays
+    in registers across the rows, but x and dy only a chunk at a time."""
+    p, blocks = ct.bid(0), ct.num_blocks(0)
+    n = x.shape[1]
+    cols = ct.arange(CHUNK, dtype=ct.int32)[None, :]
+    dw = tuple(ct.zeros((1, CHUNK), ct.float32) for _ in ct.static_iter(range(CHUNKS)))
+    db = tuple(ct.zeros((1, CHUNK), ct.float32) for _ in ct.static_iter(range(CHUNKS)))
+    for i in range(p, x.shape[0], blocks):
+        mu = ct.load(mean, index=(i,), shape=(1,))[:, None]
+        r = ct.load(rstd, index=(i,), shape=(1,))[:, None]
+        s1 = ct.zeros((1, CHUNK), ct.float32)
+        s2 = ct.zeros((1, CHUNK), ct.float32)
+        for j in ct.static_iter(range(CHUNKS)):
+            t = ct.load(x, index=(i, j), shape=(1, CHUNK), padding_mode=ZERO).astype(ct.float32)
+            gw = ct.load(dy, index=(i, j), shape=(1, CHUNK), padding_mode=ZERO).astype(
+                ct.float32) * ct.load(w, index=(j,), shape=(CHUNK,), padding_mode=ZERO).astype(
+                ct.float32)[None, :]
+            s1 += ct.where(cols + j * CHUNK < n, (t - mu) * r, 0.0) * gw
+            s2 += gw
+        c1 = ct.sum(s1, axis=1, keepdims=True) / n
+        c2 = ct.sum(s2, axis=1, keepdims=True) / n
+        dw_new = ()
+        db_new = ()
+        for j in ct.static_iter(range(CHUNKS)):
+            t = ct.load(x, index=(i, j), shape=(1, CHUNK), padding_mode=ZERO).astype(ct.float32)
+            g = ct.load(dy, index=(i, j), shape=(1, CHUNK), padding_mode=ZERO).astype(ct.float32)
+            wt = ct.load(w, index=(j,), shape=(CHUNK,), padding_mode=ZERO).astype(ct.float32)
+            xhat = ct.where(cols + j * CHUNK < n, (t - mu) * r, 0.0)
+            gw = g * wt[None, :]
+            ct.store(dx, index=(i, j), tile=((gw - (xhat * c1 + c2)) * r).astype(dx.dtype))
+            dw_new += (dw[j] + g * xhat,)
+            db_new += (db[j] + g,)
+        dw = dw_new
+        db = db_new
+    for j in ct.static_iter(range(CHUNKS)):
+        ct.store(dw_part, index=(p, j), tile=dw[j])
+        ct.store(db_part, index=(p, j), tile=db[j])
+
+
+@ct.kernel
+def layer_norm_bwd_stats(dy, x, w, mean, rstd, c1, c2, BLOCK: ct.Constant[int]):
+    """Rows longer than a block holds, first of two passes: per row, the means of
+    x-hat * dy * w (c1) and of dy * w (c2), summed element-wise over BLOCK-wide chunks (the
+    next chunk loaded before the current one is used) and reduced once per row."""
+    n = x.shape[1]
+    cols = ct.arange(BLOCK, dtype=ct.int32)[None, :]
+    for i in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        mu = ct.load(mean, index=(i,), shape=(1,))[:, None]
+        r = ct.load(rstd, index=(i,), shape=(1,))[:, None]
+        s1 = ct.zeros((1, BLOCK), ct.float32)
+        s2 = ct.zeros((1, BLOCK), ct.float32)
+        t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
+        g = ct.load(dy, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
+        for j in range(ct.num_tiles(x, axis=1, shape=(1, BLOCK))):
+            t_next = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
+            g_next = ct.load(dy, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
+            gw = g.astype(ct.float32) * ct.load(w, index=(j,), shape=(BLOCK,),
+                                                padding_mode=ZERO).astype(ct.float32)[None, :]
+            s1 += ct.where(cols + j * BLOCK < n, (t.astype(ct.float32) - mu) * r, 0.0) * gw
+            s2 += gw
+            t, g = t_next, g_next
+        ct.store(c1, index=(i,), tile=ct.reshape(ct.sum(s1, axis=1) / n, (1,)))
+        ct.store(c2, index=(i,), tile=ct.reshape(ct.sum(s2, axis=1) / n, (1,)))
+
+
+@ct.kernel
+def layer_norm_bwd_columns(dy, x, w, mean, rstd, c1, c2, dx, dw_part, db_part,
+                           ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
+    """Second pass: dx = (dy * w - (x-hat * c1 + c2)) * rstd over a grid of (column chunk,
+    row walker) blocks; each block strides over the rows of its BLOCK columns, ROWS at a
+    time (the next rows loaded first), and sums its dw and db for those columns."""
+    j, p, blocks = ct.bid(0), ct.bid(1), ct.num_blocks(1)
+    n = x.shape[1]
+    wt = ct.load(w, index=(j,), shape=(BLOCK,), padding_mode=ZERO).astype(ct.float32)[None, :]
+    inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] + j * BLOCK < n
+    dw = ct.zeros((ROWS, BLOCK), ct.float32)
+    db = ct.zeros((ROWS, BLOCK), ct.float32)
+    t = ct.load(x, index=(p, j), shape=(ROWS, BLOCK), padding_mode=ZERO)
+    g = ct.load(dy, index=(p, j), shape=(ROWS, BLOCK), padding_mode=ZERO)
+    for i in range(p, ct.num_tiles(x, axis=0, shape=(ROWS, BLOCK)), blocks):
+        k = i + blocks
+        t_next = ct.load(x, index=(k, j), shape=(ROWS, BLOCK), padding_mode=ZERO)
+        g_next = ct.load(dy, index=(k, j), shape=(ROWS, BLOCK), padding_mode=ZERO)
+        r = ct.load(rstd, index=(i,), shape=(ROWS,), padding_mode=ZERO)[:, None]
+        xhat = ct.where(inside, (t.astype(ct.float32) - ct.load(
+            mean, index=(i,), shape=(ROWS,), padding_mode=ZERO)[:, None]) * r, 0.0)
+        gf = g.astype(ct.float32)
+        a = ct.load(c1, index=(i,), shape=(ROWS,), padding_mode=ZERO)[:, None]
+        c = ct.load(c2, index=(i,), shape=(ROWS,), padding_mode=ZERO)[:, None]
+        ct.store(dx, index=(i, j), tile=((gf * wt - (xhat * a + c)) * r).astype(dx.dtype))
+        dw += gf * xhat
+        db += gf
+        t, g = t_next, g_next
+    ct.store(dw_part, index=(p, j), tile=ct.sum(dw, axis=0, keepdims=True))
+    ct.store(db_part, index=(p, j), tile=ct.sum(db, axis=0, keepdims=True))
 
 
 @ct.kernel
@@ -115,10 +240,76 @@ def config(n: int) -> tuple[int, int, int]:
     return max(1, 4096 // block), block, 8 if block >= 4096 else 4
 
 
-def backward_blocks(rows: int, rows_per_tile: int, per_sm: int = 4, sms: int = 132) -> int:
-    """Blocks of the backward pass: enough to fill the GPU, few enough that the dw/db partial
-    sums (one row of each per block) stay small."""
-    return max(1, min(ct.cdiv(rows, rows_per_tile), per_sm * sms))
+@dataclass(frozen=True)
+class Backward:
+    """How the backward pass runs. kind "rows": layer_norm_bwd over tiles of (a, b) = (ROWS,
+    BLOCK); "chunked": layer_norm_bwd_chunked with (a, b) = (CHUNK, CHUNKS); "two_pass":
+    layer_norm_bwd_stats (BLOCK-wide chunks of 8192) then layer_norm_bwd_columns over (ROWS,
+    BLOCK) = (a, b) tiles. `blocks` is the number of row walkers (per column chunk)."""
+
+    kind: str
+    a: int
+    b: int
+    warps: int
+    blocks: int
+
+    def label(self) -> str:
+        names = {"rows": "R={},B={}", "chunked": "chunk={},x{}", "two_pass": "2-pass R={},B={}"}
+        return f"{names[self.kind].format(self.a, self.b)},w={self.warps},blocks={self.blocks}"
+
+    def kernel(self):
+        """The pass's main kernel, with this plan's warps (one object per plan kind and warps,
+        so that its compiled forms are kept)."""
+        main = {"rows": layer_norm_bwd, "chunked": layer_norm_bwd_chunked,
+                "two_pass": layer_norm_bwd_columns}[self.kind]
+        return _hinted(main, self.warps)
+
+    def scratch(self, rows: int, n: int) -> dict[str, tuple[int, ...]]:
+        """Float32 work arrays the pass needs: dw and db partial sums (and c1, c2)."""
+        shapes = {"dw_part": (self.blocks, n), "db_part": (self.blocks, n)}
+        if self.kind == "two_pass":
+            shapes.update(c1=(rows,), c2=(rows,))
+        return shapes
+
+
+@cache
+def _hinted(kernel, warps: int):
+    return kernel.replace_hints(num_warps=warps)
+
+
+STATS_BLOCK = 8192  # chunk of layer_norm_bwd_stats, at 16 warps: 126 registers, no spills
+
+
+def default_backward(rows: int, n: int, sms: int = 132) -> Backward:
+    """Whole rows up to 4096 columns (tiles of about 2048 elements, two blocks per SM),
+    chunked rows up to 16384, two passes beyond."""
+    block = 1 << (n - 1).bit_length()
+    if block <= 4096:
+        r = max(1, 2048 // block)
+        return Backward("rows", r, block, 4 if block < 4096 else 8,
+                        max(1, min(ct.cdiv(rows, r), 2 * sms)))
+    if block <= 16384:
+        chunk = min(block, 4096)
+        return Backward("chunked", chunk, block // chunk, 16, max(1, min(rows, sms)))
+    return Backward("two_pass", 1, 4096, 8, max(1, min(rows, sms // 8)))
+
+
+def backward(stream, dy, x, w, mean, rstd, dx, dw, db, plan: Backward, scratch) -> None:
+    """dx, dw and db (dw and db in w's dtype) with `plan`; `scratch` holds float32 arrays of
+    the shapes plan.scratch(rows, n) names."""
+    rows, n = x.shape
+    parts = (scratch["dw_part"], scratch["db_part"])
+    if plan.kind in ("rows", "chunked"):
+        ct.launch(stream, (plan.blocks,), plan.kernel(),
+                  (dy, x, w, mean, rstd, dx, *parts, plan.a, plan.b))
+    else:
+        c1, c2 = scratch["c1"], scratch["c2"]
+        ct.launch(stream, (persistent_grid(rows, 1),), _hinted(layer_norm_bwd_stats, 16),
+                  (dy, x, w, mean, rstd, c1, c2, STATS_BLOCK))
+        ct.launch(stream, (ct.cdiv(n, plan.b), plan.blocks), plan.kernel(),
+                  (dy, x, w, mean, rstd, c1, c2, dx, *parts, plan.a, plan.b))
+    for part, out in zip(parts, (dw, db)):
+        ct.launch(stream, (ct.cdiv(n, 128),), column_sums, (part, out, 32, 128))
 
 
 LOOPED_ABOVE = 16384  # row length above which the forward pass sweeps the row in chunks
@@ -148,11 +339,12 @@ def reference(x, w, b, dy, eps=1e-5):
 
 
 def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None,
-        looped_block: int | None = None, offset: float = 0.0) -> None:
+        looped_block: int | None = None, offset: float = 0.0,
+        backward_plan: Backward | None = None) -> None:
     """Forward and backward, checked against NumPy in float64. Rows longer than LOOPED_ABOVE
-    (or any row, given looped_block) take the looped forward pass and skip the backward, whose
-    dw/db partial sums are held as whole rows. `offset` shifts x (a large mean tests that the
-    variance does not cancel)."""
+    (or any row, given looped_block) take the looped forward pass; the backward runs as
+    `backward_plan` says (default_backward's choice by default). `offset` shifts x (a large
+    mean tests that the variance does not cancel)."""
     backend = backend or Backend()
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
     host = [backend.rng.standard_normal(s).astype(np_dtype) for s in ((rows, n), (n,), (n,),
@@ -164,21 +356,15 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
     mean, rstd = backend.empty_like(np.empty(rows, f32)), backend.empty_like(np.empty(rows, f32))
     stream = backend.stream()
     forward(stream, x, w, b, y, mean, rstd, rows, n, looped_block=looped_block)
-    looped = looped_block is not None or n > LOOPED_ABOVE
     dw, db = backend.empty_like(host[1]), backend.empty_like(host[1])
-    if not looped:
-        r, block, warps = config(n)
-        blocks = backward_blocks(rows, r)
-        dw_part = backend.empty_like(np.empty((blocks, n), f32))
-        db_part = backend.empty_like(np.empty((blocks, n), f32))
-        ct.launch(stream, (blocks,), layer_norm_bwd.replace_hints(num_warps=warps),
-                  (dy, x, w, mean, rstd, dx, dw_part, db_part, r, block))
-        for part, out in ((dw_part, dw), (db_part, db)):
-            ct.launch(stream, (ct.cdiv(n, 128),), column_sums, (part, out, 32, 128))
+    plan = backward_plan or default_backward(rows, n)
+    scratch = {name: backend.empty_like(np.empty(shape, f32))
+               for name, shape in plan.scratch(rows, n).items()}
+    backward(stream, dy, x, w, mean, rstd, dx, dw, db, plan, scratch)
     backend.synchronize()
     want = reference(*host[:3], host[3])
     tol = 2e-2 if dtype in ("bfloat16", "float16") else 1e-4
-    names = ("y", "mean", "rstd") if looped else ("y", "mean", "rstd", "dx", "dw", "db")
+    names = ("y", "mean", "rstd", "dx", "dw", "db")
     for name, got, expected in zip(names, (y, mean, rstd, dx, dw, db), want):
         scale = max(1.0, float(np.abs(expected).max()))
         check(f"layer_norm {name}[{dtype}]", backend.numpy(got), expected, rtol=tol,

@@ -42,6 +42,19 @@ CASES = [
     ("layer_norm", lambda b: layer_norm.run(3, 5000, "float32", b, looped_block=1024,
                                             offset=1000.0)),
     ("layer_norm", lambda b: layer_norm.run(2, 999, "bfloat16", b, looped_block=256)),
+    # the backward's variants at awkward sizes: whole rows striding (3 blocks over 10 tiles),
+    # chunked rows (a last chunk partly and one wholly past the row), two passes
+    ("layer_norm", lambda b: layer_norm.run(37, 300, "bfloat16", b, backward_plan=(
+        layer_norm.Backward("rows", 4, 512, 4, 3)))),
+    ("layer_norm", lambda b: layer_norm.run(5, 5000, "float32", b, backward_plan=(
+        layer_norm.Backward("chunked", 2048, 4, 8, 2)))),
+    ("layer_norm", lambda b: layer_norm.run(7, 3000, "bfloat16", b, backward_plan=(
+        layer_norm.Backward("chunked", 1024, 3, 4, 3)))),
+    ("layer_norm", lambda b: layer_norm.run(3, 20000, "bfloat16", b, looped_block=1024,
+                                            backward_plan=layer_norm.Backward(
+                                                "two_pass", 2, 1024, 4, 2))),
+    ("layer_norm", lambda b: layer_norm.run(5, 999, "float32", b, backward_plan=(
+        layer_norm.Backward("two_pass", 4, 256, 4, 1)))),
     ("rms_norm", lambda b: rms_norm.run(37, 300, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 5000, "bfloat16", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 2999, "float16", b, looped_block=512)),
