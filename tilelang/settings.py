@@ -65,6 +65,13 @@ def wgmma_enabled() -> bool:
     return os.environ.get("TILELANG_WGMMA", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def pipeline_products_enabled() -> bool:
+    """TILELANG_PIPELINE_PRODUCTS=0: staged wgmma loops compute their first product in its own
+    iteration instead of one iteration early (passes/pipeline_products.py)."""
+    return os.environ.get("TILELANG_PIPELINE_PRODUCTS", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
 def llvm_opt_level() -> int:
     """TILELANG_LLVM_OPT=0-3 (default 3): the level of LLVM's optimization pipeline before PTX
     codegen (1 gave the same or nearly the same PTX for the samples, ~10-25% faster: see
@@ -80,6 +87,8 @@ def llvm_opt_level() -> int:
 def codegen_switches() -> tuple[str, ...]:
     """The settings above that change generated code (cache keys include them)."""
     found = () if wgmma_enabled() else ("wgmma=off",)
+    if not pipeline_products_enabled():
+        found = (*found, "pipeline-products=off")
     level = llvm_opt_level()
     return found if level == 3 else (*found, f"llvm-O{level}")
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 from mlir.dialects import scf
 
+from tilelang import settings
 from tilelang.dialect import ops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import defining_op, name, scalar_slice, walk_ops
@@ -37,6 +38,8 @@ class Options:
 
 def run(module: ir.Operation, options: Options) -> None:
     """Compute the first staged product of a wgmma loop one iteration ahead."""
+    if not settings.pipeline_products_enabled():
+        return
     for op in walk_ops(module, post_order=True):
         if name(op) != "scf.for":
             continue

@@ -38,7 +38,6 @@ from tilelang.passes.ir_utils import defining_op, has_side_effects, name, scalar
 WGMMA_ARCHS = ("sm_90", "sm_90a")
 MAX_STAGES = 4  # these loops compute between their loads: a few stages cover the latency
 MIN_STAGES = 3  # the stage multiplied, the one its wgmma may still read, one being copied
-SCRATCH_BYTES = 8192  # kept for the body's own shared-memory conversions and reductions
 
 
 @dataclass(frozen=True)
@@ -132,13 +131,29 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     index_ops: list[ir.Operation] = []
     if not all(scalar_slice(loop, v, index_ops) for load in loads for v in load.operands):
         return None
-    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - SCRATCH_BYTES - once
-    stages = min(MAX_STAGES, limit // offset)
-    if stages < MIN_STAGES:
+    # the body's own shared-memory conversions go below the ring: how much they need is known
+    # once they are placed (tile-assign-layouts), so the count of stages is settled then
+    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - once
+    if limit // offset < MIN_STAGES:  # the same answer before and after the conversions
         return None
+    stages = max(MIN_STAGES, min(MAX_STAGES, (limit - _scratch_bytes(inner)) // offset))
     order = {op: i for i, op in enumerate(inner)}
     return StagedLoop(loop, tuple(mmas), tuple(sorted(index_ops, key=order.__getitem__)),
                       stages)
+
+
+def _scratch_bytes(body: list[ir.Operation]) -> int:
+    """A bound on the shared memory the body's layout conversions use (each at most its
+    tile; none before tile-assign-layouts places them)."""
+    sizes = [0]
+    for op in body:
+        if name(op) == "tile.convert_layout":
+            shape = shape_of(op.results[0].type)
+            count = 1
+            for d in shape:
+                count *= d
+            sizes.append(count * max(dtype_of(op.results[0].type).itemsize, 4))
+    return (max(sizes) + 1023) // 1024 * 1024
 
 
 def staged_loop_of(mma: ir.Operation, arch: str, num_warps: int) -> StagedLoop | None:
