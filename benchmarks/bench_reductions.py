@@ -31,6 +31,7 @@ TOTAL = 1 << 28  # elements per input
 WIDTHS = (1024, 4096, 16384, 65536)
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 EPS = 1e-5
+VERBOSE = False  # --verbose: every configuration's time, not only the best
 
 
 
@@ -292,10 +293,11 @@ def layer_norm_bwd_plans(rows: int, n: int):
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     block = 1 << (n - 1).bit_length()
     if block <= 4096:
-        for elems, warps in ((1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16)):
+        for elems, warps in ((1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16), (8192, 16),
+                             (8192, 32)):
             r = elems // block
             if r >= 1:
-                for per_sm in (1, 2, 4):
+                for per_sm in (1, 2, 4, 8):
                     yield Backward("rows", r, block, warps, min(ct.cdiv(rows, r), per_sm * sms))
     elif block <= 16384:
         for chunk, warps in ((2048, 16), (4096, 16), (4096, 32), (8192, 32)):
@@ -377,6 +379,8 @@ def measure(impls, out, want, checks, bytes_moved, verify=None) -> list[dict]:
             if verify is not None:
                 verify(name)
             ms, spread = device_ms(fn, warmup=5, repeats=20)
+            if VERBOSE:
+                print(f"  {name} {label}: {ms:.3f} ms", flush=True)
             if best is None or ms < best["ms"]:
                 best = {"impl": name, "config": label, "ms": ms, "spread_ms": spread,
                         **(driver_resources(kernel[0]) if kernel else {})}
@@ -391,7 +395,10 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(CASES))
     parser.add_argument("--widths", default=",".join(map(str, WIDTHS)))
     parser.add_argument("--dtypes", default="fp32,bf16")
+    parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
     try:
         tri = triton_kernels()
     except ImportError:
