@@ -287,9 +287,9 @@ def case_rms_norm(x, tri):
 
 
 def layer_norm_bwd_plans(rows: int, n: int):
-    """tilelang's backward configurations for rows of n: whole rows held (tiles of 1024-4096
-    elements, 1, 2 or 4 blocks per SM), chunked rows (the row's dw and db in registers, x and dy
-    a chunk at a time) and two passes (statistics, then a grid over column chunks)."""
+    """tilelang's backward configurations for rows of n: whole rows held (tiles of 1024-8192
+    elements, 1 to 8 blocks per SM) up to 4096 columns, two passes (statistics, then a grid
+    over column chunks) from 16384."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     block = 1 << (n - 1).bit_length()
     if block <= 4096:
@@ -299,10 +299,6 @@ def layer_norm_bwd_plans(rows: int, n: int):
             if r >= 1:
                 for per_sm in (1, 2, 4, 8):
                     yield Backward("rows", r, block, warps, min(ct.cdiv(rows, r), per_sm * sms))
-    elif block <= 16384:
-        for chunk, warps in ((2048, 16), (4096, 16), (4096, 32), (8192, 32)):
-            if chunk <= block:
-                yield Backward("chunked", chunk, block // chunk, warps, min(rows, sms))
     for r, bl, warps in ((1, 4096, 8), (2, 4096, 16), (4, 2048, 16), (2, 2048, 8)):
         if block >= 16384:
             chunks = ct.cdiv(n, bl)
