@@ -10,7 +10,10 @@ unavailable, as the compile workers do), the cache store, and on a GPU the modul
 context's creation reported apart). `import tilelang` is timed on its own and excluded from
 "cold". Then, in the same process, a warm repeat (disk cache off) and a disk-cache hit; and in a
 second fresh process, a disk-cache hit: the key (the compiler digest included) and the lookup,
-the modules a hit imports (not the compiler) loaded first, apart.
+the modules a hit imports (not the compiler) loaded first, apart. Where the cubin came from
+nvJitLink and a ptxas is found, the same PTX through a ptxas subprocess is timed too, apart.
+The children run with the driver's JIT cache off (CUDA_CACHE_DISABLE=1), so that every cold
+run, and the warm repeat, really assemble.
 The peer is the first call of the same kernel written in Triton (GPU and triton needed).
 
     python3 benchmarks/bench_compile.py [--repeats 3] [--samples vector_add,gemm]
@@ -123,9 +126,10 @@ def child(name: str, mode: str) -> dict:
         binary._init()
         binary.primary_context(0)
         out["cuda_init"] = time.perf_counter() - start
-    out["cold"], out["assembler"] = _first_call(k, signature, options, gpu)
+    out["cold"], out["assembler"], ptx = _first_call(k, signature, options, gpu)
+    out["ptxas"] = _ptxas_time(ptx, options.arch, out["assembler"])
     os.environ["TILELANG_DISABLE_DISK_CACHE"] = "1"
-    out["warm"], _ = _first_call(k, signature, options, gpu)
+    out["warm"], _, _ = _first_call(k, signature, options, gpu)
     del os.environ["TILELANG_DISABLE_DISK_CACHE"]
     out["hit_warm"] = _hit(k, signature, options, gpu, cold_process=False)
     return out
@@ -160,7 +164,7 @@ def _key(k, signature, options) -> str:
                                 options.num_warps, options.occupancy, constant_classes(signature))
 
 
-def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str]:
+def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str, str]:
     """Seconds per stage of a first launch that misses the disk cache (runtime/build.py)."""
     from tilelang.backend.assemble import assemble
     from tilelang.compiler import compile_signature
@@ -192,7 +196,30 @@ def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str]:
         binary.load(k.name, ptx, cubin, 0, shared)
         t["load"] = time.perf_counter() - start
     t["total"] = sum(v for s, v in t.items() if s in STAGES)
-    return t, assembler
+    return t, assembler, ptx
+
+
+def _ptxas_time(ptx: str, arch: str, assembler: str) -> float | None:
+    """Seconds a ptxas subprocess takes on the same PTX (PATH, $CUDA_HOME/bin or
+    /usr/local/cuda/bin), for comparison where the cubin came from nvJitLink; not in `cold`."""
+    import shutil
+
+    if assembler == "ptxas":
+        return None
+    cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    ptxas = shutil.which("ptxas") or shutil.which("ptxas", path=os.path.join(cuda_home, "bin"))
+    if ptxas is None:
+        return None
+    from tilelang.backend.targets import assembly_arch
+
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "k.ptx", Path(d) / "k.cubin"
+        src.write_text(ptx)
+        start = time.perf_counter()
+        done = subprocess.run([ptxas, f"-arch={assembly_arch(ptx, arch)}", str(src),
+                               "-o", str(dst)], capture_output=True)
+        elapsed = time.perf_counter() - start
+    return elapsed if done.returncode == 0 else None
 
 
 def _hit(k, signature, options, gpu: bool, cold_process: bool) -> dict:
@@ -291,6 +318,7 @@ def spawn(args: list[str], cache: str) -> dict:
            if k not in ("TILELANG_DISABLE_DISK_CACHE", "TILELANG_DUMP_DIR",
                         "TILELANG_PRINT_IR_AFTER", "TILELANG_INTERPRET")}
     env["TILELANG_CACHE_DIR"] = cache
+    env["CUDA_CACHE_DISABLE"] = "1"  # the driver's JIT cache: a cold run must assemble
     run = subprocess.run([sys.executable, str(Path(__file__).resolve()), *args], env=env,
                          capture_output=True, text=True)
     if run.returncode != 0:
@@ -338,6 +366,7 @@ def row(name: str, kind: str, r: dict) -> dict:
         "warm": 1e3 * r["warm"]["total"], "hit": 1e3 * r["hit_warm"]["total"],
         "hit fresh": hit, "hit met": "yes" if hit <= HIT_TARGET_MS else "no",
         "triton": 1e3 * triton["first_call"] if triton else "n/a",
+        "ptxas": 1e3 * r["ptxas"] if r.get("ptxas") else "n/a",
     })
     return out
 
@@ -406,7 +435,7 @@ def main() -> None:
     print(f"\nfirst call, ms ({time.strftime('%Y-%m-%d')}; {where}; median of {args.repeats} "
           "fresh processes by cold total):")
     print(table(rows, ["sample", "kind", "import", *stages, "cold", "target", "met", "warm",
-                       "hit", "hit fresh", "hit met", "triton"]))
+                       "hit", "hit fresh", "hit met", "triton", "ptxas"]))
     if first["gpu"]:
         print(f"CUDA context creation (once per process, not in 'cold'): "
               f"{1e3 * first['cuda_init']:.1f} ms")
@@ -415,7 +444,8 @@ def main() -> None:
           f"hit: disk-cache hit in the same process; hit fresh: in a new process, median of the "
           f"repeats (target "
           f"<= {HIT_TARGET_MS:.0f} ms); triton: first call of the Triton version "
-          f"{'(GPU)' if with_triton else '(n/a: triton or a GPU missing)'}")
+          f"{'(GPU)' if with_triton else '(n/a: triton or a GPU missing)'}; ptxas: the same "
+          f"PTX through a ptxas subprocess where the cubin came from nvJitLink (not in cold)")
     path = save("compile", {"date": time.strftime("%Y-%m-%d"), "machine": where,
                             "repeats": args.repeats, "rows": rows, "raw": results})
     plot(rows, stages)
