@@ -29,6 +29,7 @@ from tilelang.passes.ir_utils import defining_op, name, scalar_slice, walk_ops
 from tilelang.passes.staged_loops import StagedLoop, StagedMma, staged_loop
 
 NAME = "tile-pipeline-products"
+MAX_ACCUMULATORS = 128  # float32 registers per thread for the products' results
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def run(module: ir.Operation, options: Options) -> None:
         if name(op) != "scf.for":
             continue
         plan = staged_loop(op, options.arch, _num_warps(op))
-        staged = _movable(plan) if plan is not None else None
+        staged = _movable(plan, _num_warps(op)) if plan is not None else None
         if staged is not None:
             _rotate(op, staged, _clone_set(op, staged))
     eliminate_dead_code(module, None)
@@ -58,10 +59,16 @@ def _num_warps(op: ir.Operation) -> int:
     return ir.IntegerAttr(op.attributes["tile.num_warps"]).value
 
 
-def _movable(plan: StagedLoop) -> StagedMma | None:
+def _movable(plan: StagedLoop, num_warps: int) -> StagedMma | None:
     """The loop's first product when it can be computed for any iteration: A and the
-    accumulator from before the loop (or a splat of such a value), B a staged load."""
+    accumulator from before the loop (or a splat of such a value), B a staged load; and when
+    the products' accumulators, the early one twice, fit in 128 registers per thread (else
+    spills cost more than the overlap gains: 128x128 d=128 attention)."""
     if len(plan.mmas) < 2:
+        return None
+    threads = 32 * num_warps
+    registers = sum(m.m * m.n for m in plan.mmas) // threads
+    if registers + plan.mmas[0].m * plan.mmas[0].n // threads > MAX_ACCUMULATORS:
         return None
     first = plan.mmas[0]
     loop = plan.loop

@@ -13,9 +13,12 @@ through a descriptor into the current stage, and every other op of the body is l
 A product's result is waited for (`wgmma.wait_group n`: all but the n groups committed after
 it) just before the first op that reads it, so a product whose result only flows into the next
 iteration (attention's `acc`, or the score block tile-pipeline-products computes one iteration
-early) runs on while the body goes on. Each iteration starts by waiting until only the previous
-iteration's products may run, so when iteration j + 1 passes its barrier every warpgroup has
-finished the products of j - 1, whose stage the ring then refills: D = stages - 2.
+early) runs on while the body goes on. Only one product may run into the next iteration (in
+place, as an accumulator): with two, their registers are copied into the carried ones, and
+ptxas serializes all wgmma when an instruction reads the accumulator of one in flight. Each
+iteration starts by waiting until only the previous iteration's products may run, so when
+iteration j + 1 passes its barrier every warpgroup has finished the products of j - 1, whose
+stage the ring then refills: D = stages - 2.
 """
 
 from __future__ import annotations
@@ -127,6 +130,12 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
             else:
                 _lower_mma(lw, staged, stage, once)
                 pending.append(op.results[0])
+    if len(pending) > 1:
+        # two products would run into the next iteration: their registers are copied into the
+        # carried ones there, and ptxas serializes every wgmma of the kernel when an
+        # instruction reads the accumulator of one still running (one alone is carried in
+        # place: attention's acc, a K loop's accumulator)
+        nvvm.WgmmaWaitGroupSyncOp(0)
     return terminator
 
 
