@@ -201,7 +201,8 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                 snapshot: ir.Operation, options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
     simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level())
-    layout = pipelines.LAYOUT.format(arch=options.arch)
+    layout = pipelines.LAYOUT.format(arch=options.arch,
+                                     products=int(settings.pipeline_products_enabled()))
     for stage, pipeline in (("layout", layout), ("simt", simt),
                             ("llvm", pipelines.LLVM)):
         _run_stage(module, pipeline, options.extra_passes.get(stage), stage, snapshot)

@@ -63,6 +63,22 @@ def test_staged_attention(config, d, causal, seq_q, seq_k):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize(("seq_q", "seq_k", "causal"), [(300, 300, True), (129, 517, False)])
+def test_products_one_iteration_early(monkeypatch, d, seq_q, seq_k, causal):
+    """tile-pipeline-products (TILELANG_PIPELINE_PRODUCTS=1): q @ k.T of the next key block
+    runs during this block's softmax; the loop of one iteration before the main loop, and the
+    early product of the last iteration reading past the keys, are exercised by these lengths."""
+    monkeypatch.setenv("TILELANG_PIPELINE_PRODUCTS", "1")
+    q = torch.randn(2, 3, seq_q, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(2, 3, seq_k, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(2, 3, seq_k, d, device="cuda", dtype=torch.bfloat16)
+    out = run(q, k, v, causal, (128, 64, 8))
+    assert not out.isnan().any(), "every element is written"
+    torch.testing.assert_close(out.double(), sdpa(q, k, v, causal), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.gpu
 def test_staged_attention_matches_the_mma_sync_path(monkeypatch):
     q, k, v = (torch.randn(1, 2, 200, 128, device="cuda", dtype=torch.bfloat16)
                for _ in range(3))

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import mlir.ir as ir
 from mlir.dialects import scf
 
-from tilelang import settings
 from tilelang.dialect import ops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import defining_op, name, scalar_slice, walk_ops
@@ -35,11 +34,12 @@ MAX_ACCUMULATORS = 128  # float32 registers per thread for the products' results
 @dataclass(frozen=True)
 class Options:
     arch: str = "sm_80"
+    enabled: bool = True  # the default pipeline passes TILELANG_PIPELINE_PRODUCTS here
 
 
 def run(module: ir.Operation, options: Options) -> None:
     """Compute the first staged product of a wgmma loop one iteration ahead."""
-    if not settings.pipeline_products_enabled():
+    if not options.enabled:
         return
     for op in walk_ops(module, post_order=True):
         if name(op) != "scf.for":

@@ -18,7 +18,8 @@ TILE_OPT = ",".join([
 # first (except in loops that run on wgmma, which stage their own loads: passes/matmul_loops.py).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
 # rematerialized copies made for different consumers that wanted the same layout.
-LAYOUT = ("tile-pipeline-loads{{arch={arch}}},tile-pipeline-products{{arch={arch}}},"
+LAYOUT = ("tile-pipeline-loads{{arch={arch}}},"
+          "tile-pipeline-products{{arch={arch} enabled={products}}},"
           "tile-assign-layouts{{arch={arch}}},"
           "tile-eliminate-common-subexpressions")
 

@@ -64,7 +64,8 @@ def expand_stages(pipeline: str) -> str:
     """Replace each stage name in `pipeline` by the default pipeline that produces the stage."""
     from tilelang.passes import pipelines
 
-    stages = {"tile-opt": pipelines.TILE_OPT, "layout": pipelines.LAYOUT.format(arch="sm_90"),
+    stages = {"tile-opt": pipelines.TILE_OPT,
+              "layout": pipelines.LAYOUT.format(arch="sm_90", products=0),
               "simt": pipelines.SIMT.format(chip="sm_90", features="+ptx80", opt=3),
               "llvm": pipelines.LLVM, "ptx": pipelines.PTX}
     steps = passes.split_pipeline(pipeline) if pipeline else []
