@@ -29,10 +29,10 @@ import tilelang as ct
 
 LOG2_E = 1.4426950408889634
 ZERO = ct.PaddingMode.ZERO
-# (BM, BN) and warps per head dimension on the GPU: the largest tiles ptxas fits in 255
-# registers without spills (the K and V tiles pass through registers on their way to the
-# tensor cores, next to the float32 scores and accumulator)
-GPU_CONFIGS = {64: ((128, 32), 8), 128: ((64, 32), 8)}
+# (BM, BN) and warps per head dimension on the GPU: 128 query rows over two warpgroups, whose key
+# loop runs on wgmma with q and the key/value tiles in shared memory (passes/staged_loops.py);
+# the fastest measured on the H100 (benchmarks/README.md)
+GPU_CONFIGS = {64: ((128, 128), 8), 128: ((128, 128), 8)}
 
 
 def attend(q, k, v, acc, row_max, row_sum, batch, head, j, rows, qk_scale, CAUSAL, MASK, BN):
