@@ -41,15 +41,16 @@ def attend(q, k, v, acc, row_max, row_sum, batch, head, j, rows, qk_scale, CAUSA
     keys = ct.load(k, index=(batch, head, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO)
     values = ct.load(v, index=(batch, head, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO)
     s = ct.mma(q, ct.transpose(keys.reshape((BN, D))), ct.zeros((BM, BN), ct.float32))
-    s = s * qk_scale  # in log2 units: exp2(s) = exp(q.k * scale)
     if MASK:
         cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]  # the key of each column
         keep = cols < k.shape[2]
         if CAUSAL:
             keep = keep & (cols <= rows)
         s = ct.where(keep, s, -math.inf)
-    new_max = ct.maximum(row_max, ct.max(s, axis=1, keepdims=True))
-    p = ct.exp2(s - new_max)  # masked scores give 0
+    # in log2 units (exp2(x * qk_scale) = exp(x * scale)); the scale is positive, so the
+    # largest scaled score is the largest score scaled, and each exponent is one fma
+    new_max = ct.maximum(row_max, ct.max(s, axis=1, keepdims=True) * qk_scale)
+    p = ct.exp2(s * qk_scale - new_max)  # masked scores give 0
     alpha = ct.exp2(row_max - new_max)  # rescales what was summed under the old maximum
     row_sum = row_sum * alpha + ct.sum(p, axis=1, keepdims=True)
     acc = ct.mma(p.astype(v.dtype), values.reshape((BN, D)), acc * alpha)
@@ -94,10 +95,13 @@ def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float,
 
 def launch_attention(stream, q, k, v, out, causal: bool, block: tuple[int, int] = (64, 64),
                      warps: int = 4, scale: float | None = None) -> None:
-    """q, k, v, out: (batch, heads, seq, head_dim); keys and values share their length."""
+    """q, k, v, out: (batch, heads, seq, head_dim); keys and values share their length; the
+    scale (1 / sqrt(head_dim) by default) must be positive."""
     batch, heads, seq_q, d = q.shape
     bm, bn = block
     scale = 1.0 / math.sqrt(d) if scale is None else scale
+    if not scale > 0:
+        raise ValueError(f"the attention scale must be positive, got {scale}")
     kernel = flash_attention.replace_hints(num_warps=warps)
     ct.launch(stream, (ct.cdiv(seq_q, bm), heads, batch), kernel,
               (q, k, v, out, scale, causal, bm, bn, d))

@@ -101,3 +101,12 @@ def test_sample_on_gpu(name: str, case, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
     assert gpu_available(), "the GPU tier needs a GPU"
     case(Backend())
+
+
+def test_attention_rejects_a_scale_that_is_not_positive():
+    """The sample folds the scale into the row maximum (max(s) * scale): it must be > 0."""
+    import numpy as np
+
+    q = np.zeros((1, 1, 8, 64), np.float32)
+    with pytest.raises(ValueError, match="scale must be positive"):
+        attention.launch_attention(None, q, q, q, q, False, scale=-0.5)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, math
 
+from tilelang import settings
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 from tilelang.passes.simt.context import const
@@ -49,16 +50,31 @@ def _floor_fix(r: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
     return arith.select(arith.andi(nonzero, differ), fixed, r)
 
 
+def _contractable(fn: Callable[..., ir.Value]) -> Callable[[ir.Value, ir.Value], ir.Value]:
+    """`fn` marked `contract` with TILELANG_FP_CONTRACT=1: LLVM may fuse a multiply and the
+    add or subtract of its result into one fma, rounded once (settings.fp_contract_enabled
+    says why it is off by default)."""
+    if not settings.fp_contract_enabled():
+        return fn
+    return lambda a, b: fn(a, b, fastmath=ir.Attribute.parse("#arith.fastmath<contract>"))
+
+
 def add(a, b, dtype):
-    return _float_binary(arith.addf)(a, b, dtype) if dtype.is_float else arith.addi(a, b)
+    if dtype.is_float:
+        return _float_binary(_contractable(arith.addf))(a, b, dtype)
+    return arith.addi(a, b)
 
 
 def sub(a, b, dtype):
-    return _float_binary(arith.subf)(a, b, dtype) if dtype.is_float else arith.subi(a, b)
+    if dtype.is_float:
+        return _float_binary(_contractable(arith.subf))(a, b, dtype)
+    return arith.subi(a, b)
 
 
 def mul(a, b, dtype):
-    return _float_binary(arith.mulf)(a, b, dtype) if dtype.is_float else arith.muli(a, b)
+    if dtype.is_float:
+        return _float_binary(_contractable(arith.mulf))(a, b, dtype)
+    return arith.muli(a, b)
 
 
 def div(a, b, dtype):

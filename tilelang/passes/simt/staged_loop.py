@@ -160,6 +160,10 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
     b = staged.b.operand
     b_base = arith.addi(stage, const(i64(), staged.b.offset))
     dtype = dtype_of(op.operands[0].type).name
+    # a zero accumulator (attention's scores) is not set up: the first instruction of each
+    # block ignores it (scale-d false) and reads undefined registers, no movs of zeros
+    fresh = all(_is_zero(r) for r in acc.regs)
+    start = [llvm.UndefOp(ir.F32Type.get()).result] * len(acc.regs) if fresh else acc.regs
     nvvm.WgmmaFenceAlignedOp()
     out: list[ir.Value] = []
     if staged.a is not None:
@@ -169,12 +173,15 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
                           const(i64(), staged.m // groups * wgmma.ROW_BYTES))
         a_base = arith.addi(arith.addi(once, const(i64(), staged.a.offset)), rows)
         kinds = wgmma_kinds(dtype, dtype_of(op.operands[1].type).name, b.k_major)
+        first_kinds = dict(kinds, scaleD=ir.Attribute.parse("#nvvm.wgmma_scale_out<zero>")) \
+            if fresh else kinds
         for block in range(blocks):
-            struct = pack_struct(acc.regs[block * per_block:(block + 1) * per_block])
+            struct = pack_struct(start[block * per_block:(block + 1) * per_block])
             for k_step in range(staged.k // 16):
                 desc_a = descriptor(a_base, a, a.step_offset(k_step, block))
                 desc_b = descriptor(b_base, b, b.step_offset(k_step))
-                struct = wgmma_ss(struct, desc_a, desc_b, staged.n, 16, kinds)
+                struct = wgmma_ss(struct, desc_a, desc_b, staged.n, 16,
+                                  first_kinds if k_step == 0 else kinds)
             out += [llvm.extractvalue(ir.F32Type.get(), struct, [i]) for i in range(per_block)]
     else:
         a_regs = lw.tile(op.operands[0])
@@ -182,12 +189,13 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
         words = _words(list(a_regs.regs))
         words_per_block = staged.k // 4  # A: k / 8 column blocks x 4 values, two per word
         for block in range(blocks):
-            regs = list(acc.regs[block * per_block:(block + 1) * per_block])
+            regs = list(start[block * per_block:(block + 1) * per_block])
             for k_step in range(staged.k // 16):
                 first = block * words_per_block + 4 * k_step
                 desc = descriptor(b_base, b, b.step_offset(k_step))
                 regs = _wgmma_rs(regs, words[first:first + 4], desc, staged.n,
-                                 WGMMA_TYPES[dtype], transpose_b=not b.k_major)
+                                 WGMMA_TYPES[dtype], transpose_b=not b.k_major,
+                                 accumulate=not (fresh and k_step == 0))
             out += regs
     nvvm.WgmmaGroupSyncAlignedOp()
     result = op.results[0]
@@ -201,11 +209,20 @@ def _words(regs: list[ir.Value]) -> list[ir.Value]:
             for i in range(0, len(regs), 2)]
 
 
+def _is_zero(value: ir.Value) -> bool:
+    owner = value.owner
+    if not isinstance(owner, ir.OpView | ir.Operation) or owner.operation.name != \
+            "arith.constant":
+        return False
+    attr = owner.operation.attributes["value"]
+    return isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == 0.0
+
+
 def _wgmma_rs(acc: list[ir.Value], a: list[ir.Value], desc_b: ir.Value, n: int,
-              ptx_type: str, transpose_b: bool) -> list[ir.Value]:
+              ptx_type: str, transpose_b: bool, accumulate: bool = True) -> list[ir.Value]:
     """`wgmma.mma_async.m64nNk16` with A from four registers and B through a descriptor
     (MLIR's nvvm op takes A by descriptor only, hence inline PTX). The accumulator registers
-    are tied in and out."""
+    are tied in and out; with `accumulate` false (scale-d) their input is ignored."""
     count = len(acc)
     d = ", ".join(f"${i}" for i in range(count))
     regs_a = ", ".join(f"${2 * count + i}" for i in range(4))
@@ -215,7 +232,7 @@ def _wgmma_rs(acc: list[ir.Value], a: list[ir.Value], desc_b: ir.Value, n: int,
     constraints = ",".join(["=f"] * count + [str(i) for i in range(count)] +
                            ["r"] * 4 + ["l", "b"])
     struct = ir.Type.parse("!llvm.struct<({})>".format(", ".join(["f32"] * count)))
-    scale_d = arith.constant(ir.IntegerType.get_signless(1), 1)
+    scale_d = arith.constant(ir.IntegerType.get_signless(1), int(accumulate))
     result = llvm.inline_asm(struct, [*acc, *a, desc_b, scale_d], text, constraints,
                              has_side_effects=True)
     return [llvm.extractvalue(ir.F32Type.get(), result, [i]) for i in range(count)]
