@@ -71,6 +71,37 @@ def scalar_slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation])
     return True
 
 
+def clone_ops(ops_: list[ir.Operation], mapping: dict[ir.Value, ir.Value]) -> None:
+    """Recreate `ops_` (in order) at the insertion point, their operands replaced by
+    `mapping`; each clone's results are added to `mapping` in place of the originals'."""
+    for op in ops_:
+        operands = [mapping.get(v, v) for v in op.operands]
+        with op.location:
+            clone = ir.Operation.create(name(op), results=[r.type for r in op.results],
+                                        operands=operands,
+                                        attributes={k: op.attributes[k] for k in op.attributes})
+        for old, new in zip(op.results, clone.results, strict=True):
+            mapping[old] = new
+
+
+def kernel_num_warps(op: ir.Operation) -> int:
+    """The `tile.num_warps` of the function around `op` (4 for a bare function in IR tests)."""
+    while name(op) != "func.func":
+        op = op.parent
+    if "tile.num_warps" not in op.attributes:
+        return 4
+    return ir.IntegerAttr(op.attributes["tile.num_warps"]).value
+
+
+def is_within(op: ir.Operation | None, ancestor: ir.Operation) -> bool:
+    """Whether `op` is `ancestor` or nested in it."""
+    while op is not None:
+        if op == ancestor:
+            return True
+        op = op.parent
+    return False
+
+
 def unused(op: ir.Operation) -> bool:
     return all(not list(r.uses) for r in op.results)
 

@@ -24,7 +24,16 @@ from mlir.dialects import scf
 
 from tilelang.dialect import ops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
-from tilelang.passes.ir_utils import defining_op, name, scalar_slice, walk_ops
+from tilelang.passes.ir_utils import (
+    clone_ops,
+    defining_op,
+    is_within,
+    kernel_num_warps,
+    name,
+    scalar_slice,
+    walk_ops,
+)
+from tilelang.passes.loop_rewrite import carry_more, finish
 from tilelang.passes.staged_loops import StagedLoop, StagedMma, staged_loop
 
 NAME = "tile-pipeline-products"
@@ -44,19 +53,11 @@ def run(module: ir.Operation, options: Options) -> None:
     for op in walk_ops(module, post_order=True):
         if name(op) != "scf.for":
             continue
-        plan = staged_loop(op, options.arch, _num_warps(op))
-        staged = _movable(plan, _num_warps(op)) if plan is not None else None
+        plan = staged_loop(op, options.arch, kernel_num_warps(op))
+        staged = _movable(plan, kernel_num_warps(op)) if plan is not None else None
         if staged is not None:
             _rotate(op, staged, _clone_set(op, staged))
     eliminate_dead_code(module, None)
-
-
-def _num_warps(op: ir.Operation) -> int:
-    while name(op) != "func.func":
-        op = op.parent
-    if "tile.num_warps" not in op.attributes:
-        return 4  # a bare function in an IR test
-    return ir.IntegerAttr(op.attributes["tile.num_warps"]).value
 
 
 def _movable(plan: StagedLoop, num_warps: int) -> StagedMma | None:
@@ -82,15 +83,7 @@ def _outside(value: ir.Value, loop: ir.Operation) -> bool:
     op = defining_op(value)
     if op is None:
         return value.owner != loop.regions[0].blocks[0]
-    return not _inside(op, loop)
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    while op is not None:
-        if op == loop:
-            return True
-        op = op.parent
-    return False
+    return not is_within(op, loop)
 
 
 def _splat_of_outside(value: ir.Value, loop: ir.Operation) -> bool:
@@ -116,14 +109,7 @@ def _clone_set(loop: ir.Operation, staged: StagedMma) -> list[ir.Operation]:
 def _clone(ops_: list[ir.Operation], mapping: dict[ir.Value, ir.Value]) -> ir.Value:
     """`ops_` recomputed at the insertion point with `mapping`'s replacements; the last one's
     result."""
-    for op in ops_:
-        operands = [mapping.get(v, v) for v in op.operands]
-        with op.location:
-            clone = ir.Operation.create(name(op), results=[r.type for r in op.results],
-                                        operands=operands,
-                                        attributes={k: op.attributes[k] for k in op.attributes})
-        for old, new in zip(op.results, clone.results, strict=True):
-            mapping[old] = new
+    clone_ops(ops_, mapping)
     return mapping[ops_[-1].results[0]]
 
 
@@ -147,36 +133,15 @@ def _loop_iv(computed: list[ir.Operation]) -> ir.Value:
 
 
 def _rotate(loop: ir.Operation, staged: StagedMma, computed: list[ir.Operation]) -> None:
-    lower, upper, step = list(loop.operands)[:3]
-    inits = list(loop.operands)[3:]
-    old_body = loop.regions[0].blocks[0]
-    old_args = list(old_body.arguments)
+    lower, step = loop.operands[0], loop.operands[2]
     product = staged.mma
     with ir.InsertionPoint(loop), loop.location:
         first = _first_product(computed, lower, step, product.results[0].type)
-        new = scf.ForOp(lower, upper, step, [*inits, first])
-    body = new.body
-    iv, carried = body.arguments[0], list(body.arguments)[1:]
-    with ir.InsertionPoint(body), loop.location:
-        following = ops.create("add", [iv, step], [iv.type]).result
-    anchor = following.owner.operation
-    moved = [o.operation for o in old_body.operations]
-    for op in moved:
-        op.move_after(anchor)
-        anchor = op
-    old_args[0].replace_all_uses_with(iv)
-    for old, arg in zip(old_args[1:], carried, strict=False):
-        old.replace_all_uses_with(arg)
+        w = carry_more(loop, [first])
     with ir.InsertionPoint(product), loop.location:
-        ahead = _clone(computed, {iv: following})
-    product.results[0].replace_all_uses_with(carried[-1])
+        ahead = _clone(computed, {w.iv: w.following})
+    product.results[0].replace_all_uses_with(w.extra[0])
     for op in reversed(computed):  # the product computed in place, now unused
         if all(not list(r.uses) for r in op.results):
             op.erase()
-    terminator = moved[-1]
-    with ir.InsertionPoint(terminator), loop.location:
-        scf.YieldOp([*terminator.operands, ahead])
-    terminator.erase()
-    for old, result in zip(loop.results, new.results, strict=False):
-        old.replace_all_uses_with(result)
-    loop.erase()
+    finish(w, [ahead])

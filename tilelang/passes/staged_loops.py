@@ -33,7 +33,13 @@ from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, wgmma
-from tilelang.passes.ir_utils import defining_op, has_side_effects, name, scalar_slice
+from tilelang.passes.ir_utils import (
+    defining_op,
+    has_side_effects,
+    is_within,
+    name,
+    scalar_slice,
+)
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
 MAX_STAGES = 4  # these loops compute between their loads: a few stages cover the latency
@@ -222,20 +228,12 @@ def _once_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOpe
             return None
         chain.insert(0, op)
         op = defining_op(op.operands[0])
-    if op is None or name(op) != "tile.load" or _within(op, loop) or not _stageable(op):
+    if op is None or name(op) != "tile.load" or is_within(op, loop) or not _stageable(op):
         return None
     shape = shape_of(op.results[0].type)
     return StagedOperand(op, tuple(chain), wgmma.Operand(shape[-2], shape[-1], True,
                                                          dtype_of(op.results[0].type).itemsize),
                          offset)
-
-
-def _within(op: ir.Operation, loop: ir.Operation) -> bool:
-    while op is not None:
-        if op == loop:
-            return True
-        op = op.parent
-    return False
 
 
 def _stageable(load: ir.Operation) -> bool:
