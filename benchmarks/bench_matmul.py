@@ -7,16 +7,23 @@ reported, next to its registers, local memory (spills) and shared memory as the 
 them. Peers: cuBLAS (`torch.matmul`) and an autotuned Triton kernel written here in the style of
 Triton's tutorials (grouped program order; block shapes with their pipeline depth and warps).
 
+For the skinny LLM-decode products (M <= 256) it also sweeps split-K configurations
+(samples/splitk_gemm.py): S blocks per output tile each multiply one range of K into a float32
+workspace (plain stores: deterministic), and a second kernel sums the S partial tiles and casts;
+both kernels are timed, and checked like the others.
+
 Shapes: square M = N = K from 1024 to 8192, and LLM-shaped ones (M = 16, 64, 256 tokens against
-4096 x 4096 and 14336 x 4096 weights). Reported in TFLOP/s (2MNK over the median device time),
-as ratios of tilelang to cuBLAS and Triton, and against the roofline: the lesser of the H100 SXM
-dense fp16/bf16 rate and what the copy bandwidth measured in the same run can feed (each of A, B
-and C moved once). Every implementation is checked against a float32 product on fresh random
-inputs, with C poisoned (NaN) first; a wrong one is reported as "wrong" and not timed. Timings
-replay a CUDA graph of back-to-back calls (launch gaps stay out of small shapes) over several
-input sets when one set would sit in L2.
+4096 x 4096 and 14336 x 4096 weights, and 64 x 4096 x 14336: with 16 x 14336 x 4096, the up
+and down projections of a 4096-wide model with 14336 hidden units). Reported in TFLOP/s (2MNK
+over the median device time), as ratios of tilelang to cuBLAS and Triton, and against the
+roofline: the lesser of the H100 SXM dense fp16/bf16 rate and what the copy bandwidth measured
+in the same run can feed (each of A, B and C moved once). Every implementation is checked
+against a float32 product on fresh random inputs, with C poisoned (NaN) first; a wrong one is
+reported as "wrong" and not timed. Timings replay a CUDA graph of back-to-back calls (launch
+gaps stay out of small shapes) over several input sets when one set would sit in L2.
     python benchmarks/bench_matmul.py [--quick] [--shapes 4096,16x4096x4096] [--dtypes bf16]
-        [--configs 128x128x32w8,...] [--arch native,sm_80] [--impls ours,cublas,triton]
+        [--configs 128x128x32w8,64x64x64w4k2,...] [--arch native,sm_80]
+        [--impls ours,cublas,triton]
     python benchmarks/bench_matmul.py --dry-run   # no GPU: compile every config, print resources
 """
 
@@ -25,9 +32,11 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -36,9 +45,16 @@ from common import bar_plot, copy_bandwidth, save, table, timed
 
 import tilelang as ct
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "samples"))
+import splitk_gemm
+
 SQUARE = tuple((n, n, n) for n in (1024, 2048, 4096, 8192))
-LLM = tuple((m, n, k) for m in (16, 64, 256) for n, k in ((4096, 4096), (14336, 4096)))
-QUICK = ((4096, 4096, 4096), (16, 4096, 4096))
+LLM = (*((m, n, k) for m in (16, 64, 256) for n, k in ((4096, 4096), (14336, 4096))),
+       (64, 4096, 14336))
+QUICK = ((4096, 4096, 4096), (16, 4096, 4096), (16, 14336, 4096), (64, 4096, 14336))
+# split-K only where the plain grid is short of ~4 blocks per H100 SM (132 SMs): beyond that
+# every SM already has work
+SPLIT_BELOW_BLOCKS = 512
 DTYPES = ("bf16", "fp16")
 NUMPY_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}
 # |out - ref| <= atol + rtol |ref| elementwise, and ||out - ref|| / ||ref|| under `norm`, for C of
@@ -54,26 +70,31 @@ class Config:
     bk: int
     warps: int
     group: int = 0  # > 0: a 1-D grid walked in groups of this many block rows (L2 reuse)
-    split: int = 1  # > 1: split-K, each block adds its part of K into C with atomic_add
+    split: int = 1  # > 1: split-K into a float32 workspace of `split` partial products
 
     @property
     def label(self) -> str:
         return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}" + \
             (f"g{self.group}" if self.group else "") + (f"k{self.split}" if self.split > 1 else "")
 
-    def fits(self, m: int) -> bool:
-        """Skinny tiles (BM < 64) and split-K are only tried on skinny problems, where they
-        fill the SMs."""
-        return (self.bm >= 64 and self.split == 1) or m <= 256
+    def fits(self, m: int, n: int, k: int) -> bool:
+        """Skinny tiles (BM < 64) are only tried on skinny problems (M <= 256), split-K on
+        those whose plain grid is short of blocks, with at least one K tile per range."""
+        if self.split > 1:
+            blocks = ct.cdiv(m, self.bm) * ct.cdiv(n, self.bn)
+            return m <= 256 and blocks < SPLIT_BELOW_BLOCKS and self.split <= ct.cdiv(k, self.bk)
+        return self.bm >= 64 or m <= 256
 
 
 CONFIGS = tuple(Config(*c) for c in (
     # wgmma on sm_90 (passes/matmul_loops.py); mma.sync elsewhere
     (128, 256, 64, 8), (128, 256, 64, 8, 8), (256, 128, 64, 8), (128, 128, 64, 8),
     (128, 128, 64, 8, 8), (64, 256, 64, 4), (64, 128, 64, 4), (64, 64, 64, 4), (64, 64, 128, 4),
-    # split-K ("64x64x64w4k4") is available but not swept: its partial products are added
-    # into C's bfloat16 with atomics, which rounds each one (the H100 measured 2 elements past
-    # the tolerance at 16x4096x4096) and was slower (7.7 TFLOP/s at 64x128x64w4k4)
+    # split-K for skinny M: S ranges of K per output tile. The staged ring takes most of
+    # shared memory (one block per SM), so S that fills the 132 SMs in whole waves wins:
+    # 16x4096 in 64x64 tiles is 64 blocks, k2 128 (one wave), k4 256 (two)
+    (64, 64, 64, 4, 0, 2), (64, 64, 64, 4, 0, 4), (64, 64, 64, 4, 0, 8), (64, 128, 64, 4, 0, 2),
+    (64, 128, 64, 4, 0, 4), (64, 64, 128, 4, 0, 2), (64, 64, 128, 4, 0, 4),
     # mma.sync everywhere
     (128, 64, 32, 4), (64, 64, 32, 4),
     # for M = 16..256: more blocks along N, fewer rows of zeros per tile
@@ -103,32 +124,21 @@ def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[
     ct.store(c, index=(i, j), tile=acc.astype(c.dtype))
 
 
-@ct.kernel
-def matmul_split_k(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int],
-                   SPLIT: ct.Constant[int]):
-    """Split-K for skinny products (few output tiles, long K): block (i, j, s) multiplies the
-    s-th of SPLIT parts of K and adds its partial tile into C (zeroed first) atomically."""
-    i, j, s = ct.bid(0), ct.bid(1), ct.bid(2)
-    tiles = ct.num_tiles(a, axis=1, shape=(BM, BK))
-    per = (tiles + SPLIT - 1) // SPLIT
-    zero = ct.PaddingMode.ZERO
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(s * per, min(tiles, s * per + per)):
-        x = ct.load(a, index=(i, k), shape=(BM, BK), padding_mode=zero)
-        w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
-        acc = ct.mma(x, w, acc)
-    rows = i * BM + ct.arange(BM, dtype=ct.int32)
-    cols = j * BN + ct.arange(BN, dtype=ct.int32)
-    ct.atomic_add(c, (rows[:, None], cols[None, :]), acc.astype(c.dtype))
-
-
 def launch_args(a, b, c, config: Config) -> tuple:
+    """The arguments of kernel_of(config); for split-K `c` is the float32 workspace."""
     last = config.split if config.split > 1 else config.group
     return (a, b, c, config.bm, config.bn, config.bk, last)
 
 
 def kernel_of(config: Config):
-    return matmul_split_k if config.split > 1 else matmul
+    """The kernel of the configuration's K loop (split-K: the partial products)."""
+    return splitk_gemm.partial_products if config.split > 1 else matmul
+
+
+def reduce_args(ws, c, config: Config) -> tuple:
+    """Split-K's second kernel (splitk_gemm.sum_partials): its grid and arguments."""
+    (_, m, n), (rm, rn) = ws.shape, splitk_gemm.REDUCE_TILE
+    return (ct.cdiv(m, rm), ct.cdiv(n, rn)), (ws, c, rm, rn, config.split)
 
 
 def grid(m: int, n: int, config: Config) -> tuple[int, ...]:
@@ -292,19 +302,26 @@ def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
 
     def measure_config(arch: str, config: Config):
         kern = sweep.kernel_for(kernels, (arch, dname, config), kernel_of(config), config.warps)
+        out = inputs.c
+        if config.split > 1:  # the partial products go to a workspace, a second kernel sums
+            out = torch.empty(config.split, m, n, device="cuda", dtype=torch.float32)
+            reduce = sweep.kernel_for(kernels, (arch, dname, "sum", config.split),
+                                      splitk_gemm.sum_partials, 1)
+            reduce_grid, reduce_launch_args = reduce_args(out, inputs.c, config)
 
         def run(i):
+            stream = torch.cuda.current_stream()
+            ct.launch(stream, grid(m, n, config), kern,
+                      launch_args(inputs.a[i], inputs.b[i], out, config))
             if config.split > 1:
-                inputs.c.zero_()  # timed too: the partial products are added into it
-            ct.launch(torch.cuda.current_stream(), grid(m, n, config), kern,
-                      launch_args(inputs.a[i], inputs.b[i], inputs.c, config))
+                ct.launch(stream, reduce_grid, reduce, reduce_launch_args)
 
         return measure(f"ours[{arch}] {config.label}", run, inputs, tol, flops,
                        args.budget_ms), kern
 
     config_rows = []
     if "ours" in args.impls:
-        configs = [c for c in args.configs if c.fits(m)]
+        configs = [c for c in args.configs if c.fits(m, n, k)]
         config_rows = sweep.measure_configs(args, configs, row, {"dtype": dname, "shape": shape},
                                     measure_config)
     if "cublas" in args.impls:
@@ -377,9 +394,14 @@ def interpreter_check(config: Config, dname: str, m: int = 70, n: int = 100,
     rng = np.random.default_rng(m + n + k)
     a = (rng.standard_normal((m, k)) / math.sqrt(k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
-    c = np.zeros((m, n), dtype) if config.split > 1 else np.full((m, n), np.nan, dtype)
+    c = np.full((m, n), np.nan, dtype)
+    out = np.full((config.split, m, n), np.nan, np.float32) if config.split > 1 else c
     kern = kernel_of(config).replace_hints(num_warps=config.warps, interpret=True)
-    ct.launch(None, grid(m, n, config), kern, launch_args(a, b, c, config))
+    ct.launch(None, grid(m, n, config), kern, launch_args(a, b, out, config))
+    if config.split > 1:
+        reduce_grid, reduce_launch_args = reduce_args(out, c, config)
+        ct.launch(None, reduce_grid, splitk_gemm.sum_partials.replace_hints(interpret=True),
+                  reduce_launch_args)
     return sweep.interpreted(c, a.astype(np.float64) @ b.astype(np.float64), TOLERANCE[dname])
 
 
@@ -396,6 +418,8 @@ def dry_run(args) -> None:
             for config in args.configs:
                 rows.append(dry_run_config(target_arch, dname, config,
                                            interpret=arch == args.arch[0]))
+            splits = sorted({c.split for c in args.configs if c.split > 1})
+            rows += [dry_run_reduce(target_arch, dname, split) for split in splits]
     print(table(rows, ["arch", "dtype", "config", *sweep.DRY_RUN_COLUMNS]))
     tri = "triton" in args.impls and triton_matmul()
     print("Triton kernel:", "defined" if tri else "not checked (triton is not installed)")
@@ -403,11 +427,24 @@ def dry_run(args) -> None:
 
 def dry_run_config(arch: str, dname: str, config: Config, interpret: bool) -> dict:
     a = np.zeros((256, 256), NUMPY_DTYPES[dname])
+    out = np.zeros((config.split, 256, 256), np.float32) if config.split > 1 else a.copy()
     return sweep.dry_run_row(
         f"{arch} {dname} {config.label}", {"arch": arch, "dtype": dname, "config": config.label},
-        lambda: ct.compile(kernel_of(config), launch_args(a, a.copy(), a.copy(), config),
+        lambda: ct.compile(kernel_of(config), launch_args(a, a.copy(), out, config),
                            arch=arch, num_warps=config.warps),
         (lambda: interpreter_check(config, dname)) if interpret else None)
+
+
+def dry_run_reduce(arch: str, dname: str, split: int) -> dict:
+    """Split-K's second kernel for `split` partial products (checked on the interpreter with
+    the configurations that use it)."""
+    ws = np.zeros((split, 256, 256), np.float32)
+    c = np.zeros((256, 256), NUMPY_DTYPES[dname])
+    label = f"sum_partials k{split}"
+    return sweep.dry_run_row(
+        f"{arch} {dname} {label}", {"arch": arch, "dtype": dname, "config": label},
+        lambda: ct.compile(splitk_gemm.sum_partials,
+                           (ws, c, *splitk_gemm.REDUCE_TILE, split), arch=arch), None)
 
 
 # ----- command line -----------------------------------------------------------------------------
@@ -431,8 +468,8 @@ def parse_shapes(text: str) -> tuple[tuple[int, int, int], ...]:
 
 
 def parse_configs(text: str) -> tuple[Config, ...]:
-    """'all' or BMxBNxBKwW[gG][kS] (warps default 4; gG: grouped order, kS: split-K in S),
-    comma-separated."""
+    """'all' or BMxBNxBKwW[gG][kS] (warps default 4; gG: grouped order; kS: split-K, S
+    partial products in a float32 workspace, then summed), comma-separated."""
     if text.strip() == "all":
         return CONFIGS
     configs = []
@@ -449,7 +486,10 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         help="N, MxNxK, square, llm or all, comma-separated (default all)")
     parser.add_argument("--dtypes", type=sweep.parse_list(DTYPES), default=DTYPES)
     parser.add_argument("--configs", type=parse_configs, default=CONFIGS,
-                        help="tilelang tiles BMxBNxBKwW, comma-separated (default: "
+                        help="tilelang tiles BMxBNxBKwW[gG][kS], comma-separated (gG: a "
+                             "grouped block order, G block rows per group; kS: split-K, S "
+                             "ranges of K into a float32 workspace summed by a second kernel, "
+                             "tried where M <= 256; default: "
                              + ",".join(c.label for c in CONFIGS) + ")")
     sweep.add_arguments(parser, ("ours", "cublas", "triton"),
                         quick=f"{' and '.join('x'.join(map(str, s)) for s in QUICK)}, bf16")

@@ -17,6 +17,7 @@ import rms_norm
 import row_bias_scale
 import silu_and_mul
 import softmax
+import splitk_gemm
 import transpose
 import transpose_copy
 import vector_add
@@ -85,6 +86,13 @@ CASES = [
     ("fp8_gemm", lambda b: fp8_gemm.run(100, 70, 90, b, (32, 32, 32), 4)),
     ("fp8_gemm", lambda b: fp8_gemm.run(1, 3, 5, b, (16, 16, 32), 4)),
     ("fp8_gemm", lambda b: fp8_gemm.run(300, 257, 333, b)),
+    # split-K: 10 K tiles in 3 ranges of 3-4 (K = 300 not a multiple of S * BK = 96); S picked
+    # by split_for; the fast path's 64x64x64 tiles with S = 3 over 2 K tiles (an empty range:
+    # its block stores zeros)
+    ("splitk_gemm", lambda b: splitk_gemm.run(70, 100, 300, b, (16, 32, 32), 3)),
+    ("splitk_gemm", lambda b: splitk_gemm.run(20, 100, 300, b, (16, 32, 32))),
+    ("splitk_gemm", lambda b: splitk_gemm.run(37, 200, 100, b, (64, 64, 64), 3)),
+    ("splitk_gemm", lambda b: splitk_gemm.run(130, 300, 1000, b, (64, 128, 64), 5)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
@@ -101,6 +109,15 @@ def test_sample_on_gpu(name: str, case, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
     assert gpu_available(), "the GPU tier needs a GPU"
     case(Backend())
+
+
+def test_split_k_fills_one_wave_of_blocks():
+    """splitk_gemm.split_for: S such that the blocks fit the SMs once, capped by K's tiles."""
+    assert splitk_gemm.split_for(16, 4096, 4096, (64, 64, 64), 132) == 2  # 64 tiles: 128 blocks
+    assert splitk_gemm.split_for(16, 14336, 4096, (64, 64, 64), 132) == 1  # 224 tiles already
+    assert splitk_gemm.split_for(16, 1024, 4096, (64, 64, 64), 132) == 8
+    assert splitk_gemm.split_for(16, 1024, 4096, (64, 64, 64), 132, max_split=4) == 4
+    assert splitk_gemm.split_for(16, 256, 128, (64, 64, 64), 132) == 2  # K: 2 tiles
 
 
 def test_attention_rejects_a_scale_that_is_not_positive():

@@ -21,10 +21,23 @@ def test_config_suffixes_parse():
 
 
 @pytest.mark.parametrize("config", [bench_matmul.Config(32, 32, 32, 4, group=2),
-                                    bench_matmul.Config(32, 32, 32, 4, split=3)],
+                                    bench_matmul.Config(32, 32, 32, 4, split=3),
+                                    bench_matmul.Config(64, 64, 64, 4, split=4)],
                          ids=lambda c: c.label)
 def test_grouped_and_split_k_kernels_on_the_interpreter(config):
+    """Split-K: 10 and 5 K tiles in 3 and 4 ranges (K = 300), partial products into a float32
+    workspace poisoned with NaN, then summed into C (poisoned too)."""
     assert bench_matmul.interpreter_check(config, "bf16", 40, 170, 300) == "ok"
+
+
+def test_split_k_is_tried_on_skinny_products_short_of_blocks():
+    k4, plain = bench_matmul.Config(64, 64, 64, 4, split=4), bench_matmul.Config(64, 64, 64, 4)
+    assert k4.fits(16, 4096, 4096) and k4.fits(64, 4096, 14336) and k4.fits(16, 14336, 4096)
+    assert not k4.fits(4096, 4096, 4096)  # square: no
+    assert not k4.fits(256, 14336, 4096)  # 896 tiles fill the SMs already
+    assert not k4.fits(16, 4096, 192)  # 3 K tiles: fewer than 4 ranges
+    assert plain.fits(4096, 4096, 4096) and plain.fits(16, 4096, 4096)
+    assert not bench_matmul.Config(16, 64, 64, 4).fits(4096, 4096, 4096)
 
 
 def test_fp8_dry_run_is_on_wgmma(capsys):
