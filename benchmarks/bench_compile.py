@@ -112,13 +112,13 @@ def child(name: str, mode: str) -> dict:
         import tilelang.frontend.source  # what the hit imports, timed apart
         import tilelang.runtime.gpu_launch  # noqa: F401  (and runtime/build.py)
 
-        options = SimpleNamespace(num_warps=k.options.num_warps or 4, arch=arch,
+        options = SimpleNamespace(num_warps=k.options.num_warps, arch=arch,
                                   occupancy=k.options.occupancy)
         out["hit_fresh"] = _hit(k, signature, options, gpu, cold_process=True)
         return out
     from tilelang.compiler import CompileOptions
 
-    options = CompileOptions(k.options.num_warps or 4, arch, occupancy=k.options.occupancy)
+    options = CompileOptions(k.options.num_warps, arch, occupancy=k.options.occupancy)
     if gpu:  # the CUDA context, created once per process: not the kernel's cost
         from tilelang.runtime import binary
 

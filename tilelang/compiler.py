@@ -44,7 +44,7 @@ DEFAULT_NUM_WARPS = 4
 class CompileOptions:
     """What selects a compiled artifact besides the signature."""
 
-    num_warps: int = DEFAULT_NUM_WARPS
+    num_warps: int | None = None  # None: chosen from the kernel's products (choose_num_warps)
     arch: str = "sm_90"
     extra_passes: dict[str, str] = field(default_factory=dict)  # stage -> pipeline appended
     occupancy: int | None = None  # blocks per SM the register allocation must allow
@@ -120,7 +120,7 @@ class CompiledKernel:
 
     def report(self) -> str:
         r = self.resources()
-        threads = 32 * self.options.num_warps
+        threads = 32 * (self.options.num_warps or DEFAULT_NUM_WARPS)
         return (f"{self.name} [{self.options.arch}, {threads} threads]: {r.registers} registers, "
                 f"{r.spill_stores} B spill stores, {r.spill_loads} B spill loads, "
                 f"{r.stack_bytes} B stack, {r.shared_bytes} B shared memory")
@@ -152,7 +152,7 @@ def compile(
         k = as_kernel(kernel)
         signature = k.specialize(args)
         options = CompileOptions(
-            num_warps or k.options.num_warps or DEFAULT_NUM_WARPS,
+            num_warps or k.options.num_warps,
             arch or settings.arch_override() or "sm_90", dict(extra_passes or {}),
             k.options.occupancy,
         )
@@ -180,7 +180,7 @@ def compile_signature(
     ctx = make_context()
     result.context = ctx
     with ctx, ir.Location.unknown():
-        module = build_module(fn, signature, options.num_warps)
+        module = build_module(fn, signature, options.num_warps or DEFAULT_NUM_WARPS)
         if options.occupancy is not None:
             _kernel_func(module).attributes["tile.occupancy"] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(32), options.occupancy)
@@ -189,6 +189,11 @@ def compile_signature(
             return result
         _run_stage(module, pipelines.TILE_OPT, options.extra_passes.get("tile-opt"), "tile-opt",
                    snapshot)
+        if options.num_warps is None:  # chosen now that the tile shapes are known
+            options = dataclasses.replace(options, num_warps=choose_num_warps(module))
+            _kernel_func(module).attributes["tile.num_warps"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), options.num_warps)
+            result.options = options
         snapshot = _record(result, dumper, "tile-opt", module)
         result.tile_module = module
         if stop_after == "tile-opt":
@@ -316,6 +321,23 @@ def _kernel_func(module: ir.Module) -> ir.Operation:
         if op.operation.name == "func.func":
             return op.operation
     raise TileCompilerExecutionError("no kernel function in the module")
+
+
+def choose_num_warps(module: ir.Module) -> int:
+    """The warps of a kernel that does not say (`@kernel` without `num_warps`): 8 when a
+    matrix product's accumulator has 128 rows or more and 128 x 128 elements or more (the
+    fastest tiles on the H100, 128 x 256 and 128 x 128, run on two warpgroups: wgmma needs 64
+    rows per warpgroup, and a thread holds at most 128 accumulator values), else 4."""
+    from tilelang.dialect.types import shape_of
+    from tilelang.passes.ir_utils import walk_ops
+
+    for op in walk_ops(_kernel_func(module)):
+        if op.name == "tile.mma":
+            shape = shape_of(op.results[0].type)
+            rows, cols = shape[-2], shape[-1]
+            if rows >= 128 and rows * cols >= 128 * 128:
+                return 8
+    return DEFAULT_NUM_WARPS
 
 
 def _specialization_tag(signature: tuple[ParamSpec, ...], options: CompileOptions) -> str:

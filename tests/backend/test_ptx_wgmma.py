@@ -101,3 +101,16 @@ def test_fp8_runs_on_wgmma_with_k_major_operands_only():
     ptx = ct.compile(make_matmul(8), (x, x, np.zeros((1000, 1024), np.float32), 128, 128, 128),
                      arch="sm_90").ptx
     assert "wgmma" not in ptx and "cp.async" not in ptx
+
+
+def test_num_warps_is_chosen_from_the_products_when_not_given():
+    """A kernel without num_warps (cuTile's have none) gets 8 warps for a 128 x 256
+    accumulator, and its K loop then runs on wgmma; small products keep 4."""
+    kernel = ct.kernel(make_matmul(8).fn)  # the same function, no hint
+    big = ct.compile(kernel, args(tile=(128, 256, 64)), arch="sm_90")
+    assert big.options.num_warps == 8
+    assert "wgmma.mma_async.sync.aligned.m64n256k16" in big.ptx
+    small = ct.compile(kernel, args(tile=(64, 64, 64)), arch="sm_90")
+    assert small.options.num_warps == 4
+    given = ct.compile(make_matmul(4), args(tile=(128, 128, 64)), arch="sm_90")
+    assert given.options.num_warps == 4  # a hint wins

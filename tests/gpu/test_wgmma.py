@@ -125,3 +125,18 @@ def test_fp8_linear_on_wgmma(dtype):
     assert "wgmma.mma_async.sync.aligned.m64n128k32" in \
         ct.compile(kernel, (x, w, y, 128, 128, 128)).ptx
     check(y, x.float(), w.float().T, unit=2.0**-13)
+
+
+def test_num_warps_chosen_by_the_compiler_launches_that_many():
+    """A kernel without num_warps: the compiler picks 8 warps for 128 x 256 tiles (the binary
+    records it, the launch uses 256 threads), and the result is right; a second kernel object
+    of the same function finds the binary in the disk cache with the same choice."""
+    a = torch.randn(300, 1000, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(1000, 520, device="cuda", dtype=torch.bfloat16)
+    for _ in range(2):
+        kernel = ct.kernel(KERNELS[8].fn)
+        c = torch.full((300, 520), float("nan"), device="cuda")
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(300, 128), ct.cdiv(520, 256)), kernel,
+                  (a, b, c, 128, 256, 64))
+        torch.cuda.synchronize()
+        check(c, a, b)

@@ -60,7 +60,7 @@ def export(kernel: Any, directory: str | os.PathLike[str], *signature: Any,
 def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | None,
             name: str | None, assemble: bool) -> Exported:
     import tilelang
-    from tilelang.compiler import DEFAULT_NUM_WARPS, CompileOptions, compile_signature
+    from tilelang.compiler import CompileOptions, compile_signature
     from tilelang.interface.kernel import as_kernel
 
     k = as_kernel(kernel)
@@ -69,9 +69,9 @@ def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | 
     check_arch(arch)
     signature = export_signature(k, entries)
     _make_writable(directory, name)  # before the compilation, which takes the time
-    num_warps = k.options.num_warps or DEFAULT_NUM_WARPS
-    compiled = compile_signature(k.fn, signature,
-                                 CompileOptions(num_warps, arch, occupancy=k.options.occupancy))
+    compiled = compile_signature(k.fn, signature, CompileOptions(
+        k.options.num_warps, arch, occupancy=k.options.occupancy))
+    num_warps = compiled.options.num_warps
     shared = int(compiled.metadata.get("shared_bytes", 0))
     _check_shared(compiled.name, arch, shared)
     ptx = compiled.ptx or ""

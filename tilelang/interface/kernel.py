@@ -16,7 +16,7 @@ from tilelang.interface.specs import ParamSpec
 
 @dataclass(frozen=True)
 class KernelOptions:
-    num_warps: int | None = None  # None: 4 (not yet chosen from the tile sizes)
+    num_warps: int | None = None  # None: chosen by the compiler (compiler.choose_num_warps)
     interpret: bool | None = None  # None: follow TILELANG_INTERPRET
     num_ctas: int | None = None  # accepted for cuTile compatibility (one CTA per block)
     occupancy: int | None = None  # blocks per SM to allow for (PTX .minnctapersm)

@@ -60,7 +60,7 @@ class BuildJob:
     signature: tuple[ParamSpec, ...]
     arch: str  # what the PTX targets
     native_arch: str  # what the cubin is assembled for (the device's own architecture)
-    num_warps: int
+    num_warps: int | None  # None: the compiler chooses (compiler.choose_num_warps)
     occupancy: int | None
     fingerprint: str  # of the kernel's source and the globals it reads (frontend/source.py)
     key: str  # the disk cache key
@@ -79,7 +79,7 @@ def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> 
 
     arch = settings.arch_override() or binary.device_arch(device)
     native = binary.device_arch(device)
-    num_warps = kernel.options.num_warps or 4
+    num_warps = kernel.options.num_warps
     occupancy = kernel.options.occupancy
     digest = fingerprint(kernel.fn)
     # PTX for an older target (TILELANG_ARCH=sm_80 on an H100) assembles for this device: a
@@ -107,7 +107,7 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
     compiled = compile_signature(job.fn, job.signature,
                                  CompileOptions(job.num_warps, job.arch, occupancy=job.occupancy))
     ptx = compiled.ptx or ""
-    meta = {"name": job.name, "arch": job.arch,
+    meta = {"name": job.name, "arch": job.arch, "num_warps": compiled.options.num_warps,
             "shared_bytes": compiled.metadata.get("shared_bytes", 0)}
     cubin = (assemble or binary.to_cubin)(ptx, job.native_arch)
     disk_cache.store(job.key, meta, ptx, cubin)
@@ -122,7 +122,7 @@ def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launche
             disk_cache.store(job.key, built.meta, built.ptx, built.cubin)
     shared = int(built.meta.get("shared_bytes", 0))
     loaded = binary.load(kernel.name, built.ptx, built.cubin, device, shared)
-    launcher = Launcher(loaded, job.signature, 32 * job.num_warps)
+    launcher = Launcher(loaded, job.signature, 32 * (job.num_warps or built.meta["num_warps"]))
     kernel.cache[("gpu", job.signature, job.arch, device)] = launcher
     return launcher
 

@@ -69,7 +69,7 @@ def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
     key = ("interpret", signature)
     compiled = kernel.cache.get(key)
     if compiled is None:
-        options = CompileOptions(kernel.options.num_warps or 4)
+        options = CompileOptions(kernel.options.num_warps)
         compiled = kernel.cache[key] = compile_signature(kernel.fn, signature, options, "tile-opt")
     program = compiled.interpreter_program()
     interpreter.run(program, grid, signature, tuple(args), compiled.param_names)
