@@ -16,6 +16,7 @@ import mlir.ir as ir
 
 from tilelang import settings
 from tilelang.backend.assemble import Resources, assemble, resources
+from tilelang.backend.occupancy import occupancy
 from tilelang.backend.ptx import extract_ptx
 from tilelang.backend.targets import check_arch
 from tilelang.dialect import make_context
@@ -102,7 +103,8 @@ class CompiledKernel:
     def resources(self) -> Resources:
         """Registers, spills, stack and shared memory of the kernel, as the PTX assembler
         reports them (ptxas -v when it is installed, else nvJitLink), plus the dynamic shared
-        memory each launch gives a block; assembled once."""
+        memory each launch gives a block, and the theoretical occupancy on the target
+        (`.occupancy`: blocks and warps per SM, and what limits them); assembled once."""
         if "resources" not in self.metadata:
             if self.ptx is None:
                 raise TileValueError("resources need the ptx stage (compile without stop_after)")
@@ -114,8 +116,11 @@ class CompiledKernel:
                 )
             self.metadata["cubin"] = cubin
             dynamic = self.metadata.get("shared_bytes", 0)  # sized at launch, not in the cubin
+            shared = found.shared_bytes + dynamic
+            threads = 32 * (self.options.num_warps or DEFAULT_NUM_WARPS)
             self.metadata["resources"] = dataclasses.replace(
-                found, shared_bytes=found.shared_bytes + dynamic)
+                found, shared_bytes=shared,
+                occupancy=occupancy(self.options.arch, threads, found.registers, shared))
         return self.metadata["resources"]
 
     def report(self) -> str:
@@ -123,7 +128,7 @@ class CompiledKernel:
         threads = 32 * (self.options.num_warps or DEFAULT_NUM_WARPS)
         return (f"{self.name} [{self.options.arch}, {threads} threads]: {r.registers} registers, "
                 f"{r.spill_stores} B spill stores, {r.spill_loads} B spill loads, "
-                f"{r.stack_bytes} B stack, {r.shared_bytes} B shared memory")
+                f"{r.stack_bytes} B stack, {r.shared_bytes} B shared memory; {r.occupancy}")
 
     def interpreter_program(self) -> Any:
         """The interpreter's compiled form of the `tile-opt` function (built once)."""

@@ -10,19 +10,34 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilelang.backend.occupancy import Occupancy
 from tilelang.backend.targets import assembly_arch
 from tilelang.errors import TileCompilerExecutionError
 
 
 @dataclass(frozen=True)
 class Resources:
-    """What ptxas reports for one kernel."""
+    """What ptxas reports for one kernel, and (from CompiledKernel.resources()) the
+    theoretical occupancy those figures allow."""
 
     registers: int
     spill_stores: int
     spill_loads: int
     stack_bytes: int
     shared_bytes: int
+    occupancy: Occupancy | None = None
+
+    @property
+    def blocks_per_sm(self) -> int | None:
+        return None if self.occupancy is None else self.occupancy.blocks_per_sm
+
+    @property
+    def warps_per_sm(self) -> int | None:
+        return None if self.occupancy is None else self.occupancy.warps_per_sm
+
+    @property
+    def limited_by(self) -> str | None:
+        return None if self.occupancy is None else self.occupancy.limited_by
 
 
 def assemble(ptx: str, arch: str) -> tuple[bytes, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import math
 import re
@@ -53,7 +54,7 @@ def describe(*, name: str, kernel: str, entry: str, arch: str, ptx: str, num_war
         "leaves": [_leaf(leaf, c_names[leaf.path]) for leaf in block],
         "parameters": params,
         "parameter_buffer_bytes": _buffer_bytes(params),
-        "resources": None if resources is None else dict(resources.__dict__),
+        "resources": None if resources is None else dataclasses.asdict(resources),
     }
 
 
