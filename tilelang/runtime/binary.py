@@ -89,6 +89,7 @@ def _libcuda() -> Any:
     return ctypes.CDLL("libcuda.so.1")
 
 
+@functools.cache  # a launch asks up to three times; an ordinal's GPU is fixed for the process
 def device_arch(ordinal: int) -> str:
     major, minor = Device(ordinal).compute_capability
     return f"sm_{major}{minor}"

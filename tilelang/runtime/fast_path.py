@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import sys
 from typing import Any
 
 from tilelang.interface import kinds
@@ -163,13 +164,24 @@ def _argument_lines(i: int, kind: kinds.Kind) -> list[str]:
     ]
 
 
-def _namespace(kernel: Kernel, slow: Any, stream_handle: Any) -> dict[str, Any]:
-    try:
-        import torch
+def uses_torch(fast: Any) -> bool:
+    """Whether a generated fast path knows torch's types (it was generated after torch's
+    import); one that does not sends torch tensors through `flatten` and should be regenerated."""
+    return getattr(fast, "__globals__", {}).get("Tensor") is not NoTorch
 
+
+class NoTorch:
+    """Stands for torch's Tensor and Stream in a fast path generated before torch's import."""
+
+
+def _namespace(kernel: Kernel, slow: Any, stream_handle: Any) -> dict[str, Any]:
+    # torch only if the program has imported it: importing it here took ~1 s of a CuPy or
+    # cuda.core user's first launch (a tensor cannot be passed before torch is imported).
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "Tensor"):
         tensor, torch_stream = torch.Tensor, torch.cuda.Stream
-    except ImportError:
-        tensor = torch_stream = type("NoTorch", (), {})
+    else:
+        tensor = torch_stream = NoTorch
     namespace = {
         "Tensor": tensor, "TorchStream": torch_stream, "kernel": kernel,
         "table": kernel.cache.setdefault("fast_table", {}), "slow": slow,

@@ -4,6 +4,7 @@ it for the faster paths."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from tilelang import settings
@@ -18,6 +19,7 @@ from tilelang.runtime.build import BuildJob, build_job, memory_key, specializati
 from tilelang.runtime.fast_path import fast_key, is_torch_tensor
 from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.launcher import Launcher
+from tilelang.runtime.native_launch import native_module
 from tilelang.runtime.streams import stream_device, stream_handle
 
 MAX_FAST_ENTRIES = 4096
@@ -48,6 +50,9 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     entry = native_entry(kernel, signature, args, launcher)
     if entry is not None:  # arguments the C path cannot read keep the previous entry
         kernel.native_entry = entry
+    if kernel.fast_launch is not None and "torch" in sys.modules and \
+            not fast_path.uses_torch(kernel.fast_launch):
+        kernel.fast_launch = None  # generated before torch's import: again, with its types
 
 
 def _target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ...],
@@ -74,8 +79,6 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
                  launcher: Launcher) -> tuple | None:
     """What the native hot path checks and launches for this specialization, or None when
     these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
-    from tilelang.runtime.native_launch import native_module
-
     native = native_module()
     if native is None or not hasattr(native, "fast"):
         return None

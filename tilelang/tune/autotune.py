@@ -17,7 +17,13 @@ from typing import Any
 import tilelang
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileValueError
+from tilelang.frontend.source import fingerprint
 from tilelang.interface.kernel import Kernel, KernelOptions, as_kernel
+# The GPU launch path (and fingerprint, above) imported with the autotuner, not at the first
+# launch: a new process's first launch of a tuned kernel (its choice from autotune.json, its
+# binary from the disk cache) then imports nothing; without .pyc files (PYTHONDONTWRITEBYTECODE)
+# compiling these modules took 1-3 ms each of that launch. cuda.core is loaded by search anyway.
+from tilelang.runtime import gpu_launch  # noqa: F401
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune import records
 from tilelang.tune.keys import device_name, key_of
@@ -142,8 +148,6 @@ class Autotuner:
         return tuple(args)
 
     def _recorded(self, device: str, key: Any) -> Config | None:
-        from tilelang.frontend.source import fingerprint
-
         entry = records.lookup(_kernel_id(self.kernel), fingerprint(self.kernel.fn), device,
                                _key_text(key))
         found = entry and entry.get("config")
@@ -188,8 +192,6 @@ class Autotuner:
                           f"{kind.__name__}: {first}", stacklevel=5)
 
     def _record(self, device: str, key: Any, config: Config, median_us: float) -> None:
-        from tilelang.frontend.source import fingerprint
-
         try:
             json.dumps(config.to_json())
         except TypeError:  # values JSON cannot hold: remembered in memory only

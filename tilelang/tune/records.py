@@ -29,7 +29,7 @@ def path() -> Path:
 def lookup(kernel_id: str, fingerprint: str, device: str, key: str) -> dict[str, Any] | None:
     if not settings.disk_cache_enabled():
         return None
-    kernel = _read().get("kernels", {}).get(kernel_id)
+    kernel = _read(shared=True).get("kernels", {}).get(kernel_id)
     if not isinstance(kernel, dict) or kernel.get("fingerprint") != fingerprint:
         return None
     entry = kernel.get("devices", {}).get(device, {}).get(key)
@@ -51,13 +51,29 @@ def store(kernel_id: str, fingerprint: str, device: str, key: str,
     _write(data)
 
 
-def _read() -> dict[str, Any]:
+_parsed: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
+def _read(shared: bool = False) -> dict[str, Any]:
+    """The file's contents. `shared`: the parse of this version of the file (its size,
+    modification time and inode: a writer replaces the file, so a new one has another inode)
+    kept for the process, which the caller must not change: each kernel's first launch looks
+    its choice up, and a file of many kernels takes a while to parse."""
+    target = str(path())
     try:
-        data = json.loads(path().read_text())
+        with open(target, "rb") as f:
+            s = os.fstat(f.fileno())
+            stamp = (s.st_size, s.st_mtime_ns, s.st_ino)
+            known = _parsed.get(target)
+            if shared and known is not None and known[0] == stamp:
+                return known[1]
+            data = json.loads(f.read())
     except (OSError, ValueError):
         return {"format": FORMAT, "kernels": {}}
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return {"format": FORMAT, "kernels": {}}
+    if shared:
+        _parsed[target] = (stamp, data)
     return data
 
 
