@@ -370,7 +370,7 @@ def bench(args) -> None:
     cols += ["cudnn", "flash", "sdpa", "sdpa_backend", "Triton", "triton_cfg", "ours/cuDNN",
              "ours/flash", "ours/Triton", "ours/peak"]
     print("\nAttention forward, bf16, TFLOP/s (causal counts half the products; regs / local_B / "
-          "smem_B of the best configuration):")
+          "smem_B / blocks/SM of the best configuration):")
     print(table(rows, cols))
     save("attention", {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                        "peak_TFLOPs": sweep.PEAK_TFLOPS, "arch": args.arch, "rows": rows,

@@ -373,7 +373,7 @@ def bench(args) -> None:
     cols = ["dtype", "shape", *sweep.ours_columns(args)]
     cols += ["cuBLAS", "Triton", "triton_cfg", "ours/cuBLAS", "ours/Triton", "roof", "ours/roof"]
     print(f"\nGEMM, TFLOP/s (roof: min({sweep.PEAK_TFLOPS:.0f}, what {bandwidth:.0f} GB/s feeds); "
-          "regs / local_B / smem_B of the best configuration):")
+          "regs / local_B / smem_B / blocks/SM of the best configuration):")
     print(table(rows, cols))
     save("matmul", {"device": torch.cuda.get_device_name(), "copy_GBps": bandwidth,
                     "peak_TFLOPs": sweep.PEAK_TFLOPS, "arch": args.arch, "rows": rows,

@@ -421,7 +421,7 @@ def main() -> None:
                 del x
                 torch.cuda.empty_cache()
     cols = ["kernel", "dtype", "n", "impl", "config", "ms", "GB/s", "of_copy", "vs_ours", "regs",
-            "local_B", "smem_B"]
+            "local_B", "smem_B", "blocks/SM"]
     print(table(results, cols))
     save("reductions", {"device": torch.cuda.get_device_name(), "elements": TOTAL,
                         "copy_GBps": peak, "rows": results})

@@ -20,10 +20,10 @@ PEAK_TFLOPS = 989.0  # H100 SXM, dense fp16/bf16 with float32 accumulation (data
 NATIVE = "native"  # --arch value: the device's own architecture (no TILELANG_ARCH)
 DRY_RUN_NATIVE = "sm_90"  # what the dry run compiles for NATIVE: the H100's own
 BUDGET_MS = 200.0  # device time per timing (fewer repeats for large shapes)
-RESOURCES = ("regs", "local_B", "smem_B")  # driver figures of the best configuration
+RESOURCES = ("regs", "local_B", "smem_B", "blocks/SM")  # of the best configuration
 # the dry run's table, after each benchmark's own key columns
-DRY_RUN_COLUMNS = ["regs", "spill_st_B", "spill_ld_B", "stack_B", "smem_B", "compile_s",
-                   "interp", "ptx", "error"]
+DRY_RUN_COLUMNS = ["regs", "spill_st_B", "spill_ld_B", "stack_B", "smem_B", "blocks/SM",
+                   "limited_by", "compile_s", "interp", "ptx", "error"]
 
 
 @contextlib.contextmanager
@@ -182,8 +182,9 @@ def dry_run_row(name: str, row: dict, compile: Callable[[], Any],
         compiled = compile()
         r = compiled.resources()
         row.update(regs=r.registers, spill_st_B=r.spill_stores, spill_ld_B=r.spill_loads,
-                   stack_B=r.stack_bytes, smem_B=r.shared_bytes,
+                   stack_B=r.stack_bytes, smem_B=r.shared_bytes, limited_by=r.limited_by,
                    ptx=ptx_summary(compiled.ptx or ""))
+        row["blocks/SM"] = r.blocks_per_sm
     except Exception as e:  # report every config
         row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
     row["compile_s"] = time.perf_counter() - start
@@ -194,6 +195,7 @@ def dry_run_row(name: str, row: dict, compile: Callable[[], Any],
             row["interp"] = f"error: {type(e).__name__}: {e}"
     print(f"  {name}: {row.get('regs')} regs, "
           f"{row.get('spill_st_B')}/{row.get('spill_ld_B')} B spill st/ld, "
+          f"{row.get('blocks/SM')} blocks/SM, "
           f"{row['compile_s']:.2f} s {row.get('error', '')}", flush=True)
     return row
 

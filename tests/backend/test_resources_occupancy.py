@@ -97,3 +97,15 @@ def test_staged_gemm_is_held_to_one_block_by_shared_memory():
     assert r.shared_bytes > 114 * KB
     assert r.blocks_per_sm == 1 and r.warps_per_sm == 8
     assert "shared memory" in r.limited_by
+
+
+def test_benchmark_dry_run_rows_carry_the_occupancy():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import sweep
+
+    x = np.zeros(3000, np.float32)
+    row = sweep.dry_run_row("vector_add", {}, lambda: ct.compile(
+        vector_add.vector_add, (x, x, x.copy(), 1024), arch="sm_90"), None)
+    assert "blocks/SM" in sweep.DRY_RUN_COLUMNS and "limited_by" in sweep.DRY_RUN_COLUMNS
+    assert "blocks/SM" in sweep.RESOURCES  # the timed tables' column
+    assert row["blocks/SM"] >= 1 and row["limited_by"]
