@@ -76,3 +76,27 @@ def test_device_arch_asks_once_per_device(monkeypatch: pytest.MonkeyPatch) -> No
         assert asked == [0, 1]
     finally:
         binary.device_arch.cache_clear()
+
+
+def test_generated_code_is_kept_on_disk(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TILELANG_DISABLE_DISK_CACHE", raising=False)
+    compiled = []
+
+    def counting(source, filename, mode):
+        compiled.append(filename)
+        return compile(source, filename, mode)
+
+    monkeypatch.setattr(fast_path, "compile", counting, raising=False)
+    first = fast_path.generate(plain, None, stream_handle)
+    (stored,) = (tmp_path / "fast-path").iterdir()
+    again = fast_path.generate(plain, None, stream_handle)  # as a new process would
+    assert compiled == ["<tilelang fast launch of plain>"]
+    assert again.__code__.co_filename == first.__code__.co_filename
+    assert again.__code__.co_code == first.__code__.co_code
+    stored.write_bytes(b"damaged")  # compiled again, and stored again
+    fast_path.generate(plain, None, stream_handle)
+    assert len(compiled) == 2 and stored.read_bytes() != b"damaged"
+    monkeypatch.setenv("TILELANG_DISABLE_DISK_CACHE", "1")
+    fast_path.generate(plain, None, stream_handle)
+    assert len(compiled) == 3

@@ -52,7 +52,7 @@ def _compiler_digest() -> str:
         else:
             _digest = _content_digest(sources)
             data = json.dumps({"stamp": stamp, "digest": _digest}).encode()
-            any(_write(memo, data) for memo in memos)  # the first place that takes it
+            any(write_file(memo, data) for memo in memos)  # the first place that takes it
     return _digest
 
 
@@ -160,7 +160,7 @@ def store(key: str, meta: dict[str, Any], ptx: str, cubin: bytes | None) -> None
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _write(path: Path, data: bytes) -> bool:
+def write_file(path: Path, data: bytes) -> bool:
     """Write a small file atomically; False where it cannot be written (or the disk cache is
     off)."""
     import tempfile

@@ -14,16 +14,16 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+# fingerprint and the GPU launch path are imported with the autotuner, not at the first launch:
+# a new process's first launch of a tuned kernel (its choice from autotune.json, its binary from
+# the disk cache) then imports nothing; without .pyc files (PYTHONDONTWRITEBYTECODE) compiling
+# these modules took 1-3 ms each of that launch. cuda.core is loaded by search anyway.
 import tilelang
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileValueError
 from tilelang.frontend.source import fingerprint
 from tilelang.interface.kernel import Kernel, KernelOptions, as_kernel
-# The GPU launch path (and fingerprint, above) imported with the autotuner, not at the first
-# launch: a new process's first launch of a tuned kernel (its choice from autotune.json, its
-# binary from the disk cache) then imports nothing; without .pyc files (PYTHONDONTWRITEBYTECODE)
-# compiling these modules took 1-3 ms each of that launch. cuda.core is loaded by search anyway.
-from tilelang.runtime import gpu_launch  # noqa: F401
+from tilelang.runtime import gpu_launch  # noqa: F401  (see above)
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune import records
 from tilelang.tune.keys import device_name, key_of
