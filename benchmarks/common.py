@@ -112,7 +112,7 @@ def driver_resources(kernel) -> dict:
     local = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)[1]
     static = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)[1]
     found = {"regs": regs, "local_B": local, "smem_B": static + launcher.loaded.shared}
-    arch = device_arch(launcher.loaded.ordinal)  # the device's limits, whatever the target
+    arch = device_arch(launcher.loaded.device)  # the device's limits, whatever the target
     if arch in LIMITS:
         found["blocks/SM"] = occupancy(arch, launcher.threads, regs, found["smem_B"]).blocks_per_sm
     return found
