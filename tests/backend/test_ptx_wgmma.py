@@ -114,3 +114,26 @@ def test_num_warps_is_chosen_from_the_products_when_not_given():
     assert small.options.num_warps == 4
     given = ct.compile(make_matmul(4), args(tile=(128, 128, 64)), arch="sm_90")
     assert given.options.num_warps == 4  # a hint wins
+
+
+@ct.kernel(num_warps=8)
+def _matmul_storing_partials(a, b, c, partial, BM: ct.Constant[int], BN: ct.Constant[int],
+                             BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+        ct.store(partial, (i, j), acc)  # memory written inside the loop
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+
+def test_a_loop_that_stores_keeps_the_general_path():
+    """A store in the body could be read by a later iteration's loads, which the staged ring
+    issues iterations early: such loops are neither lowered whole nor staged."""
+    a, b, c = args()[:3]
+    partial = np.zeros(c.shape, np.float32)
+    ptx = ct.compile(_matmul_storing_partials, (a, b, c, partial, 128, 128, 64),
+                     arch="sm_90").ptx
+    assert "wgmma" not in ptx and "cp.async" not in ptx and "mma.sync" in ptx

@@ -8,7 +8,8 @@ import tilelang as ct
 def make_matmul(num_warps: int = 4, scale_in_loop: bool = False) -> ct.Kernel:
     """c = a @ b in float32 accumulation over a K loop of (BM, BK) x (BK, BN) tiles, stored in
     c's dtype; edge tiles read zeros. `scale_in_loop` doubles `a`'s tile inside the loop (work
-    that keeps the loop off the staged matrix-product path)."""
+    that keeps the loop off the whole-loop path of passes/matmul_loops.py; on sm_90 it takes
+    the staged-loops path, B staged and A in registers)."""
 
     @ct.kernel(num_warps=num_warps)
     def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
