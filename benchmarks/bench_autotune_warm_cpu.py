@@ -24,7 +24,8 @@ import sys
 import tempfile
 import time
 
-BLOCKS = [(256, 4), (512, 4), (1024, 4), (2048, 8), (4096, 8), (8192, 8)]
+from bench_autotune import BLOCKS, _time_calls  # the same configs, and the same timer
+
 PARTS = ["first_ms", "choose", "_recorded", "generate", "build_job", "build", "second_ms"]
 
 
@@ -68,23 +69,9 @@ def child() -> dict:
         b = ct.load(y, (i,), (BLOCK,))
         ct.store(out, (i,), alpha * a + b)
 
-    spent: dict[str, float] = {}
-
-    def timed(owner, name: str) -> None:
-        inner = getattr(owner, name)
-
-        def wrapper(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                spent[name] = spent.get(name, 0.0) + (time.perf_counter() - start) * 1e3
-
-        setattr(owner, name, wrapper)
-
-    for owner, name in [(type(axpy), "choose"), (type(axpy), "_recorded"),
-                        (fast_path, "generate"), (build, "build_job"), (build, "build")]:
-        timed(owner, name)
+    spent = {name: _time_calls(owner, name)
+             for owner, name in [(type(axpy), "choose"), (type(axpy), "_recorded"),
+                                 (fast_path, "generate"), (build, "build_job"), (build, "build")]}
     n = 1 << 14
     x, y = DeviceArray(n), DeviceArray(n)
 
@@ -99,7 +86,8 @@ def child() -> dict:
         start = time.perf_counter()
         ct.launch(None, grid, axpy, (x, y, DeviceArray(n), 2.0, n))
         times.append((time.perf_counter() - start) * 1e3)
-    return {"first_ms": times[0], "second_ms": times[1], **spent,
+    return {"first_ms": times[0], "second_ms": times[1],
+            **{name: seconds[0] * 1e3 for name, seconds in spent.items()},
             "searched": axpy.last_result is not None}
 
 

@@ -372,15 +372,11 @@ def row(name: str, kind: str, r: dict) -> dict:
 
 
 def plot(rows: list[dict], stages: list[str]) -> None:
-    try:
-        import matplotlib
+    from common import RESULTS, pyplot
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
+    plt = pyplot()
+    if plt is None:
         return
-    from common import RESULTS
 
     fig, ax = plt.subplots(figsize=(max(6, len(rows) * 0.9), 4.5))
     labels = [r["sample"] for r in rows]

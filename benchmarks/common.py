@@ -139,7 +139,8 @@ def save(name: str, payload: dict[str, Any]) -> Path:
     return path
 
 
-def bar_plot(name: str, labels: list[str], values: list[float], ylabel: str, title: str) -> None:
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend, or None (said once) when it is not installed."""
     try:
         import matplotlib
 
@@ -147,6 +148,13 @@ def bar_plot(name: str, labels: list[str], values: list[float], ylabel: str, tit
         import matplotlib.pyplot as plt
     except ImportError:
         print("matplotlib is not installed: no plot")
+        return None
+    return plt
+
+
+def bar_plot(name: str, labels: list[str], values: list[float], ylabel: str, title: str) -> None:
+    plt = pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.9), 4))
     ax.bar(labels, values, color="#4a7ab5")
