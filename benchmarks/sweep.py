@@ -159,10 +159,10 @@ def print_compile_time(kernels: dict, started: float) -> None:
 
 def ptx_summary(ptx: str) -> str:
     """What the matrix path is made of: tensor-core and copy instructions in the PTX."""
-    counts = {name: len(re.findall(rf"^\s*{re.escape(op)}", ptx, re.M)) for name, op in (
-        ("mma", "mma.sync"), ("wgmma", "wgmma.mma_async"), ("ldmatrix", "ldmatrix"),
-        ("cp.async", "cp.async"), ("ld.shared", "ld.shared"), ("st.shared", "st.shared"),
-        ("bar", "bar.sync"))}
+    counts = {name: len(re.findall(rf"^\s*{op}", ptx, re.M)) for name, op in (
+        ("mma", r"mma\.sync"), ("wgmma", r"wgmma\.mma_async"), ("ldmatrix", "ldmatrix"),
+        ("cp.async", r"cp\.async\.c"), ("tma", r"cp\.async\.bulk\.tensor"),
+        ("ld.shared", r"ld\.shared"), ("st.shared", r"st\.shared"), ("bar", r"bar\.sync"))}
     return " ".join(f"{k}={v}" for k, v in counts.items() if v)
 
 

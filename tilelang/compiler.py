@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import sys
 import tempfile
 import time
@@ -35,6 +36,7 @@ from tilelang.interface.specs import ParamSpec
 from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
+from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
 
 STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
 MLIR_STAGES = STAGES[1:-1]
@@ -49,6 +51,7 @@ class CompileOptions:
     arch: str = "sm_90"
     extra_passes: dict[str, str] = field(default_factory=dict)  # stage -> pipeline appended
     occupancy: int | None = None  # blocks per SM the register allocation must allow
+    tma: bool = True  # TMA copies where they apply (also TILELANG_TMA); export turns it off
 
 
 class StageTexts(MutableMapping[str, str]):
@@ -210,7 +213,8 @@ def compile_signature(
 def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                 snapshot: ir.Operation, options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
-    simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level())
+    simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level(),
+                                 tma=int(options.tma and settings.tma_enabled()))
     layout = pipelines.LAYOUT.format(arch=options.arch,
                                      products=int(settings.pipeline_products_enabled()))
     for stage, pipeline in (("layout", layout), ("simt", simt),
@@ -219,6 +223,7 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
         snapshot = _record(result, dumper, stage, module)
         if stage == "simt":
             result.metadata["shared_bytes"] = kernel_shared_bytes(module)
+            result.metadata["tensor_maps"] = kernel_tensor_maps(module)
         if stop_after == stage:
             return
     _run_stage(module, pipelines.PTX, None, "ptx", snapshot)
@@ -237,6 +242,16 @@ def kernel_shared_bytes(module: ir.Module) -> int:
     found = [ir.IntegerAttr(op.attributes[SHARED_BYTES_ATTR]).value
              for op in kernels if SHARED_BYTES_ATTR in op.attributes]
     return max(found, default=0)
+
+
+def kernel_tensor_maps(module: ir.Module) -> list[dict]:
+    """The TMA tensor maps the kernel takes after its own parameters (simt/tma.py)."""
+    for gpu_module in module.body.operations:
+        if gpu_module.operation.name == "gpu.module":
+            for op in gpu_module.regions[0].blocks[0].operations:
+                if TENSOR_MAPS_ATTR in op.attributes:
+                    return json.loads(ir.StringAttr(op.attributes[TENSOR_MAPS_ATTR]).value)
+    return []
 
 
 def _clone(module: ir.Module) -> ir.Module:

@@ -65,6 +65,11 @@ def wgmma_enabled() -> bool:
     return os.environ.get("TILELANG_WGMMA", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def tma_enabled() -> bool:
+    """TILELANG_TMA=0 stages matrix-product loops with cp.async instead of TMA on sm_90."""
+    return os.environ.get("TILELANG_TMA", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def pipeline_products_enabled() -> bool:
     """TILELANG_PIPELINE_PRODUCTS=1: staged wgmma loops compute their first product one
     iteration early (passes/pipeline_products.py). Off by default: on the H100 it gained 7% on
@@ -98,6 +103,8 @@ def llvm_opt_level() -> int:
 def codegen_switches() -> tuple[str, ...]:
     """The settings above that change generated code (cache keys include them)."""
     found = () if wgmma_enabled() else ("wgmma=off",)
+    if not tma_enabled():
+        found = (*found, "tma=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if fp_contract_enabled():

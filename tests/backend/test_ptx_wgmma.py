@@ -21,10 +21,19 @@ def args(m=1000, n=1000, k=1000, dtype=BF16, tile=(128, 256, 64)):
 @pytest.mark.parametrize(("tile", "warps"), [((128, 256, 64), 8), ((64, 128, 64), 4),
                                              ((256, 128, 64), 8), ((128, 64, 128), 4)])
 def test_qualifying_loops_run_on_wgmma(tile, warps):
+    """Fed by TMA boxes (one per 128-byte panel of each operand) completing on mbarriers; the
+    tensor maps are two by-value kernel parameters after the arrays' own."""
     compiled = ct.compile(make_matmul(warps), args(tile=tile), arch="sm_90")
     ptx = compiled.ptx
     assert ".target sm_90a" in ptx  # wgmma needs the arch-specific target
-    assert "wgmma.mma_async.sync.aligned.m64n" in ptx and "cp.async.cg.shared.global" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n" in ptx
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx" in ptx
+    assert "mbarrier.try_wait.parity" in ptx and "cp.async.cg" not in ptx
+    assert ptx.count(".param .align 64 .b8") == 2 and "cvta.param" in ptx
+    maps = compiled.metadata["tensor_maps"]
+    bm, bn, bk = tile
+    assert [(m["array_param"], m["box_cols"], m["box_rows"]) for m in maps] == \
+        [(0, 64, bm), (5, 64, bk)]  # a's pointer is parameter 0, b's 5 (after a's 2 + 2)
     assert "mma.sync" not in ptx and "ldmatrix" not in ptx
     resources = compiled.resources()
     assert resources.spill_stores == 0 and resources.shared_bytes >= 3 * (tile[0] + tile[1]) * \
@@ -72,6 +81,15 @@ def test_loops_with_more_work_stage_b_only(case, build):
     assert compiled.resources().spill_stores == 0
 
 
+def test_tma_can_be_switched_off(monkeypatch):
+    """TILELANG_TMA=0 (and export, which has no runtime to build tensor maps) copies with
+    cp.async, 16 bytes a thread, behind block barriers."""
+    monkeypatch.setenv("TILELANG_TMA", "0")
+    compiled = ct.compile(make_matmul(8), args(), arch="sm_90")
+    assert "cp.async.cg.shared.global" in compiled.ptx and "cp.async.bulk" not in compiled.ptx
+    assert "wgmma.mma_async" in compiled.ptx and compiled.metadata["tensor_maps"] == []
+
+
 def test_wgmma_can_be_switched_off(monkeypatch):
     monkeypatch.setenv("TILELANG_WGMMA", "0")  # the staged loop then runs on mma.sync
     ptx = ct.compile(make_matmul(8), args(), arch="sm_90").ptx
@@ -83,7 +101,7 @@ def test_x_times_w_transposed_qualifies(arch):
     """b = transpose(load of a (BN, BK) tile): staged K-major, no conversion in the loop."""
     x = np.zeros((1000, 1000), BF16)
     ptx = ct.compile(make_linear(8), (x, x, x, 128, 128, 64), arch=arch).ptx
-    assert "cp.async.cg" in ptx
+    assert ("cp.async.bulk.tensor" if arch == "sm_90" else "cp.async.cg") in ptx
     if arch == "sm_90":  # untransposed B: the last immediate (imm-trans-b) is 0
         line = next(x for x in ptx.splitlines() if "wgmma.mma_async" in x)
         assert line.rstrip().endswith("0;")

@@ -27,17 +27,18 @@ def test_accumulator_layout_matches_the_fragment_table(m, n, warps):
     assert len(seen) == m * n  # each element once
 
 
-CASES = [(k_major, 2, rows, cols) for k_major in (True, False)
+CASES = [(k_major, 2, rows, cols, False) for k_major in (True, False)
          for rows, cols in [(128, 128), (64, 128), (128, 256), (64, 64)]] + \
-    [(True, 1, rows, cols) for rows, cols in [(128, 128), (64, 256), (256, 128)]]
+    [(True, 1, rows, cols, False) for rows, cols in [(128, 128), (64, 256), (256, 128)]] + \
+    [(False, 2, rows, cols, True) for rows, cols in [(64, 256), (32, 128), (64, 64)]]
 
 
-@pytest.mark.parametrize(("k_major", "itemsize", "rows", "cols"), CASES)
-def test_instructions_read_what_the_copies_wrote(k_major, itemsize, rows, cols):
+@pytest.mark.parametrize(("k_major", "itemsize", "rows", "cols", "panel_major"), CASES)
+def test_instructions_read_what_the_copies_wrote(k_major, itemsize, rows, cols, panel_major):
     """Element (row, col) is written at chunk_offset(row, col // chunk) + size (col % chunk);
     each instruction's descriptor (start, LBO, SBO, 128-byte swizzle) must read it back for its
     (i, kk), under the model of PTX's canonical layouts."""
-    op = wgmma.Operand(rows, cols, k_major, itemsize)
+    op = wgmma.Operand(rows, cols, k_major, itemsize, panel_major)
     chunk = 16 // itemsize
     written = {op.chunk_offset(r, c // chunk) + itemsize * (c % chunk): (r, c)
                for r in range(rows) for c in range(cols)}
@@ -55,10 +56,28 @@ def test_instructions_read_what_the_copies_wrote(k_major, itemsize, rows, cols):
                 assert written[address] == (row, col)
 
 
+@pytest.mark.parametrize(("rows", "cols", "k_major", "itemsize"),
+                         [(128, 64, True, 2), (64, 256, False, 2), (128, 128, True, 1),
+                          (64, 128, True, 2)])
+def test_tma_boxes_write_the_panel_layouts(rows, cols, k_major, itemsize):
+    """A TMA box of one 128-byte panel (SWIZZLE_128B) stores its row r at r * 128 from the
+    box's start, 16-byte chunk c at c ^ (r % 8): the layouts the TMA ring's boxes fill."""
+    op = wgmma.Operand(rows, cols, k_major, itemsize, panel_major=not k_major)
+    per_panel = 128 // itemsize
+    for r in range(rows):
+        for c in range(cols // (16 // itemsize)):
+            panel, within = divmod(c, 8)
+            box_start = panel * rows * 128  # where the ring puts panel `panel`'s box
+            assert op.chunk_offset(r, c) == box_start + r * 128 + 16 * (within ^ (r % 8))
+    assert cols % per_panel == 0
+
+
 def test_descriptor_fields():
     a, b = wgmma.Operand(128, 64, True), wgmma.Operand(64, 256, False)
     assert a.descriptor_bits() == (1 << 16) | (64 << 32) | (1 << 62)
     assert b.descriptor_bits() == (64 << 16) | (256 << 32) | (1 << 62)
+    panels = wgmma.Operand(64, 256, False, panel_major=True)  # LBO: a 64 x 128-byte panel
+    assert panels.descriptor_bits() == (512 << 16) | (64 << 32) | (1 << 62)
 
 
 @pytest.mark.parametrize(("shape", "ok"), [

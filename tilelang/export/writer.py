@@ -69,8 +69,9 @@ def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | 
     check_arch(arch)
     signature = export_signature(k, entries)
     _make_writable(directory, name)  # before the compilation, which takes the time
+    # tma=False: TMA's tensor maps are built by tilelang's runtime, which a C caller lacks
     compiled = compile_signature(k.fn, signature, CompileOptions(
-        k.options.num_warps, arch, occupancy=k.options.occupancy))
+        k.options.num_warps, arch, occupancy=k.options.occupancy, tma=False))
     num_warps = compiled.options.num_warps
     shared = int(compiled.metadata.get("shared_bytes", 0))
     _check_shared(compiled.name, arch, shared)

@@ -13,7 +13,9 @@ of one column of chunks fall into different banks. The atom must start at a 1024
   (SBO, the stride between 8-row groups, is 1024), then whole M x 64 panels along K.
 - B (K x N, N contiguous) is *MN-major* (the instruction's transposed-B form): rows of 64
   elements of N, one row per k; atoms side by side along N (LBO, 1024), then 8-row groups of k
-  (SBO, BN / 64 * 1024).
+  (SBO, BN / 64 * 1024). *Panel-major*, as a TMA box writes it (a box is one 64-element panel,
+  its rows one after another): 8-row groups of k first (SBO, 1024), then the K x 64 panels along
+  N (LBO, BK * 128); byte for byte the K-major formula with rows and columns named the other way.
 """
 
 from __future__ import annotations
@@ -80,6 +82,12 @@ class Operand:
     cols: int
     k_major: bool
     itemsize: int = 2
+    panel_major: bool = False  # MN-major laid out as TMA boxes write it (see the module doc)
+
+    @property
+    def panels_first(self) -> bool:
+        """Whole rows x 128-byte panels one after another (K-major, or panel-major)."""
+        return self.k_major or self.panel_major
 
     @property
     def bytes(self) -> int:
@@ -93,7 +101,7 @@ class Operand:
         """Byte offset of 16-byte chunk `chunk` of tile row `row`."""
         panel, within = divmod(chunk, ROW_BYTES // CHUNK_BYTES)
         swizzled = (within ^ (row % 8)) * CHUNK_BYTES
-        if self.k_major:  # panels of 64 k along K, each rows x 128 bytes
+        if self.panels_first:  # panels of 128 bytes of columns, each rows x 128 bytes
             return panel * self.rows * ROW_BYTES + row * ROW_BYTES + swizzled
         # MN-major: 8-row groups of k, each (cols / row_elems) atoms along N
         group, r = divmod(row, 8)
@@ -101,13 +109,18 @@ class Operand:
 
     @property
     def leading_bytes(self) -> int:
-        """LBO: unused by K-major swizzled layouts (1 by convention); the atom stride along N."""
-        return CHUNK_BYTES if self.k_major else ATOM_BYTES
+        """LBO: unused by K-major swizzled layouts (1 by convention); the stride between
+        64-element panels along N (MN-major)."""
+        if self.k_major:
+            return CHUNK_BYTES
+        return self.rows * ROW_BYTES if self.panel_major else ATOM_BYTES
 
     @property
     def stride_bytes(self) -> int:
         """SBO: the stride between 8-row groups along M (K-major) or along K (MN-major)."""
-        return ATOM_BYTES if self.k_major else (self.cols // self.row_elems) * ATOM_BYTES
+        if self.panels_first:
+            return ATOM_BYTES
+        return (self.cols // self.row_elems) * ATOM_BYTES
 
     def step_offset(self, k_step: int, m_block: int = 0) -> int:
         """Byte offset of the slice one instruction reads: the k_step-th 32 bytes of K (and,

@@ -6,6 +6,7 @@ from tilelang.passes import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
     fold_constants,
+    mark_grid_constants,
     pipeline_loads,
     pipeline_products,
     restore_branches,
@@ -24,7 +25,7 @@ _ALL = (
     assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    restore_branches, pipeline_loads, pipeline_products,
+    restore_branches, pipeline_loads, pipeline_products, mark_grid_constants,
 )
 for _module in _ALL:
     register(_module.NAME, _module.run, _module.Options, (_module.run.__doc__ or "").strip())

@@ -35,6 +35,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.context import Lowering, ordered_accesses
 from tilelang.passes.simt.shapes import SHARED_SYMBOL
+from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR, tensor_maps_json
 
 NAME = "tile-distribute-to-threads"
 SHARED_BYTES_ATTR = "tile.shared_bytes"  # on each gpu.func: the dynamic shared memory it needs
@@ -46,6 +47,7 @@ class Options:
     chip: str = "sm_90"
     features: str = "+ptx80"
     opt: int = 3  # LLVM's optimization level before PTX codegen (the nvvm.target's O)
+    tma: bool = False  # matrix-product loops on wgmma may copy their tiles with TMA
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -62,7 +64,7 @@ def run(module: ir.Operation, options: Options) -> None:
     container = gpu_module.regions[0].blocks[0]
     needs_shared = uses_wgmma = False
     for kernel in kernels:
-        lw = _lower_kernel(kernel, container, options.chip)
+        lw = _lower_kernel(kernel, container, options.chip, options.tma)
         needs_shared |= lw.shared_bytes > 0
         uses_wgmma |= lw.uses_wgmma
         kernel.erase()
@@ -78,7 +80,8 @@ def _target(chip: str, options: Options) -> str:
     return f'#nvvm.target<O = {options.opt}, chip = "{chip}", features = "{options.features}">'
 
 
-def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> Lowering:
+def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
+                  tma: bool = False) -> Lowering:
     """Lower one kernel into `container`; return its lowering (shared memory, wgmma use)."""
     restricted.check_arch(kernel, chip)
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
@@ -94,12 +97,17 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str) -> Lower
             func.attributes["nvvm.minctasm"] = kernel.attributes["tile.occupancy"]
         entry = func.regions[0].blocks.append(*params)
     lw = Lowering(num_warps, chip)
+    lw.tma, lw.entry = tma, entry
     lw.barrier_before = ordered_accesses(kernel)
     with ir.InsertionPoint(entry), kernel.location:
         lw.init_thread()
         _bind_parameters(lw, list(old.arguments), list(entry.arguments))
         lw.lower_block(old)
         gpu.ReturnOp([])
+    if lw.tensor_maps:  # parameters added during the lowering (simt/tma.py)
+        params += [p.type for p in lw.tensor_map_params]
+        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(params, []))
+        func.attributes[TENSOR_MAPS_ATTR] = ir.StringAttr.get(tensor_maps_json(lw.tensor_maps))
     _check_shared(name_attr, lw.shared_bytes, lw.shared_location, chip)
     func.attributes[SHARED_BYTES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
                                                             lw.shared_bytes)

@@ -54,6 +54,7 @@ class MatmulLoop:
     stages: int
     b_k_major: bool = False  # b is given as (N, K), the transpose of its (BN, BK) tiles
     itemsize: int = 2  # of the inputs: 2 (f16, bf16) or 1 (fp8)
+    tma: bool = False  # copied by TMA boxes (simt/tma_matmul.py): B's stages panel-major
 
     @property
     def a(self) -> wgmma.Operand:
@@ -63,7 +64,7 @@ class MatmulLoop:
     def b(self) -> wgmma.Operand:
         if self.b_k_major:
             return wgmma.Operand(self.bn, self.bk, True, self.itemsize)
-        return wgmma.Operand(self.bk, self.bn, False, self.itemsize)
+        return wgmma.Operand(self.bk, self.bn, False, self.itemsize, panel_major=self.tma)
 
     @property
     def b_index_swapped(self) -> bool:
@@ -107,7 +108,8 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
             mma_ring_fits(bm, bn, bk, num_warps)):
         return None
     stage = (bm * bk + bk * bn) * itemsize
-    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024  # 1024: alignment
+    # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
+    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - 16 * MAX_STAGES
     stages = min(MAX_STAGES, limit // stage)
     if stages < MIN_STAGES[engine]:
         return None

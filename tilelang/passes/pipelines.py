@@ -25,7 +25,7 @@ LAYOUT = ("tile-pipeline-loads{{arch={arch}}},"
 
 # layout -> simt: tiles onto threads (options: the target chip and PTX features, and the LLVM
 # optimization level the ptx stage will use, recorded on the gpu.module's nvvm.target).
-SIMT = "tile-distribute-to-threads{{chip={chip} features={features} opt={opt}}}"
+SIMT = "tile-distribute-to-threads{{chip={chip} features={features} opt={opt} tma={tma}}}"
 
 # simt -> llvm. scf to cf first (gpu-to-nvvm does not lower scf); arith-expand turns
 # arith.floordivsi into divisions the LLVM lowering knows; convert-gpu-to-nvvm lowers gpu, arith,
@@ -35,9 +35,11 @@ SIMT = "tile-distribute-to-threads{{chip={chip} features={features} opt={opt}}}"
 # convert-gpu-to-nvvm's own patterns. No canonicalize or cse after them: LLVM's pipeline in the
 # ptx stage does that cleanup (the samples' PTX came out the same, or with registers renamed),
 # and they took 20-40% of this stage.
+# tile-mark-grid-constants then makes TMA tensor maps by-value kernel parameters.
 LLVM = ",".join([
     "gpu.module(convert-scf-to-cf,arith-expand,convert-gpu-to-nvvm,convert-nvvm-to-llvm)",
     "reconcile-unrealized-casts",
+    "tile-mark-grid-constants",
 ])
 
 # llvm -> ptx: the NVPTX backend in process (libdevice is embedded in the pinned build).

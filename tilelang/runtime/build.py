@@ -108,7 +108,8 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
                                  CompileOptions(job.num_warps, job.arch, occupancy=job.occupancy))
     ptx = compiled.ptx or ""
     meta = {"name": job.name, "arch": job.arch, "num_warps": compiled.options.num_warps,
-            "shared_bytes": compiled.metadata.get("shared_bytes", 0)}
+            "shared_bytes": compiled.metadata.get("shared_bytes", 0),
+            "tensor_maps": compiled.metadata.get("tensor_maps", [])}
     cubin = (assemble or binary.to_cubin)(ptx, job.native_arch)
     disk_cache.store(job.key, meta, ptx, cubin)
     return Built(meta, ptx, cubin, "compiled")
@@ -122,7 +123,8 @@ def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launche
             disk_cache.store(job.key, built.meta, built.ptx, built.cubin)
     shared = int(built.meta.get("shared_bytes", 0))
     loaded = binary.load(kernel.name, built.ptx, built.cubin, device, shared)
-    launcher = Launcher(loaded, job.signature, 32 * (job.num_warps or built.meta["num_warps"]))
+    launcher = Launcher(loaded, job.signature, 32 * (job.num_warps or built.meta["num_warps"]),
+                        built.meta.get("tensor_maps"))
     kernel.cache[("gpu", job.signature, job.arch, device)] = launcher
     return launcher
 

@@ -80,8 +80,8 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
     """What the native hot path checks and launches for this specialization, or None when
     these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
     native = native_module()
-    if native is None or not hasattr(native, "fast"):
-        return None
+    if native is None or not hasattr(native, "fast") or launcher.maps is not None:
+        return None  # (the C path does not build TMA tensor maps)
     plan, constants = bytearray(), []
     for param, spec, arg in zip(kernel.params, signature, args, strict=True):
         record = _plan_record(spec, arg, isinstance(param.kind, kinds.Scalar))

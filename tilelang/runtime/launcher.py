@@ -21,6 +21,7 @@ from tilelang.errors import TileLaunchError
 from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.runtime.binary import LoadedKernel
+from tilelang.runtime.tensor_maps import MAP_BYTES, TensorMaps
 
 SLOT = 8  # every parameter gets an 8-byte slot (all our parameters are at most 8 bytes)
 _RETRY_IN_OWN_CONTEXT = (driver.CUresult.CUDA_ERROR_INVALID_HANDLE,
@@ -55,7 +56,8 @@ class Launcher:
     """Launches one compiled specialization: `call(stream, gx, gy, gz, *values)` returns None,
     or the CUresult of a failed launch."""
 
-    def __init__(self, loaded: LoadedKernel, signature: tuple[ParamSpec, ...], threads: int):
+    def __init__(self, loaded: LoadedKernel, signature: tuple[ParamSpec, ...], threads: int,
+                 tensor_maps: list[dict[str, Any]] | None = None):
         from tilelang.runtime.native_launch import native_module
 
         self.loaded = loaded
@@ -63,8 +65,10 @@ class Launcher:
         # the C launcher's launch word: threads in the low 32 bits, shared memory bytes above
         self.launch_word = threads | loaded.shared << 32
         self.format = parameter_format(signature)
+        # TMA tensor maps, 128-byte parameters after the others: the Python path packs them
+        self.maps = TensorMaps(tensor_maps) if tensor_maps else None
         native = native_module()
-        if native is not None:
+        if native is not None and self.maps is None:
             self.call = functools.partial(native.launch, loaded.handle, loaded.context,
                                           self.launch_word, native_formats(signature))
         else:
@@ -73,9 +77,14 @@ class Launcher:
 
     def _init_python_path(self) -> None:
         count = struct.calcsize(self.format) // SLOT
-        self.block = ctypes.create_string_buffer(max(count, 1) * SLOT)
+        maps = self.maps.count if self.maps is not None else 0
+        # the maps after the slots, 64-byte aligned as the driver reads them
+        self.block = ctypes.create_string_buffer(max(count, 1) * SLOT + 64 + MAP_BYTES * maps)
         base = ctypes.addressof(self.block)
-        self.pointers = (ctypes.c_void_p * max(count, 1))(*[base + SLOT * i for i in range(count)])
+        self.maps_at = (base + count * SLOT + 63) & ~63
+        self.pointers = (ctypes.c_void_p * max(count + maps, 1))(
+            *[base + SLOT * i for i in range(count)],
+            *[self.maps_at + MAP_BYTES * i for i in range(maps)])
         self.params = ctypes.addressof(self.pointers)
         self.lock = threading.Lock()
         self._launch = driver.cuLaunchKernel
@@ -86,6 +95,8 @@ class Launcher:
     def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: Any) -> Any:
         with self.lock:  # the driver call releases the GIL: keep the block ours until it returns
             struct.pack_into(self.format, self.block, 0, *values)
+            if self.maps is not None:
+                self.maps.write(self.maps_at, values)
             args = (self._handle, gx, gy, gz, self.threads, 1, 1, self.loaded.shared, stream,
                     self.params, 0)
             (err,) = self._launch(*args)

@@ -32,6 +32,10 @@ class Lowering:
         self.num_warps = num_warps
         self.chip = chip
         self.uses_wgmma = False  # the kernel needs the arch-specific target (sm_90a)
+        self.tma = False  # matrix-product loops may copy with TMA (simt/tma.py)
+        self.entry: ir.Block | None = None  # the gpu.func's entry (TMA maps add parameters)
+        self.tensor_maps: list[Any] = []  # simt/tma.TensorMap, one per added parameter
+        self.tensor_map_params: list[ir.Value] = []
         self.values: dict[ir.Value, Any] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
         self.shared_location: ir.Location | None = None  # ... and the op that needs it

@@ -3,6 +3,8 @@ arrays into their pointer, extents and strides)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import mlir.ir as ir
 from mlir.dialects import scf
 
@@ -12,6 +14,7 @@ from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.mma_ring import MmaRingEngine
 from tilelang.passes.simt.staged_loop import lower_staged_body
 from tilelang.passes.simt.staged_matmul import lower_staged_loop
+from tilelang.passes.simt.tma_matmul import lower_tma_loop, tma_fits
 from tilelang.passes.simt.wgmma import WgmmaEngine
 from tilelang.passes.staged_loops import staged_loop
 
@@ -27,6 +30,11 @@ def lower_for(lw: Lowering, op: ir.Operation) -> None:
     plan = matmul_loop(op, lw.chip, lw.num_warps)
     if plan is not None:  # the whole loop, its operands staged in shared memory
         lw.uses_wgmma |= plan.engine == "wgmma"
+        if plan.engine == "wgmma" and lw.tma:
+            tma_plan = dataclasses.replace(plan, tma=True)
+            if tma_fits(tma_plan):
+                lower_tma_loop(lw, tma_plan, WgmmaEngine(lw, tma_plan))
+                return
         engine = WgmmaEngine(lw, plan) if plan.engine == "wgmma" else MmaRingEngine(lw, plan)
         lower_staged_loop(lw, plan, engine)
         return

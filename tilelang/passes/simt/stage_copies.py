@@ -240,7 +240,7 @@ def chunk_offset(op: wgmma.Operand, row: ir.Value, chunk: ir.Value) -> ir.Value:
 
     panel = arith.shrui(chunk, c(3))
     swizzled = arith.shli(arith.xori(arith.andi(chunk, c(7)), arith.andi(row, c(7))), c(4))
-    if op.k_major:
+    if op.panels_first:
         start = arith.addi(arith.muli(panel, c(op.rows * wgmma.ROW_BYTES)),
                            arith.muli(row, c(wgmma.ROW_BYTES)))
     else:

@@ -1,0 +1,75 @@
+"""Runtime: the TMA tensor maps a kernel takes after its own parameters (passes/simt/tma.py),
+built at each launch from the array's pointer, extents and strides (the launch values), and
+cached by them: encoding one takes the driver a few microseconds, a lookup far less.
+
+Each map describes a 2-D array with contiguous rows: extents (columns, rows), the row stride in
+bytes, a box of (columns, rows) elements written with the 128-byte swizzle, zeros outside.
+The compiler uses TMA only for arrays whose base and row stride are multiples of 16 bytes (the
+specialization's alignment), which is what the driver requires.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from tilelang.cuda_compat import driver
+from tilelang.errors import TileLaunchError
+
+MAP_BYTES = 128
+MAX_CACHED = 4096
+
+_TYPES = {
+    "bfloat16": ("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 2),
+    "float16": ("CU_TENSOR_MAP_DATA_TYPE_FLOAT16", 2),
+    "float8_e4m3fn": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1),  # TMA moves their bytes
+    "float8_e5m2": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1),
+}
+
+
+class TensorMaps:
+    """Writes a launch's maps into `buffer` (`count` x 128 bytes, 64-byte aligned)."""
+
+    def __init__(self, specs: list[dict[str, Any]]):
+        self.specs = [(s["array_param"], s["dtype"], s["box_cols"], s["box_rows"])
+                      for s in specs]
+        self.count = len(self.specs)
+        self._cache: dict[tuple, bytes] = {}
+
+    def write(self, address: int, values: tuple[Any, ...]) -> None:
+        for i, (param, dtype, box_cols, box_rows) in enumerate(self.specs):
+            key = (dtype, box_cols, box_rows, *values[param:param + 5])
+            data = self._cache.get(key)
+            if data is None:
+                if len(self._cache) >= MAX_CACHED:
+                    self._cache.clear()
+                data = self._cache[key] = encode(key, param)
+            ctypes.memmove(address + MAP_BYTES * i, data, MAP_BYTES)
+
+
+def encode(key: tuple, param: int) -> bytes:
+    """The 128 bytes of one map: key = (dtype, box columns, box rows, pointer, rows, columns,
+    row stride, column stride), strides in elements."""
+    dtype, box_cols, box_rows, ptr, rows, cols, row_stride, _ = key
+    type_name, itemsize = _TYPES[dtype]
+    # an empty array is never read (its loop runs no iteration), but the driver wants extents
+    dims = [max(int(cols), 1), max(int(rows), 1)]
+    if int(rows) > 1:
+        stride = int(row_stride) * itemsize
+    else:  # never stepped over, but the driver checks it: a one-row array may say 0 or 1
+        stride = -(-dims[0] * itemsize // 16) * 16
+    err, tmap = driver.cuTensorMapEncodeTiled(
+        getattr(driver.CUtensorMapDataType, type_name), 2, int(ptr), dims, [stride],
+        [box_cols, box_rows], [1, 1],
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        name = driver.cuGetErrorName(err)[1]
+        raise TileLaunchError(
+            f"cuTensorMapEncodeTiled failed ({name.decode() if isinstance(name, bytes) else name})"
+            f" for the {rows} x {cols} {dtype} array of kernel parameter {param} "
+            f"(row stride {row_stride} elements, box {box_rows} x {box_cols})",
+            hint="TILELANG_TMA=0 compiles the kernel to copy with cp.async instead")
+    return ctypes.string_at(tmap.getPtr(), MAP_BYTES)
