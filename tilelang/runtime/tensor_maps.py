@@ -58,9 +58,10 @@ def encode(key: tuple, param: int) -> bytes:
         stride = int(row_stride) * itemsize
     else:  # never stepped over, but the driver checks it: a one-row array may say 0 or 1
         stride = -(-dims[0] * itemsize // 16) * 16
+    u64, u32 = driver.cuuint64_t, driver.cuuint32_t  # (newer bindings take no plain ints)
     err, tmap = driver.cuTensorMapEncodeTiled(
-        getattr(driver.CUtensorMapDataType, type_name), 2, int(ptr), dims, [stride],
-        [box_cols, box_rows], [1, 1],
+        getattr(driver.CUtensorMapDataType, type_name), 2, int(ptr), [u64(d) for d in dims],
+        [u64(stride)], [u32(box_cols), u32(box_rows)], [u32(1), u32(1)],
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
