@@ -2,8 +2,9 @@
 built at each launch from the array's pointer, extents and strides (the launch values), and
 cached by them: encoding one takes the driver a few microseconds, a lookup far less.
 
-Each map describes a 2-D array with contiguous rows: extents (columns, rows), the row stride in
-bytes, a box of (columns, rows) elements written with the 128-byte swizzle, zeros outside.
+Each map describes an array whose last dimension is contiguous: its extents and strides in
+bytes innermost first, a box of (columns, rows) elements over the last two dimensions (1 along
+the others) written with the 128-byte swizzle, zeros outside.
 The compiler uses TMA only for arrays whose base and row stride are multiples of 16 bytes (the
 specialization's alignment), which is what the driver requires.
 """
@@ -31,14 +32,14 @@ class TensorMaps:
     """Writes a launch's maps into `buffer` (`count` x 128 bytes, 64-byte aligned)."""
 
     def __init__(self, specs: list[dict[str, Any]]):
-        self.specs = [(s["array_param"], s["dtype"], s["box_cols"], s["box_rows"])
-                      for s in specs]
+        self.specs = [(s["array_param"], 1 + 2 * s["rank"], s["dtype"], s["box_cols"],
+                       s["box_rows"]) for s in specs]
         self.count = len(self.specs)
         self._cache: dict[tuple, bytes] = {}
 
     def write(self, address: int, values: tuple[Any, ...]) -> None:
-        for i, (param, dtype, box_cols, box_rows) in enumerate(self.specs):
-            key = (dtype, box_cols, box_rows, *values[param:param + 5])
+        for i, (param, count, dtype, box_cols, box_rows) in enumerate(self.specs):
+            key = (dtype, box_cols, box_rows, *values[param:param + count])
             data = self._cache.get(key)
             if data is None:
                 if len(self._cache) >= MAX_CACHED:
@@ -48,20 +49,27 @@ class TensorMaps:
 
 
 def encode(key: tuple, param: int) -> bytes:
-    """The 128 bytes of one map: key = (dtype, box columns, box rows, pointer, rows, columns,
-    row stride, column stride), strides in elements."""
-    dtype, box_cols, box_rows, ptr, rows, cols, row_stride, _ = key
+    """The 128 bytes of one map: key = (dtype, box columns, box rows, pointer, *extents,
+    *strides), strides in elements, outermost dimension first (the launch values)."""
+    dtype, box_cols, box_rows, ptr, *rest = key
+    rank = len(rest) // 2
+    shape, strides = [int(x) for x in rest[:rank]], [int(x) for x in rest[rank:]]
     type_name, itemsize = _TYPES[dtype]
     # an empty array is never read (its loop runs no iteration), but the driver wants extents
-    dims = [max(int(cols), 1), max(int(rows), 1)]
-    if int(rows) > 1:
-        stride = int(row_stride) * itemsize
-    else:  # never stepped over, but the driver checks it: a one-row array may say 0 or 1
-        stride = -(-dims[0] * itemsize // 16) * 16
+    dims = [max(d, 1) for d in reversed(shape)]
+    pitches = []  # bytes, of dimensions 1.. innermost first
+    span = dims[0] * itemsize
+    for extent, stride in zip(reversed(shape[:-1]), reversed(strides[:-1]), strict=True):
+        # a dimension of extent 1 is never stepped over, but the driver checks its stride
+        pitch = stride * itemsize if extent > 1 else -(-span // 16) * 16
+        pitches.append(pitch)
+        span = max(span, pitch * max(extent, 1))
+    box = [box_cols, box_rows] + [1] * (rank - 2)
     u64, u32 = driver.cuuint64_t, driver.cuuint32_t  # (newer bindings take no plain ints)
     err, tmap = driver.cuTensorMapEncodeTiled(
-        getattr(driver.CUtensorMapDataType, type_name), 2, int(ptr), [u64(d) for d in dims],
-        [u64(stride)], [u32(box_cols), u32(box_rows)], [u32(1), u32(1)],
+        getattr(driver.CUtensorMapDataType, type_name), rank, int(ptr),
+        [u64(d) for d in dims], [u64(p) for p in pitches], [u32(b) for b in box],
+        [u32(1)] * rank,
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -70,7 +78,7 @@ def encode(key: tuple, param: int) -> bytes:
         name = driver.cuGetErrorName(err)[1]
         raise TileLaunchError(
             f"cuTensorMapEncodeTiled failed ({name.decode() if isinstance(name, bytes) else name})"
-            f" for the {rows} x {cols} {dtype} array of kernel parameter {param} "
-            f"(row stride {row_stride} elements, box {box_rows} x {box_cols})",
+            f" for the {' x '.join(map(str, shape))} {dtype} array of kernel parameter {param} "
+            f"(strides {strides} elements, box {box_rows} x {box_cols})",
             hint="TILELANG_TMA=0 compiles the kernel to copy with cp.async instead")
     return ctypes.string_at(tmap.getPtr(), MAP_BYTES)

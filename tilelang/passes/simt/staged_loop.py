@@ -23,6 +23,8 @@ stage the ring then refills: D = stages - 2.
 
 from __future__ import annotations
 
+import dataclasses
+
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm, nvvm, scf, vector
 
@@ -31,10 +33,12 @@ from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.passes.ir_utils import walk_ops
+from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.carried import bind, flat_operands
 from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.stage_copies import Copies, CopyPart
 from tilelang.passes.simt.staged_matmul import wrap_slot
+from tilelang.passes.simt.tma_ring import TmaRing
 from tilelang.passes.simt.values import Distributed, i32, i64
 from tilelang.passes.simt.wgmma import (
     WGMMA_TYPES,
@@ -47,6 +51,11 @@ from tilelang.passes.staged_loops import StagedLoop, StagedMma, a_layout
 
 
 def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
+    if lw.tma:
+        boxed = with_panels(plan)
+        if tma_ring.fits([o.operand for o in boxed.operands]):
+            _lower_with_tma(lw, boxed)
+            return
     loop = plan.loop
     lb, ub, step, *inits = list(loop.operands)
     lb, ub, step = (lw.get(v) for v in (lb, ub, step))
@@ -96,6 +105,82 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
     lw.shared_bytes = 0
     lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024))
+    bind(lw, list(loop.results), list(for_op.results)[:-1])
+
+
+# the TMA ring's producer refills the stage of iteration c - 1 - RING_LAG at the end of
+# iteration c: with lag 1 a warpgroup may run up to an iteration ahead of the other before
+# thread 0 waits for it, at one stage less of copies in flight
+RING_LAG = int(__import__("os").environ.get("TILELANG_RING_LAG", "1"))  # TEMP experiment
+
+
+def with_panels(plan: StagedLoop) -> StagedLoop:
+    """The plan with its N-major stages laid out as TMA boxes write them (panel-major)."""
+    mmas = tuple(dataclasses.replace(m, b=dataclasses.replace(
+        m.b, operand=dataclasses.replace(m.b.operand, panel_major=not m.b.operand.k_major)))
+        for m in plan.mmas)
+    return dataclasses.replace(plan, mmas=mmas)
+
+
+def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
+    """The loop with its B operands brought in by TMA (simt/tma_ring.py): each iteration
+    waits for its stage's full barrier; at its end every product of the iteration before
+    has retired, so each warpgroup releases that stage and thread 0 refills the stage of the
+    iteration RING_LAG before it. A copied-once A (q) still comes by cp.async, waited for
+    before the loop."""
+    loop = plan.loop
+    lb, ub, step, *inits = list(loop.operands)
+    lb, ub, step = (lw.get(v) for v in (lb, ub, step))
+    offset = arith.constant(i64(), 0)  # past the body's own conversions: set at the end
+    outer_shared, lw.shared_bytes = lw.shared_bytes, 0
+    stages, ring_bytes = plan.stages, plan.stages * plan.stage_bytes
+    parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.operands]
+    ring = TmaRing(lw, loop, parts, plan.index_ops, plan.stage_bytes, stages, offset,
+                   after_bytes=plan.once_bytes)
+    nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
+                      space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
+    ring.init()
+    gpu.barrier()  # the barriers are initialized and the buffer's earlier readers are done
+    lead = stages - 1 - RING_LAG  # iterations in flight ahead of the one multiplied
+    for d in range(lead):
+        iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
+        ring.produce(iv, ub, const(i32(), d), refill=False)
+    once_base = None
+    if plan.once:  # after the ring (both start at 1024-byte boundaries)
+        once_parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.once]
+        once = Copies(lw, loop, once_parts, (), plan.once_bytes,
+                      arith.addi(offset, const(i64(), ring_bytes)))
+        once.issue(lb, ub, const(i32(), 0))
+        nvvm.CpAsyncWaitGroupOp(0)
+        nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
+                          space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
+        gpu.barrier()
+        once_base = once.stage_address(const(i32(), 0))
+    body = loop.regions[0].blocks[0]
+    for_op = scf.ForOp(lb, ub, step, [*flat_operands(lw, inits), const(i32(), 0)])
+    with ir.InsertionPoint(for_op.body):
+        iv = for_op.induction_variable
+        *carried, count = list(for_op.inner_iter_args)
+        stage = ring.wait_full(count)
+        lw.set(body.arguments[0], iv)
+        bind(lw, list(body.arguments)[1:], carried)
+        terminator = _lower_body(lw, plan, body, stage, once_base)
+        nvvm.WgmmaWaitGroupSyncOp(len(plan.mmas))  # the products of `count - 1` retired
+        ring.release(arith.subi(count, const(i32(), 1)),
+                     arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
+        ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
+        ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
+        scf.YieldOp([*flat_operands(lw, list(terminator.operands)),
+                     arith.addi(count, const(i32(), 1))])
+    nvvm.WgmmaWaitGroupSyncOp(0)
+    gpu.barrier()  # every thread is past its last wait
+    ring.invalidate()
+    gpu.barrier()
+    scratch = (lw.shared_bytes + 1023) // 1024 * 1024
+    offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
+    lw.shared_bytes = 0
+    lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024 +
+                       tma_ring.barrier_bytes(stages)))
     bind(lw, list(loop.results), list(for_op.results)[:-1])
 
 

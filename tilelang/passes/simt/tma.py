@@ -1,7 +1,7 @@
 """Passes (simt): TMA (the Tensor Memory Accelerator, sm_90) tile copies and the mbarriers they
 complete on.
 
-A TMA copy (`cp.async.bulk.tensor.2d`) moves one box of a 2-D array into shared memory, issued
+A TMA copy (`cp.async.bulk.tensor.Nd`) moves one box of an array into shared memory, issued
 by one thread, and counts its bytes down on an mbarrier when they land; boxes reaching past the
 array's edges are filled with zeros by the hardware (no bounds arithmetic in the kernel). It
 reads the array through a *tensor map* (`CUtensorMap`, 128 bytes: base address, extents, row
@@ -33,10 +33,12 @@ WAIT_HINT_NS = 0x989680  # mbarrier.try_wait's suspend-time hint (what CUTLASS p
 
 @dataclass(frozen=True)
 class TensorMap:
-    """A map of a 2-D array, rows contiguous: the kernel parameter index of its base pointer
-    (its extents and strides follow it, simt/abi.py), element dtype name, box (columns, rows)."""
+    """A map of an array of `rank` dimensions, its last contiguous: the kernel parameter index
+    of its base pointer (its extents and strides follow it, simt/abi.py), element dtype name,
+    box (columns, rows) over the last two dimensions (1 along the others)."""
 
     array_param: int
+    rank: int
     dtype: str
     box_cols: int
     box_rows: int
@@ -45,7 +47,7 @@ class TensorMap:
 def tensor_map(lw: Lowering, array: ArrayArgs, box_cols: int, box_rows: int) -> ir.Value:
     """The kernel parameter holding the map of `array` with this box (added on first use)."""
     param = ir.BlockArgument(array.ptr).arg_number
-    spec = TensorMap(param, array.dtype.name, box_cols, box_rows)
+    spec = TensorMap(param, len(array.shape), array.dtype.name, box_cols, box_rows)
     if spec not in lw.tensor_maps:
         lw.tensor_maps.append(spec)
         lw.tensor_map_params.append(lw.entry.add_argument(ir.Type.parse("!llvm.ptr"),
@@ -57,12 +59,11 @@ def tensor_maps_json(maps: list[TensorMap]) -> str:
     return json.dumps([asdict(m) for m in maps])
 
 
-def copy_box(dst: ir.Value, desc: ir.Value, col: ir.Value, row: ir.Value,
-             barrier: ir.Value) -> None:
-    """One box at element (row, col) of the map's array to shared address `dst` (i64),
-    completing on `barrier`."""
+def copy_box(dst: ir.Value, desc: ir.Value, at: list[ir.Value], barrier: ir.Value) -> None:
+    """One box at element `at` (i32 coordinates, innermost dimension first) of the map's
+    array to shared address `dst` (i64), completing on `barrier`."""
     target = llvm.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), shared_pointer(dst))
-    nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(target, desc, [col, row], barrier, [])
+    nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(target, desc, at, barrier, [])
 
 
 def shared_pointer(address: ir.Value) -> ir.Value:

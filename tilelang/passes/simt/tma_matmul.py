@@ -24,113 +24,21 @@ the mbarrier orders them.
 from __future__ import annotations
 
 import mlir.ir as ir
-from mlir.dialects import arith, gpu, llvm, nvvm, scf
+from mlir.dialects import arith, gpu, nvvm, scf
 
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
-from tilelang.layout import wgmma
 from tilelang.passes.matmul_loops import MatmulLoop
-from tilelang.passes.simt import tma
-from tilelang.passes.simt.context import RULES, Lowering, const
-from tilelang.passes.simt.shapes import shared_base
+from tilelang.passes.simt import tma_ring
+from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.stage_copies import CopyPart
 from tilelang.passes.simt.staged_matmul import Engine
-from tilelang.passes.simt.values import Distributed, i32, i64
-
-BARRIER_BYTES = 8
+from tilelang.passes.simt.tma_ring import TmaRing
+from tilelang.passes.simt.values import Distributed, i32
 
 
 def tma_fits(plan: MatmulLoop) -> bool:
-    """Boxes cover the tiles: at most 256 rows, whole 128-byte panels of columns."""
-    return all(op.rows <= 256 and (op.cols * op.itemsize) % tma.BOX_ROW_BYTES == 0
-               for op in (plan.a, plan.b))
-
-
-def shared_bytes(plan: MatmulLoop) -> int:
-    return plan.stages * plan.stage_bytes + 1024 + 2 * BARRIER_BYTES * plan.stages
-
-
-class _Ring:
-    """The stages, their barriers, and thread 0's copies of one iteration."""
-
-    def __init__(self, lw: Lowering, plan: MatmulLoop):
-        self.lw, self.plan = lw, plan
-        smem = llvm.ptrtoint(i64(), shared_base())
-        # the stages start at the first 1024-byte boundary (swizzle atoms), the barriers after
-        self.base = arith.andi(arith.addi(smem, const(i64(), 1023)), const(i64(), ~1023))
-        self.barriers = arith.addi(self.base, const(i64(), plan.stages * plan.stage_bytes))
-        warp, lane = lw.thread_index("warp"), lw.thread_index("lane")
-        tid = arith.addi(arith.muli(warp, const(i32(), 32)), lane)
-        zero = const(i32(), 0)
-        self.is_producer = arith.cmpi(arith.CmpIPredicate.eq, tid, zero)
-        in_group = arith.andi(tid, const(i32(), 32 * wgmma.WARPGROUP - 1))
-        self.is_group_leader = arith.cmpi(arith.CmpIPredicate.eq, in_group, zero)
-        self.parts = [CopyPart(plan.load_a, plan.a, 0),
-                      CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
-        self.maps = [tma.tensor_map(lw, lw.array(p.load.operands[0]), _panel_elems(p.operand),
-                                    p.operand.rows) for p in self.parts]
-
-    def stage(self, slot: ir.Value) -> ir.Value:
-        offset = arith.muli(arith.extui(i64(), slot), const(i64(), self.plan.stage_bytes))
-        return arith.addi(self.base, offset)
-
-    def barrier(self, kind: int, slot: ir.Value) -> ir.Value:
-        """full (kind 0) or empty (kind 1) barrier of stage `slot`."""
-        index = arith.addi(arith.muli(slot, const(i32(), 2)), const(i32(), kind))
-        at = arith.muli(arith.extui(i64(), index), const(i64(), BARRIER_BYTES))
-        return tma.shared_pointer(arith.addi(self.barriers, at))
-
-    def init(self) -> None:
-        groups = self.lw.num_warps // wgmma.WARPGROUP
-        branch = scf.IfOp(self.is_producer, [], has_else=False)
-        with ir.InsertionPoint(branch.then_block):
-            for s in range(self.plan.stages):
-                tma.barrier_init(self.barrier(0, const(i32(), s)), 1)
-                tma.barrier_init(self.barrier(1, const(i32(), s)), groups)
-            nvvm.FenceMbarrierInitOp()
-            scf.YieldOp([])
-
-    def invalidate(self) -> None:
-        branch = scf.IfOp(self.is_producer, [], has_else=False)
-        with ir.InsertionPoint(branch.then_block):
-            for s in range(self.plan.stages):
-                for kind in (0, 1):
-                    tma.invalidate(self.barrier(kind, const(i32(), s)))
-            scf.YieldOp([])
-
-    def produce(self, iv: ir.Value, ub: ir.Value, count: ir.Value, refill: bool) -> None:
-        """Thread 0 issues iteration `iv` (the `count`-th) into stage count % S when it is
-        before `ub`; `refill`: first wait until the stage's previous use is over."""
-        stages = self.plan.stages
-        live = arith.andi(self.is_producer, arith.cmpi(arith.CmpIPredicate.slt, iv, ub))
-        branch = scf.IfOp(live, [], has_else=False)
-        with ir.InsertionPoint(branch.then_block):
-            slot = arith.remui(count, const(i32(), stages))
-            if refill:  # parity of the previous use; a fresh barrier passes (tma.wait)
-                previous = arith.xori(tma.parity(count, stages), const(i32(), 1))
-                tma.wait(self.barrier(1, slot), previous)
-            full = self.barrier(0, slot)
-            tma.arrive_expect_bytes(full, self.plan.stage_bytes)
-            self._boxes(iv, self.stage(slot), full)
-            scf.YieldOp([])
-
-    def _boxes(self, iv: ir.Value, stage: ir.Value, full: ir.Value) -> None:
-        body_iv = self.plan.loop.regions[0].blocks[0].arguments[0]
-        self.lw.set(body_iv, iv)
-        for op in self.plan.index_ops:  # the loads' indices at this iteration
-            with op.location:
-                RULES[op.name](self.lw, op)
-        for part, desc in zip(self.parts, self.maps, strict=True):
-            index = [self.lw.get(v) for v in list(part.load.operands)[1:]]
-            if part.swapped:
-                index.reverse()  # (k, n) tile index of an (N, K) array: rows n, columns k
-            op = part.operand
-            row = arith.muli(_i32(index[-2]), const(i32(), op.rows))
-            col = arith.muli(_i32(index[-1]), const(i32(), op.cols))
-            per_panel = _panel_elems(op)
-            for p in range(op.cols // per_panel):
-                dst = arith.addi(stage, const(i64(), part.offset + p * op.rows * wgmma.ROW_BYTES))
-                tma.copy_box(dst, desc, arith.addi(col, const(i32(), p * per_panel)), row, full)
+    return tma_ring.fits([plan.a, plan.b])
 
 
 def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
@@ -138,9 +46,11 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     lb, ub, step = (lw.get(v) for v in list(loop.operands)[:3])
     init = lw.tile(list(loop.operands)[3])
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
-    lw.need_shared(shared_bytes(plan))
     stages = plan.stages
-    ring = _Ring(lw, plan)
+    lw.need_shared(stages * plan.stage_bytes + 1024 + tma_ring.barrier_bytes(stages))
+    parts = [CopyPart(plan.load_a, plan.a, 0),
+             CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
+    ring = TmaRing(lw, loop, parts, plan.index_ops, plan.stage_bytes, stages)
     # earlier conversions wrote the buffer through the generic proxy; TMA writes it through
     # the async one
     nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
@@ -155,17 +65,9 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     with ir.InsertionPoint(for_op.body):
         iv = for_op.induction_variable
         *accs, count = list(for_op.inner_iter_args)
-        slot = arith.remui(count, const(i32(), stages))
-        tma.wait(ring.barrier(0, slot), tma.parity(count, stages))
-        accs = engine.multiply(ring.stage(slot), accs)  # leaves only its own wgmma running
-        released = arith.andi(ring.is_group_leader,
-                              arith.cmpi(arith.CmpIPredicate.ugt, count, const(i32(), 0)))
-        branch = scf.IfOp(released, [], has_else=False)
-        with ir.InsertionPoint(branch.then_block):
-            previous = arith.remui(arith.addi(count, const(i32(), stages - 1)),
-                                   const(i32(), stages))
-            tma.arrive(ring.barrier(1, previous))
-            scf.YieldOp([])
+        accs = engine.multiply(ring.wait_full(count), accs)  # leaves only its own wgmma running
+        previous = arith.subi(count, const(i32(), 1))  # wgmma `previous` has retired
+        ring.release(previous, arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
         ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, stages - 1)))
         ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), stages - 1)), refill=True)
         scf.YieldOp([*accs, arith.addi(count, const(i32(), 1))])
@@ -175,11 +77,3 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     gpu.barrier()  # the buffer (barriers included) is free for the next user
     result = loop.results[0]
     lw.set(result, Distributed(tuple(regs), engine.layout, dt.float32, shape_of(result.type)))
-
-
-def _panel_elems(op: wgmma.Operand) -> int:
-    return tma.BOX_ROW_BYTES // op.itemsize
-
-
-def _i32(value: ir.Value) -> ir.Value:
-    return value if value.type == i32() else arith.trunci(i32(), value)
