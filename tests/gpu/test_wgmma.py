@@ -140,3 +140,43 @@ def test_num_warps_chosen_by_the_compiler_launches_that_many():
                   (a, b, c, 128, 256, 64))
         torch.cuda.synchronize()
         check(c, a, b)
+
+
+def test_tma_maps_follow_the_arrays():
+    """TMA tensor maps are built per launch from the arrays (runtime/tensor_maps.py, cached
+    by pointer, extents and strides): views whose rows are longer than their width, then other
+    arrays of other shapes through the same specialization, then the first ones again, each
+    right; and the kernel really copies with TMA."""
+    tile = (128, 128, 64, 8)
+    ptx = ct.compile(KERNELS[8], (torch.empty(8, 8, device="cuda", dtype=torch.bfloat16),) * 3
+                     + tile[:3], arch="sm_90").ptx
+    assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg" not in ptx
+    base_a = torch.randn(333, 1024, device="cuda", dtype=torch.bfloat16)
+    base_b = torch.randn(700, 520, device="cuda", dtype=torch.bfloat16)
+    cases = [(base_a[:, :700], base_b[:, :264]),  # row strides 1024 and 520 elements
+             (torch.randn(77, 136, device="cuda", dtype=torch.bfloat16),
+              torch.randn(136, 200, device="cuda", dtype=torch.bfloat16))]
+    for a, b in [*cases, cases[0]]:
+        check(run(a, b, tile), a, b)
+
+
+def test_tma_gemm_replays_in_a_cuda_graph():
+    """The tensor maps are by-value parameters: a captured launch replays with what its
+    buffers hold at replay time."""
+    bm, bn, bk, warps = 128, 256, 64, 8
+    a = torch.randn(300, 1000, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(1000, 520, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((300, 520), float("nan"), device="cuda")
+    args, grid = (a, b, c, bm, bn, bk), (ct.cdiv(300, bm), ct.cdiv(520, bn))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        ct.launch(stream, grid, KERNELS[warps], args)  # compiled and registered
+    stream.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        ct.launch(stream, grid, KERNELS[warps], args)
+    a.copy_(torch.randn_like(a))
+    c.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    check(c, a, b)
