@@ -31,7 +31,7 @@ def test_qualifying_loops_run_on_wgmma(tile, warps):
     assert "mbarrier.try_wait.parity" in ptx and "cp.async.cg" not in ptx
     assert ptx.count(".param .align 64 .b8") == 2 and "cvta.param" in ptx
     maps = compiled.metadata["tensor_maps"]
-    bm, bn, bk = tile
+    bm, _, bk = tile
     assert [(m["array_param"], m["box_cols"], m["box_rows"]) for m in maps] == \
         [(0, 64, bm), (5, 64, bk)]  # a's pointer is parameter 0, b's 5 (after a's 2 + 2)
     assert "mma.sync" not in ptx and "ldmatrix" not in ptx
