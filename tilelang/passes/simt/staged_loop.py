@@ -118,6 +118,7 @@ RING_LAG = 0
 # tensor cores busy, instead of both waiting for their products at the same time.
 PING_PONG = True
 TURN_BARRIERS = (1, 2)  # barrier 0 is the block barrier (gpu.barrier)
+FIRST_TURN = 0  # the warpgroup that issues first
 
 
 def with_panels(plan: StagedLoop) -> StagedLoop:
@@ -197,8 +198,9 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
 
 class _Turns:
     """Warpgroup g waits at barrier TURN_BARRIERS[g] (with the other's 128 arrivals) before
-    issuing the first product, and arrives at the other's after: they issue in turn, 0 first.
-    Warpgroup 1 arrives once before the loop; warpgroup 0 takes that arrival's pair after."""
+    issuing the first product, and arrives at the other's after: they issue in turn,
+    FIRST_TURN first. The other arrives once before the loop; FIRST_TURN takes that
+    arrival's pair after it."""
 
     def __init__(self, lw: Lowering):
         group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
@@ -215,15 +217,19 @@ class _Turns:
         nvvm.BarrierArriveOp(self.threads, barrierId=self.other)
 
     def start(self) -> None:
-        with ir.InsertionPoint(scf.IfOp(self.is_second, [], has_else=False).then_block):
-            nvvm.BarrierArriveOp(self.threads, barrierId=const(i32(), TURN_BARRIERS[0]))
+        with ir.InsertionPoint(scf.IfOp(self._is(1 - FIRST_TURN), [], has_else=False).then_block):
+            nvvm.BarrierArriveOp(self.threads, barrierId=const(i32(), TURN_BARRIERS[FIRST_TURN]))
             scf.YieldOp([])
 
     def finish(self) -> None:
-        first = arith.xori(self.is_second, arith.constant(ir.IntegerType.get_signless(1), 1))
-        with ir.InsertionPoint(scf.IfOp(first, [], has_else=False).then_block):
+        with ir.InsertionPoint(scf.IfOp(self._is(FIRST_TURN), [], has_else=False).then_block):
             self.wait()
             scf.YieldOp([])
+
+    def _is(self, group: int) -> ir.Value:
+        if group == 1:
+            return self.is_second
+        return arith.xori(self.is_second, arith.constant(ir.IntegerType.get_signless(1), 1))
 
 
 def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
