@@ -113,12 +113,11 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
 # thread 0 waits for it, at one stage less in flight: measured on the H100 (attention d=128,
 # seq 4096, 3 stages) it lost 15% (379 against 449 TFLOP/s): copies in flight matter more.
 RING_LAG = 0
-# Two warpgroups take turns to issue the loop's first product (named barriers 1 and 2, FA3's
-# "warp scheduler barrier"): one's softmax then runs while the other's products keep the
-# tensor cores busy, instead of both waiting for their products at the same time.
-PING_PONG = True
-TURN_BARRIERS = (1, 2)  # barrier 0 is the block barrier (gpu.barrier)
-FIRST_TURN = 0  # the warpgroup that issues first
+# Tried and removed: FA3's "warp scheduler barrier" (the two warpgroups taking turns through
+# named barriers to issue the first product, so one's softmax overlaps the other's products)
+# lost 6-22% here (432 / 365 / 380 against 460 TFLOP/s, d=128 seq 4096): thread 0, which
+# refills the ring, belongs to a warpgroup and waits for both, so the turns only add waits.
+# It needs a producer warp of its own (warp specialization) first.
 
 
 def with_panels(plan: StagedLoop) -> StagedLoop:
@@ -163,9 +162,6 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
         gpu.barrier()
         once_base = once.stage_address(const(i32(), 0))
-    turns = _Turns(lw) if PING_PONG and lw.num_warps == 2 * wgmma.WARPGROUP else None
-    if turns is not None:
-        turns.start()
     body = loop.regions[0].blocks[0]
     for_op = scf.ForOp(lb, ub, step, [*flat_operands(lw, inits), const(i32(), 0)])
     with ir.InsertionPoint(for_op.body):
@@ -174,7 +170,7 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         stage = ring.wait_full(count)
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
-        terminator = _lower_body(lw, plan, body, stage, once_base, turns)
+        terminator = _lower_body(lw, plan, body, stage, once_base)
         nvvm.WgmmaWaitGroupSyncOp(len(plan.mmas))  # the products of `count - 1` retired
         ring.release(arith.subi(count, const(i32(), 1)),
                      arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
@@ -182,8 +178,6 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
         scf.YieldOp([*flat_operands(lw, list(terminator.operands)),
                      arith.addi(count, const(i32(), 1))])
-    if turns is not None:
-        turns.finish()
     nvvm.WgmmaWaitGroupSyncOp(0)
     gpu.barrier()  # every thread is past its last wait
     ring.invalidate()
@@ -196,44 +190,8 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     bind(lw, list(loop.results), list(for_op.results)[:-1])
 
 
-class _Turns:
-    """Warpgroup g waits at barrier TURN_BARRIERS[g] (with the other's 128 arrivals) before
-    issuing the first product, and arrives at the other's after: they issue in turn,
-    FIRST_TURN first. The other arrives once before the loop; FIRST_TURN takes that
-    arrival's pair after it."""
-
-    def __init__(self, lw: Lowering):
-        group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
-        first, second = (const(i32(), b) for b in TURN_BARRIERS)
-        self.is_second = arith.cmpi(arith.CmpIPredicate.eq, group, const(i32(), 1))
-        self.mine = arith.select(self.is_second, second, first)
-        self.other = arith.select(self.is_second, first, second)
-        self.threads = const(i32(), 2 * 32 * wgmma.WARPGROUP)
-
-    def wait(self) -> None:
-        nvvm.BarrierOp(None, barrierId=self.mine, numberOfThreads=self.threads)
-
-    def pass_on(self) -> None:
-        nvvm.BarrierArriveOp(self.threads, barrierId=self.other)
-
-    def start(self) -> None:
-        with ir.InsertionPoint(scf.IfOp(self._is(1 - FIRST_TURN), [], has_else=False).then_block):
-            nvvm.BarrierArriveOp(self.threads, barrierId=const(i32(), TURN_BARRIERS[FIRST_TURN]))
-            scf.YieldOp([])
-
-    def finish(self) -> None:
-        with ir.InsertionPoint(scf.IfOp(self._is(FIRST_TURN), [], has_else=False).then_block):
-            self.wait()
-            scf.YieldOp([])
-
-    def _is(self, group: int) -> ir.Value:
-        if group == 1:
-            return self.is_second
-        return arith.xori(self.is_second, arith.constant(ir.IntegerType.get_signless(1), 1))
-
-
 def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
-                once: ir.Value | None, turns: _Turns | None = None) -> ir.Operation:
+                once: ir.Value | None) -> ir.Operation:
     """The body's ops. Each product commits one wgmma group; an op that reads a product still
     in flight first waits until that product's group is done (`wgmma.wait_group n`, n the
     groups committed after it, which may run on). The carried values may be products of the
@@ -261,12 +219,7 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
             if staged is None:
                 RULES[op.name](lw, op)
             else:
-                first = turns is not None and staged is plan.mmas[0]
-                if first:
-                    turns.wait()
                 _lower_mma(lw, staged, stage, once)
-                if first:
-                    turns.pass_on()
                 pending.append(op.results[0])
     if len(pending) > 1:
         # two products would run into the next iteration: their registers are copied into the
