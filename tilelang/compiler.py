@@ -216,7 +216,8 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
     simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level(),
                                  tma=int(options.tma and settings.tma_enabled()))
     layout = pipelines.LAYOUT.format(arch=options.arch,
-                                     products=int(settings.pipeline_products_enabled()))
+                                     products=int(settings.pipeline_products_enabled()),
+                                     delay=int(settings.delay_products_enabled()))
     for stage, pipeline in (("layout", layout), ("simt", simt),
                             ("llvm", pipelines.LLVM)):
         _run_stage(module, pipeline, options.extra_passes.get(stage), stage, snapshot)

@@ -79,6 +79,13 @@ def pipeline_products_enabled() -> bool:
         "1", "true", "yes", "on")
 
 
+def delay_products_enabled() -> bool:
+    """TILELANG_DELAY_PRODUCTS=0 keeps a staged loop's accumulating last product in its own
+    iteration (passes/delay_products.py)."""
+    return os.environ.get("TILELANG_DELAY_PRODUCTS", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
 def fp_contract_enabled() -> bool:
     """TILELANG_FP_CONTRACT=1: LLVM may fuse a float multiply and an add or subtract of its
     result into one fma, rounded once (as nvcc, Triton and cuTile do). Off by default: it took
@@ -107,6 +114,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "tma=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
+    if not delay_products_enabled():
+        found = (*found, "delay-products=off")
     if fp_contract_enabled():
         found = (*found, "fp-contract=on")
     level = llvm_opt_level()

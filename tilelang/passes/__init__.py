@@ -2,6 +2,7 @@
 
 from tilelang.passes import (
     assign_layouts,
+    delay_products,
     distribute_to_threads,
     eliminate_common_subexpressions,
     eliminate_dead_code,
@@ -25,7 +26,7 @@ _ALL = (
     assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    restore_branches, pipeline_loads, pipeline_products, mark_grid_constants,
+    restore_branches, pipeline_loads, pipeline_products, delay_products, mark_grid_constants,
 )
 for _module in _ALL:
     register(_module.NAME, _module.run, _module.Options, (_module.run.__doc__ or "").strip())

@@ -73,13 +73,21 @@ def scalar_slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation])
 
 def clone_ops(ops_: list[ir.Operation], mapping: dict[ir.Value, ir.Value]) -> None:
     """Recreate `ops_` (in order) at the insertion point, their operands replaced by
-    `mapping`; each clone's results are added to `mapping` in place of the originals'."""
+    `mapping`; each clone's results are added to `mapping` in place of the originals'. An op
+    with regions (a reduction's combiner) is copied whole: its regions must read only their
+    own values."""
     for op in ops_:
         operands = [mapping.get(v, v) for v in op.operands]
-        with op.location:
-            clone = ir.Operation.create(name(op), results=[r.type for r in op.results],
-                                        operands=operands,
-                                        attributes={k: op.attributes[k] for k in op.attributes})
+        if op.regions:
+            clone = op.clone()
+            for i, v in enumerate(operands):
+                clone.operands[i] = v
+        else:
+            with op.location:
+                clone = ir.Operation.create(name(op), results=[r.type for r in op.results],
+                                            operands=operands,
+                                            attributes={k: op.attributes[k]
+                                                        for k in op.attributes})
         for old, new in zip(op.results, clone.results, strict=True):
             mapping[old] = new
 

@@ -20,6 +20,7 @@ TILE_OPT = ",".join([
 # rematerialized copies made for different consumers that wanted the same layout.
 LAYOUT = ("tile-pipeline-loads{{arch={arch}}},"
           "tile-pipeline-products{{arch={arch} enabled={products}}},"
+          "tile-delay-products{{arch={arch} enabled={delay}}},"
           "tile-assign-layouts{{arch={arch}}},"
           "tile-eliminate-common-subexpressions")
 

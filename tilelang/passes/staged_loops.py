@@ -206,7 +206,8 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
         return None
     (m, k), n = shape_of(a.type), shape_of(b.type)[1]
     staged = _staged_operand(b, loop, offset)
-    if staged is None or defining_op(a) in staged.ops:
+    source = defining_op(a)  # None: a carried value (tile-delay-products' p)
+    if staged is None or (source is not None and source in staged.ops):
         return None
     if not _fits(m, n, k, staged.operand, num_warps):
         return None
