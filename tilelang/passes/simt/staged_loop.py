@@ -171,13 +171,15 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
         terminator = _lower_body(lw, plan, body, stage, once_base)
+        # before the copies below rebind the induction variable and the loads' indices to
+        # a later iteration's (a yielded one must keep this iteration's)
+        yielded = flat_operands(lw, list(terminator.operands))
         nvvm.WgmmaWaitGroupSyncOp(len(plan.mmas))  # the products of `count - 1` retired
         ring.release(arith.subi(count, const(i32(), 1)),
                      arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
         ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
         ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
-        scf.YieldOp([*flat_operands(lw, list(terminator.operands)),
-                     arith.addi(count, const(i32(), 1))])
+        scf.YieldOp([*yielded, arith.addi(count, const(i32(), 1))])
     nvvm.WgmmaWaitGroupSyncOp(0)
     gpu.barrier()  # every thread is past its last wait
     ring.invalidate()
