@@ -6,8 +6,9 @@ CUDA cores (FA3's intra-warpgroup overlap):
 
     for j in [lb, ub) carrying acc, m, l:      head(lb)                    (a one-trip loop)
         s = mma(q, kT(j), 0)                    for j in [lb + step, ub) carrying acc, p', a':
-        p, a, m, l = softmax(s, m, l)     ->        s = mma(q, kT(j), 0)
-        acc = mma(p, v(j), acc * a)                 acc = mma(p', v(j - step), acc * a')
+        p, a, m, l = softmax(s, m, l)     ->        c = acc * a'
+        acc = mma(p, v(j), acc * a)                 s = mma(q, kT(j), 0)
+                                                    acc = mma(p', v(j - step), c)
                                                     p, a, m, l = softmax(s, m, l)
                                                 tail: acc = mma(p', v(last), acc * a')  (one trip)
 
@@ -162,10 +163,17 @@ def _delay(loop: ir.Operation, tail: _Tail) -> None:
             mapping = _bind(args, main)
             iv = main.induction_variable
             carried = list(main.body.arguments)[1:]
-            clone_ops(head[:split], mapping)
+            # the carried accumulator is scaled first: waiting for the product in flight
+            # before this iteration's are issued keeps ptxas from serializing wgmma (C7514:
+            # a product's accumulator read between its issue and a wait it can count)
+            clone_ops(head[:split - 1], mapping)
             previous = ops.create("sub", [iv, step], [iv.type]).result
-            delayed = _clone_tail(tail, carried[tail.index], carried[count:-1], previous,
+            local = _tail_mapping(tail, carried[tail.index], carried[count:-1], previous,
                                   args[0], mapping)
+            clone_ops(tail.scale, local)
+            clone_ops(head[split - 1:split], mapping)
+            clone_ops([*tail.loads, tail.product], local)
+            delayed = local[tail.product.results[0]]
             clone_ops(head[split:], mapping)
             scf.YieldOp([delayed if i == tail.index else _map(mapping, v)
                          for i, v in enumerate(yields)] +
@@ -183,14 +191,21 @@ def _delay(loop: ir.Operation, tail: _Tail) -> None:
     loop.erase()
 
 
-def _clone_tail(tail: _Tail, acc: ir.Value, inputs: list[ir.Value], iv: ir.Value,
-                old_iv: ir.Value, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
-    """The tail for iteration `iv`, accumulating into `acc` with the carried `inputs`."""
+def _tail_mapping(tail: _Tail, acc: ir.Value, inputs: list[ir.Value], iv: ir.Value,
+                  old_iv: ir.Value, mapping: dict[ir.Value, ir.Value]) -> dict:
+    """What the tail's clones read for iteration `iv`: `acc` and the carried `inputs`."""
     local = dict(mapping)
     local[old_iv] = iv
     for old, new in zip(tail.inputs, inputs, strict=True):
         local[old] = new
     local[tail.acc] = acc
+    return local
+
+
+def _clone_tail(tail: _Tail, acc: ir.Value, inputs: list[ir.Value], iv: ir.Value,
+                old_iv: ir.Value, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
+    """The tail for iteration `iv`, accumulating into `acc` with the carried `inputs`."""
+    local = _tail_mapping(tail, acc, inputs, iv, old_iv, mapping)
     clone_ops([*tail.loads, *tail.scale, tail.product], local)
     return local[tail.product.results[0]]
 
