@@ -80,10 +80,10 @@ def pipeline_products_enabled() -> bool:
 
 
 def delay_products_enabled() -> bool:
-    """TILELANG_DELAY_PRODUCTS=0 keeps a staged loop's accumulating last product in its own
-    iteration (passes/delay_products.py)."""
-    return os.environ.get("TILELANG_DELAY_PRODUCTS", "1").strip().lower() not in (
-        "0", "false", "no", "off")
+    """TILELANG_DELAY_PRODUCTS=1 issues a staged loop's accumulating last product one
+    iteration late (passes/delay_products.py; off by default: not faster on the H100)."""
+    return os.environ.get("TILELANG_DELAY_PRODUCTS", "0").strip().lower() in (
+        "1", "true", "yes", "on")
 
 
 def fp_contract_enabled() -> bool:
@@ -114,8 +114,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "tma=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
-    if not delay_products_enabled():
-        found = (*found, "delay-products=off")
+    if delay_products_enabled():
+        found = (*found, "delay-products=on")
     if fp_contract_enabled():
         found = (*found, "fp-contract=on")
     level = llvm_opt_level()

@@ -79,6 +79,25 @@ def test_products_one_iteration_early(monkeypatch, d, seq_q, seq_k, causal):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("tma", ["1", "0"])
+@pytest.mark.parametrize(("seq_q", "seq_k", "causal", "config"), [
+    (300, 300, True, (128, 128, 8)), (129, 517, False, (128, 64, 8)),
+    (200, 100, False, (128, 128, 8)), (70, 128, False, (128, 128, 8))])
+def test_products_one_iteration_late(monkeypatch, tma, seq_q, seq_k, causal, config):
+    """tile-delay-products (TILELANG_DELAY_PRODUCTS=1): p @ v of a key block is issued in the
+    next iteration; one key block (the main loop runs no iteration), the head and tail loops,
+    and key lengths ending inside a block are exercised, on the TMA ring and on cp.async."""
+    monkeypatch.setenv("TILELANG_DELAY_PRODUCTS", "1")
+    monkeypatch.setenv("TILELANG_TMA", tma)
+    q = torch.randn(2, 3, seq_q, 128, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(2, 3, seq_k, 128, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(2, 3, seq_k, 128, device="cuda", dtype=torch.bfloat16)
+    out = run(q, k, v, causal, config)
+    assert not out.isnan().any(), "every element is written"
+    torch.testing.assert_close(out.double(), sdpa(q, k, v, causal), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.gpu
 def test_staged_attention_matches_the_mma_sync_path(monkeypatch):
     q, k, v = (torch.randn(1, 2, 200, 128, device="cuda", dtype=torch.bfloat16)
                for _ in range(3))
