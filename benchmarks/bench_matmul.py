@@ -71,11 +71,14 @@ class Config:
     warps: int
     group: int = 0  # > 0: a 1-D grid walked in groups of this many block rows (L2 reuse)
     split: int = 1  # > 1: split-K into a float32 workspace of `split` partial products
+    occupancy: int = 0  # > 0: the kernel's occupancy hint (a shallower ring, blocks per SM)
 
     @property
     def label(self) -> str:
         return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}" + \
-            (f"g{self.group}" if self.group else "") + (f"k{self.split}" if self.split > 1 else "")
+            (f"g{self.group}" if self.group else "") + \
+            (f"k{self.split}" if self.split > 1 else "") + \
+            (f"o{self.occupancy}" if self.occupancy else "")
 
     def fits(self, m: int, n: int, k: int) -> bool:
         """Skinny tiles (BM < 64) are only tried on skinny problems (M <= 256), split-K on
@@ -301,7 +304,8 @@ def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
     row = {"dtype": dname, "shape": shape, "roof": roof}
 
     def measure_config(arch: str, config: Config):
-        kern = sweep.kernel_for(kernels, (arch, dname, config), kernel_of(config), config.warps)
+        kern = sweep.kernel_for(kernels, (arch, dname, config), kernel_of(config), config.warps,
+                                config.occupancy or None)
         out = inputs.c
         if config.split > 1:  # the partial products go to a workspace, a second kernel sums
             out = torch.empty(config.split, m, n, device="cuda", dtype=torch.float32)
@@ -430,8 +434,9 @@ def dry_run_config(arch: str, dname: str, config: Config, interpret: bool) -> di
     out = np.zeros((config.split, 256, 256), np.float32) if config.split > 1 else a.copy()
     return sweep.dry_run_row(
         f"{arch} {dname} {config.label}", {"arch": arch, "dtype": dname, "config": config.label},
-        lambda: ct.compile(kernel_of(config), launch_args(a, a.copy(), out, config),
-                           arch=arch, num_warps=config.warps),
+        lambda: ct.compile(kernel_of(config).replace_hints(occupancy=config.occupancy or None),
+                           launch_args(a, a.copy(), out, config), arch=arch,
+                           num_warps=config.warps),
         (lambda: interpreter_check(config, dname)) if interpret else None)
 
 
@@ -468,15 +473,16 @@ def parse_shapes(text: str) -> tuple[tuple[int, int, int], ...]:
 
 
 def parse_configs(text: str) -> tuple[Config, ...]:
-    """'all' or BMxBNxBKwW[gG][kS] (warps default 4; gG: grouped order; kS: split-K, S
-    partial products in a float32 workspace, then summed), comma-separated."""
+    """'all' or BMxBNxBKwW[gG][kS][oO] (warps default 4; gG: grouped order; kS: split-K, S
+    partial products in a float32 workspace, then summed; oO: occupancy hint O), comma-separated."""
     if text.strip() == "all":
         return CONFIGS
     configs = []
     for part in text.split(","):
-        found = re.fullmatch(r"(.+?)(?:g(\d+))?(?:k(\d+))?", part.strip())
-        tile = sweep.parse_tiles(found.group(1), 3, "BMxBNxBKwW[gG][kS]", "64x64x64w4k4")[0]
-        configs.append(Config(*tile, int(found.group(2) or 0), int(found.group(3) or 1)))
+        found = re.fullmatch(r"(.+?)(?:g(\d+))?(?:k(\d+))?(?:o(\d+))?", part.strip())
+        tile = sweep.parse_tiles(found.group(1), 3, "BMxBNxBKwW[gG][kS][oO]", "64x64x64w4k4")[0]
+        configs.append(Config(*tile, int(found.group(2) or 0), int(found.group(3) or 1),
+                              int(found.group(4) or 0)))
     return tuple(configs)
 
 

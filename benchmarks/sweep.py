@@ -113,10 +113,13 @@ def ours_columns(args) -> list[str]:
     return cols
 
 
-def kernel_for(kernels: dict, key: tuple, kernel, warps: int):
-    """`kernel` with `warps` warps, one Kernel object per key (its own cache and fast path)."""
+def kernel_for(kernels: dict, key: tuple, kernel, warps: int, occupancy: int | None = None):
+    """`kernel` with `warps` warps (and an occupancy hint), one Kernel object per key (its own
+    cache and fast path)."""
     if key not in kernels:
-        kernels[key] = kernel.replace_hints(num_warps=warps)
+        hints = {"num_warps": warps} if occupancy is None else \
+            {"num_warps": warps, "occupancy": occupancy}
+        kernels[key] = kernel.replace_hints(**hints)
     return kernels[key]
 
 

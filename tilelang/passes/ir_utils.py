@@ -101,6 +101,15 @@ def kernel_num_warps(op: ir.Operation) -> int:
     return ir.IntegerAttr(op.attributes["tile.num_warps"]).value
 
 
+def kernel_occupancy(op: ir.Operation) -> int:
+    """The `tile.occupancy` hint (blocks per SM) of the function around `op`; 1 without one."""
+    while name(op) != "func.func":
+        op = op.parent
+    if "tile.occupancy" not in op.attributes:
+        return 1
+    return ir.IntegerAttr(op.attributes["tile.occupancy"]).value
+
+
 def is_within(op: ir.Operation | None, ancestor: ir.Operation) -> bool:
     """Whether `op` is `ancestor` or nested in it."""
     while op is not None:
