@@ -98,6 +98,8 @@ CONFIGS = tuple(Config(*c) for c in (
     # 16x4096 in 64x64 tiles is 64 blocks, k2 128 (one wave), k4 256 (two)
     (64, 64, 64, 4, 0, 2), (64, 64, 64, 4, 0, 4), (64, 64, 64, 4, 0, 8), (64, 128, 64, 4, 0, 2),
     (64, 128, 64, 4, 0, 4), (64, 64, 128, 4, 0, 2), (64, 64, 128, 4, 0, 4),
+    # two blocks per SM (the occupancy hint halves the ring): 16x14336 has 112 tiles of 64x128
+    (64, 128, 64, 4, 0, 1, 2),
     # mma.sync everywhere
     (128, 64, 32, 4), (64, 64, 32, 4),
     # for M = 16..256: more blocks along N, fewer rows of zeros per tile
