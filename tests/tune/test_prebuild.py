@@ -44,7 +44,7 @@ def test_prebuild_builds_each_specialization_once(fake_gpu, monkeypatch, workers
 
     monkeypatch.setattr(binary, "load", load)
     monkeypatch.setattr(build, "Launcher",
-                        lambda kernel, signature, threads: ("launcher", threads))
+                        lambda kernel, signature, threads, maps=None: ("launcher", threads))
     kernel = ct.kernel(tk.scaled_copy.fn)  # its own caches
     x = np.zeros(1000, np.float32)
     configs = [(64, 4), (128, 4), (64, 8), (64, 4), (-4, 4)]
@@ -79,7 +79,7 @@ def test_failures_belong_to_their_configs(fake_gpu, monkeypatch, timer) -> None:
     failure names its own config, and the others are timed as each is loaded."""
     monkeypatch.setenv("TILELANG_COMPILE_WORKERS", "2")
     monkeypatch.setattr(binary, "load", lambda name, ptx, cubin, device, shared: None)
-    monkeypatch.setattr(build, "Launcher", lambda kernel, signature, threads: "launcher")
+    monkeypatch.setattr(build, "Launcher", lambda kernel, signature, threads, maps=None: "launcher")
     timer(lambda stream, grid, kernel, args: float(args[-1]))
     kernel = ct.kernel(tk.scaled_copy.fn)
     x = np.zeros(1000, np.float32)
