@@ -110,11 +110,7 @@ class Copies:
 
     def issue(self, iv: ir.Value, ub: ir.Value, slot: ir.Value) -> None:
         """The copies of iteration `iv` into stage `slot`, as one commit group."""
-        body_iv = self.loop.regions[0].blocks[0].arguments[0]
-        self.lw.set(body_iv, iv)
-        for op in self.index_ops:  # the loads' indices at this iteration
-            with op.location:
-                RULES[op.name](self.lw, op)
+        lower_indices_at(self.lw, self.loop, self.index_ops, iv)
         live = arith.cmpi(arith.CmpIPredicate.slt, iv, ub)
         stage = self.stage_address(slot)
         tiles = []
@@ -188,6 +184,18 @@ class Copies:
         target = llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), dst)
         nvvm.CpAsyncOp(target, src, CHUNK_BYTES,
                        ir.Attribute.parse("#nvvm<load_cache_modifier cg>"), cpSize=size)
+
+
+def lower_indices_at(lw: Lowering, loop: ir.Operation, index_ops: tuple[ir.Operation, ...],
+                     iv: ir.Value) -> None:
+    """Lower the loads' index arithmetic (`index_ops`, scalar ops of `loop`'s body) for the
+    iteration whose induction variable is `iv`: the loads' indices then read that iteration's.
+    It rebinds the body's induction variable: lower the body's own ops after, or take what
+    they computed before."""
+    lw.set(loop.regions[0].blocks[0].arguments[0], iv)
+    for op in index_ops:
+        with op.location:
+            RULES[op.name](lw, op)
 
 
 class _TileBounds:

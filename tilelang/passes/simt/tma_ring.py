@@ -20,9 +20,9 @@ from mlir.dialects import arith, llvm, nvvm, scf
 
 from tilelang.layout import wgmma
 from tilelang.passes.simt import tma
-from tilelang.passes.simt.context import RULES, Lowering, const
+from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.shapes import shared_base
-from tilelang.passes.simt.stage_copies import CopyPart
+from tilelang.passes.simt.stage_copies import CopyPart, lower_indices_at
 from tilelang.passes.simt.values import i32, i64
 
 BARRIER_BYTES = 8
@@ -125,11 +125,7 @@ class TmaRing:
             scf.YieldOp([])
 
     def _boxes(self, iv: ir.Value, stage: ir.Value, full: ir.Value) -> None:
-        body_iv = self.loop.regions[0].blocks[0].arguments[0]
-        self.lw.set(body_iv, iv)
-        for op in self.index_ops:  # the loads' indices at this iteration
-            with op.location:
-                RULES[op.name](self.lw, op)
+        lower_indices_at(self.lw, self.loop, self.index_ops, iv)
         for part, desc in zip(self.parts, self.maps, strict=True):
             index = [_i32(self.lw.get(v)) for v in list(part.load.operands)[1:]]
             if part.swapped:
