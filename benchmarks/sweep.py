@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import re
 import time
@@ -115,11 +116,15 @@ def ours_columns(args) -> list[str]:
 
 def kernel_for(kernels: dict, key: tuple, kernel, warps: int, occupancy: int | None = None):
     """`kernel` with `warps` warps (and an occupancy hint), one Kernel object per key (its own
-    cache and fast path)."""
+    cache and fast path). Not `replace_hints`, which gives one object per options: the
+    configurations timed under TILELANG_ARCH=sm_80 would launch the native specialization
+    the object's fast path registered first (it keys launches by arguments only)."""
     if key not in kernels:
-        hints = {"num_warps": warps} if occupancy is None else \
-            {"num_warps": warps, "occupancy": occupancy}
-        kernels[key] = kernel.replace_hints(**hints)
+        from tilelang.interface.kernel import Kernel
+
+        options = dataclasses.replace(kernel.options, num_warps=warps,
+                                      occupancy=occupancy or kernel.options.occupancy)
+        kernels[key] = Kernel(kernel.fn, options)
     return kernels[key]
 
 

@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import bench_fp8_matmul
 import bench_matmul
+import sweep
 
 
 def test_config_suffixes_parse():
@@ -45,3 +46,14 @@ def test_fp8_dry_run_is_on_wgmma(capsys):
     out = capsys.readouterr().out
     # the loop's first iteration is peeled (it releases no stage): its wgmma twice
     assert "wgmma=8" in out and "tma=" in out and "spill_stores=0" in out
+
+
+def test_each_arch_times_its_own_kernel_object():
+    """--arch native,sm_80: the configurations under each arch get their own Kernel objects, so
+    one's fast path never launches the other's specialization."""
+    kernels: dict = {}
+    native = sweep.kernel_for(kernels, ("native", "bf16", 1), bench_matmul.matmul, 8)
+    sm80 = sweep.kernel_for(kernels, ("sm_80", "bf16", 1), bench_matmul.matmul, 8)
+    assert native is not sm80 and native.options == sm80.options
+    assert sweep.kernel_for(kernels, ("native", "bf16", 1), bench_matmul.matmul, 8) is native
+    assert sweep.kernel_for(kernels, ("o2",), bench_matmul.matmul, 4, 2).options.occupancy == 2
