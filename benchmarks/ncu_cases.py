@@ -2,8 +2,10 @@
 cudaProfilerStart/Stop, for Nsight Compute (`ncu --profile-from-start off`), after warm-up
 launches (compilation, autotuning). Cases: attn_ours / attn_cudnn (flash attention bf16 d=128,
 seq 4096, 4 x 16 heads, not causal; ours at 128x128 with 8 warps), gemm_ours / gemm_cublas (bf16
-4096^3; ours at 128x256x64 with 8 warps). benchmarks/README.md ("Profiles") gives the ncu
-command and the figures.
+4096^3; ours at 128x256x64 with 8 warps), softmax_ours / softmax_triton (bf16 rows of 65536,
+2^28 elements; ours looped B=8192 w=16, Triton's tutorial kernel with 16 warps), lnbwd_ours
+(layer-norm backward, bf16 rows of 4096, 2^28 elements, R=1 B=4096 w=16 over 132 blocks).
+benchmarks/README.md ("Profiles") gives the ncu command and the figures.
 
     python3 benchmarks/ncu_cases.py attn_ours     # under ncu, see the README
 """
@@ -22,7 +24,9 @@ import bench_matmul
 
 import tilelang as ct
 
-CASES = ("attn_ours", "attn_cudnn", "gemm_ours", "gemm_cublas")
+CASES = ("attn_ours", "attn_cudnn", "gemm_ours", "gemm_cublas", "softmax_ours",
+         "softmax_triton", "lnbwd_ours")
+ELEMENTS = 1 << 28  # bench_reductions.py's inputs
 
 
 def attention_case(ours: bool) -> Callable[[], None]:
@@ -54,12 +58,46 @@ def gemm_case(ours: bool) -> Callable[[], None]:
                              kernel, bench_matmul.launch_args(a, b, c, config))
 
 
+def softmax_case(ours: bool) -> Callable[[], None]:
+    import bench_reductions
+    from softmax import softmax_looped
+
+    n = 65536
+    x = torch.randn(ELEMENTS // n, n, device="cuda", dtype=torch.bfloat16)
+    y = torch.empty_like(x)
+    rows = x.shape[0]
+    if ours:
+        kernel = softmax_looped.replace_hints(num_warps=16)
+        return lambda: ct.launch(torch.cuda.current_stream(), (rows,), kernel, (x, y, 8192))
+    triton = bench_reductions.triton_kernels()["softmax"]
+    return lambda: triton[(rows,)](x, y, n, BLOCK=n, num_warps=16)
+
+
+def layer_norm_backward_case(ours: bool) -> Callable[[], None]:
+    from layer_norm import Backward, backward
+
+    n = 4096
+    x = torch.randn(ELEMENTS // n, n, device="cuda", dtype=torch.bfloat16)
+    rows = x.shape[0]
+    w = torch.randn(n, device="cuda", dtype=x.dtype)
+    dy, dx = torch.randn_like(x), torch.empty_like(x)
+    dw, db = torch.empty_like(w), torch.empty_like(w)
+    mean = x.float().mean(1)
+    rstd = torch.rsqrt(x.float().var(1, unbiased=False) + 1e-5)
+    plan = Backward("rows", 1, 4096, 16, 132)
+    scratch = {k: torch.empty(s, device="cuda") for k, s in plan.scratch(rows, n).items()}
+    return lambda: backward(torch.cuda.current_stream(), dy, x, w, mean, rstd, dx, dw, db, plan,
+                            scratch)
+
+
 def main() -> None:
     case = sys.argv[1] if len(sys.argv) > 1 else ""
     if case not in CASES:
         raise SystemExit(f"usage: ncu_cases.py {{{','.join(CASES)}}}")
     torch.manual_seed(0)
-    run = (attention_case if case.startswith("attn") else gemm_case)(case.endswith("ours"))
+    make = {"attn": attention_case, "gemm": gemm_case, "softmax": softmax_case,
+            "lnbwd": layer_norm_backward_case}[case.split("_")[0]]
+    run = make(case.endswith("ours"))
     for _ in range(3):
         run()
     torch.cuda.synchronize()
