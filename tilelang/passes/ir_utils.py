@@ -94,20 +94,20 @@ def clone_ops(ops_: list[ir.Operation], mapping: dict[ir.Value, ir.Value]) -> No
 
 def kernel_num_warps(op: ir.Operation) -> int:
     """The `tile.num_warps` of the function around `op` (4 for a bare function in IR tests)."""
-    while name(op) != "func.func":
-        op = op.parent
-    if "tile.num_warps" not in op.attributes:
-        return 4
-    return ir.IntegerAttr(op.attributes["tile.num_warps"]).value
+    return _kernel_option(op, "tile.num_warps", 4)
 
 
 def kernel_occupancy(op: ir.Operation) -> int:
     """The `tile.occupancy` hint (blocks per SM) of the function around `op`; 1 without one."""
+    return _kernel_option(op, "tile.occupancy", 1)
+
+
+def _kernel_option(op: ir.Operation, attribute: str, default: int) -> int:
     while name(op) != "func.func":
         op = op.parent
-    if "tile.occupancy" not in op.attributes:
-        return 1
-    return ir.IntegerAttr(op.attributes["tile.occupancy"]).value
+    if attribute not in op.attributes:
+        return default
+    return ir.IntegerAttr(op.attributes[attribute]).value
 
 
 def is_within(op: ir.Operation | None, ancestor: ir.Operation) -> bool:
