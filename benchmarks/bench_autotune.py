@@ -41,6 +41,26 @@ N = 1 << 24
 BLOCKS = [(256, 4), (512, 4), (1024, 4), (2048, 8), (4096, 8), (8192, 8)]
 
 
+def axpy_kernel(ct):
+    """out = alpha * x + y in tiles of BLOCK (`ct`: tilelang, imported by the caller, whose
+    import time some measurements include)."""
+
+    @ct.kernel
+    def axpy(x, y, out, alpha, n, BLOCK: ct.Constant[int]):
+        i = ct.bid(0)
+        a = ct.load(x, (i,), (BLOCK,))
+        b = ct.load(y, (i,), (BLOCK,))
+        ct.store(out, (i,), alpha * a + b)
+
+    return axpy
+
+
+def autotuned_axpy(ct):
+    """axpy_kernel autotuned over BLOCKS, keyed by n."""
+    configs = [ct.Config({"BLOCK": b}, num_warps=w) for b, w in BLOCKS]
+    return ct.autotune(configs=configs, key=["n"])(axpy_kernel(ct))
+
+
 def child_tilelang(dry_run: bool) -> dict:
     start = time.perf_counter()
     import tilelang as ct
@@ -49,13 +69,7 @@ def child_tilelang(dry_run: bool) -> dict:
     imported = time.perf_counter() - start
     waited = _time_compile_waits(compile_pool)
 
-    @ct.autotune(configs=[ct.Config({"BLOCK": b}, num_warps=w) for b, w in BLOCKS], key=["n"])
-    @ct.kernel
-    def axpy(x, y, out, alpha, n, BLOCK: ct.Constant[int]):
-        i = ct.bid(0)
-        a = ct.load(x, (i,), (BLOCK,))
-        b = ct.load(y, (i,), (BLOCK,))
-        ct.store(out, (i,), alpha * a + b)
+    axpy = autotuned_axpy(ct)
 
     if dry_run:
         import numpy as np
@@ -128,12 +142,7 @@ def child_compile_only() -> dict:
     # else the driver's linker) may have no way to make a cubin.
     binary.to_cubin = gpu_free_assembler()[1] or binary.to_cubin
 
-    @ct.kernel
-    def axpy(x, y, out, alpha, n, BLOCK: ct.Constant[int]):
-        i = ct.bid(0)
-        a = ct.load(x, (i,), (BLOCK,))
-        b = ct.load(y, (i,), (BLOCK,))
-        ct.store(out, (i,), alpha * a + b)
+    axpy = axpy_kernel(ct)
 
     start = time.perf_counter()
     x = np.zeros(16, np.float32)
