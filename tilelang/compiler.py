@@ -120,15 +120,21 @@ class CompiledKernel:
             self.metadata["cubin"] = cubin
             dynamic = self.metadata.get("shared_bytes", 0)  # sized at launch, not in the cubin
             shared = found.shared_bytes + dynamic
-            threads = 32 * (self.options.num_warps or DEFAULT_NUM_WARPS)
+            threads = self.block_threads
             self.metadata["resources"] = dataclasses.replace(
                 found, shared_bytes=shared,
                 occupancy=occupancy(self.options.arch, threads, found.registers, shared))
         return self.metadata["resources"]
 
+    @property
+    def block_threads(self) -> int:
+        """Threads per block at launch (a producer warpgroup adds 128: simt/warp_specialize)."""
+        return self.metadata.get("block_threads") or \
+            32 * (self.options.num_warps or DEFAULT_NUM_WARPS)
+
     def report(self) -> str:
         r = self.resources()
-        threads = 32 * (self.options.num_warps or DEFAULT_NUM_WARPS)
+        threads = self.block_threads
         return (f"{self.name} [{self.options.arch}, {threads} threads]: {r.registers} registers, "
                 f"{r.spill_stores} B spill stores, {r.spill_loads} B spill loads, "
                 f"{r.stack_bytes} B stack, {r.shared_bytes} B shared memory; {r.occupancy}")
@@ -214,7 +220,8 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                 snapshot: ir.Operation, options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
     simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level(),
-                                 tma=int(options.tma and settings.tma_enabled()))
+                                 tma=int(options.tma and settings.tma_enabled()),
+                                 specialize=int(settings.warp_specialize_enabled()))
     layout = pipelines.LAYOUT.format(arch=options.arch,
                                      products=int(settings.pipeline_products_enabled()),
                                      delay=int(settings.delay_products_enabled()))
@@ -225,6 +232,7 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
         if stage == "simt":
             result.metadata["shared_bytes"] = kernel_shared_bytes(module)
             result.metadata["tensor_maps"] = kernel_tensor_maps(module)
+            result.metadata["block_threads"] = kernel_block_threads(module)
         if stop_after == stage:
             return
     _run_stage(module, pipelines.PTX, None, "ptx", snapshot)
@@ -243,6 +251,17 @@ def kernel_shared_bytes(module: ir.Module) -> int:
     found = [ir.IntegerAttr(op.attributes[SHARED_BYTES_ATTR]).value
              for op in kernels if SHARED_BYTES_ATTR in op.attributes]
     return max(found, default=0)
+
+
+def kernel_block_threads(module: ir.Module) -> int | None:
+    """The threads of a block of the kernel (its num_warps' and, when a producer warpgroup
+    fills its TMA rings, that one's: simt/warp_specialize.py)."""
+    for gpu_module in module.body.operations:
+        if gpu_module.operation.name == "gpu.module":
+            for op in gpu_module.regions[0].blocks[0].operations:
+                if "nvvm.reqntid" in op.attributes:
+                    return ir.DenseI32ArrayAttr(op.attributes["nvvm.reqntid"])[0]
+    return None
 
 
 def kernel_tensor_maps(module: ir.Module) -> list[dict]:

@@ -70,6 +70,13 @@ def tma_enabled() -> bool:
     return os.environ.get("TILELANG_TMA", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def warp_specialize_enabled() -> bool:
+    """TILELANG_WARP_SPECIALIZE=0: thread 0 of the consumer warps fills a kernel's TMA rings
+    instead of a producer warpgroup of its own (simt/warp_specialize.py)."""
+    return os.environ.get("TILELANG_WARP_SPECIALIZE", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
 def pipeline_products_enabled() -> bool:
     """TILELANG_PIPELINE_PRODUCTS=1: staged wgmma loops compute their first product one
     iteration early (passes/pipeline_products.py). Off by default: on the H100 it gained 7% on
@@ -112,6 +119,8 @@ def codegen_switches() -> tuple[str, ...]:
     found = () if wgmma_enabled() else ("wgmma=off",)
     if not tma_enabled():
         found = (*found, "tma=off")
+    if not warp_specialize_enabled():
+        found = (*found, "warp-specialize=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if delay_products_enabled():

@@ -69,16 +69,21 @@ def test_other_loops_stay_on_mma_sync(case, build):
                                                       arch="sm_90")),
     ("work inside the loop", lambda: ct.compile(make_matmul(8, True), args(), arch="sm_90")),
 ])
-def test_loops_with_more_work_stage_b_only(case, build):
+def test_loops_with_more_work_stage_b_only(case, build, monkeypatch):
     """Not lowered whole (passes/matmul_loops.py), but B is staged and the product runs on
     wgmma with A from registers (passes/staged_loops.py): B's 64 x 256 tile comes as 4 TMA
-    boxes (one per 128-byte panel) into a ring of 4 stages, 2 iterations in the prologue."""
-    compiled = build()
-    ptx = compiled.ptx
-    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in ptx, case
-    boxes = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
-    assert boxes % 4 == 0 and boxes >= 3 * 4 and "cp.async.cg" not in ptx, case
-    assert compiled.resources().spill_stores == 0
+    boxes (one per 128-byte panel) into a ring of 4 stages, issued by the producer warpgroup
+    in its loop (or, without it, by thread 0: 2 iterations in the prologue, then in the
+    loop)."""
+    for specialize, sets in (("1", 1), ("0", 4)):
+        monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", specialize)
+        compiled = build()
+        ptx = compiled.ptx
+        assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in ptx, case
+        boxes = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
+        assert boxes == 4 * sets and "cp.async.cg" not in ptx, case
+        assert compiled.resources().spill_stores == 0
+        assert compiled.block_threads == 256 + 128 * int(specialize)
 
 
 def test_loops_with_more_work_copy_with_cp_async_without_tma(monkeypatch):

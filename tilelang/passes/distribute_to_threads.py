@@ -31,6 +31,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     scan,
     shape_ops,
     shapes,
+    warp_specialize,
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.context import Lowering, ordered_accesses
@@ -48,6 +49,7 @@ class Options:
     features: str = "+ptx80"
     opt: int = 3  # LLVM's optimization level before PTX codegen (the nvvm.target's O)
     tma: bool = False  # matrix-product loops on wgmma may copy their tiles with TMA
+    specialize: bool = False  # ... filled by a producer warpgroup (simt/warp_specialize.py)
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -64,7 +66,7 @@ def run(module: ir.Operation, options: Options) -> None:
     container = gpu_module.regions[0].blocks[0]
     needs_shared = uses_wgmma = False
     for kernel in kernels:
-        lw = _lower_kernel(kernel, container, options.chip, options.tma)
+        lw = _lower_kernel(kernel, container, options.chip, options.tma, options.specialize)
         needs_shared |= lw.shared_bytes > 0
         uses_wgmma |= lw.uses_wgmma
         kernel.erase()
@@ -81,34 +83,54 @@ def _target(chip: str, options: Options) -> str:
 
 
 def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
-                  tma: bool = False) -> Lowering:
+                  tma: bool = False, specialize: bool = False) -> Lowering:
     """Lower one kernel into `container`; return its lowering (shared memory, wgmma use)."""
     restricted.check_arch(kernel, chip)
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
+    spec = warp_specialize.plan(kernel, chip, num_warps, tma) if specialize else None
+    if spec is not None:
+        lw = _lower_function(kernel, container, chip, tma, spec)
+        if lw.shared_bytes <= MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT):
+            return lw
+        lw.func.operation.erase()  # its ring past the other buffers does not fit: thread 0 fills it
+    lw = _lower_function(kernel, container, chip, tma, None)
+    _check_shared(ir.StringAttr(kernel.attributes["sym_name"]).value, lw.shared_bytes,
+                  lw.shared_location, chip)
+    return lw
+
+
+def _lower_function(kernel: ir.Operation, container: ir.Block, chip: str, tma: bool,
+                    spec: warp_specialize.Specialized | None) -> Lowering:
+    num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
+    threads = spec.threads if spec is not None else 32 * num_warps
     old = kernel.regions[0].blocks[0]
     params = [t for a in old.arguments for t in parameter_types(a.type)]
     name_attr = ir.StringAttr(kernel.attributes["sym_name"]).value
     with ir.InsertionPoint(container), kernel.location:
         func = gpu.GPUFuncOp(ir.TypeAttr.get(ir.FunctionType.get(params, [])),
                              sym_name=name_attr, kernel=True)
-        func.attributes["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get([32 * num_warps, 1, 1])
+        func.attributes["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get([threads, 1, 1])
         func.attributes["tile.num_warps"] = kernel.attributes["tile.num_warps"]
         if "tile.occupancy" in kernel.attributes:  # ptxas keeps registers low enough for it
             func.attributes["nvvm.minctasm"] = kernel.attributes["tile.occupancy"]
         entry = func.regions[0].blocks.append(*params)
     lw = Lowering(num_warps, chip)
-    lw.tma, lw.entry = tma, entry
+    lw.tma, lw.entry, lw.func, lw.specialized = tma, entry, func, spec
     lw.barrier_before = ordered_accesses(kernel)
     with ir.InsertionPoint(entry), kernel.location:
         lw.init_thread()
         _bind_parameters(lw, list(old.arguments), list(entry.arguments))
-        lw.lower_block(old)
+        if spec is None:
+            lw.lower_block(old)
+        else:
+            with ir.InsertionPoint(warp_specialize.begin(lw, spec)):
+                lw.lower_block(old)
+            warp_specialize.end(lw, spec)
         gpu.ReturnOp([])
     if lw.tensor_maps:  # parameters added during the lowering (simt/tma.py)
         params += [p.type for p in lw.tensor_map_params]
         func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(params, []))
         func.attributes[TENSOR_MAPS_ATTR] = ir.StringAttr.get(tensor_maps_json(lw.tensor_maps))
-    _check_shared(name_attr, lw.shared_bytes, lw.shared_location, chip)
     func.attributes[SHARED_BYTES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
                                                             lw.shared_bytes)
     return lw

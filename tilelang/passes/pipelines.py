@@ -26,7 +26,8 @@ LAYOUT = ("tile-pipeline-loads{{arch={arch}}},"
 
 # layout -> simt: tiles onto threads (options: the target chip and PTX features, and the LLVM
 # optimization level the ptx stage will use, recorded on the gpu.module's nvvm.target).
-SIMT = "tile-distribute-to-threads{{chip={chip} features={features} opt={opt} tma={tma}}}"
+SIMT = ("tile-distribute-to-threads{{chip={chip} features={features} opt={opt} tma={tma} "
+        "specialize={specialize}}}")
 
 # simt -> llvm. scf to cf first (gpu-to-nvvm does not lower scf); arith-expand turns
 # arith.floordivsi into divisions the LLVM lowering knows; convert-gpu-to-nvvm lowers gpu, arith,

@@ -109,7 +109,8 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
     ptx = compiled.ptx or ""
     meta = {"name": job.name, "arch": job.arch, "num_warps": compiled.options.num_warps,
             "shared_bytes": compiled.metadata.get("shared_bytes", 0),
-            "tensor_maps": compiled.metadata.get("tensor_maps", [])}
+            "tensor_maps": compiled.metadata.get("tensor_maps", []),
+            "block_threads": compiled.metadata.get("block_threads")}
     cubin = (assemble or binary.to_cubin)(ptx, job.native_arch)
     disk_cache.store(job.key, meta, ptx, cubin)
     return Built(meta, ptx, cubin, "compiled")
@@ -123,8 +124,8 @@ def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launche
             disk_cache.store(job.key, built.meta, built.ptx, built.cubin)
     shared = int(built.meta.get("shared_bytes", 0))
     loaded = binary.load(kernel.name, built.ptx, built.cubin, device, shared)
-    launcher = Launcher(loaded, job.signature, 32 * (job.num_warps or built.meta["num_warps"]),
-                        built.meta.get("tensor_maps"))
+    threads = built.meta.get("block_threads") or 32 * (job.num_warps or built.meta["num_warps"])
+    launcher = Launcher(loaded, job.signature, threads, built.meta.get("tensor_maps"))
     kernel.cache[("gpu", job.signature, job.arch, device)] = launcher
     return launcher
 

@@ -40,3 +40,29 @@ def make_linear(num_warps: int = 4) -> ct.Kernel:
         ct.store(y, (i, j), acc.astype(y.dtype))
 
     return linear
+
+
+def make_two_products(num_warps: int = 8) -> ct.Kernel:
+    """c = a @ b + a2 @ b2 + (column sums of bias's tile), in two K loops that share one TMA
+    ring on sm_90 (simt/warp_specialize.py: the ring's count runs on from the first loop into
+    the second); the column sums cross warps through shared memory before the loops, so the
+    ring lies past that buffer."""
+
+    @ct.kernel(num_warps=num_warps)
+    def two_products(a, b, a2, b2, bias, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                     BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        t = ct.load(bias, (i, j), (BM, BN), padding_mode=ct.PaddingMode.ZERO)
+        col = ct.sum(t.astype(ct.float32), axis=0, keepdims=True)
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+            x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(x, y, acc)
+        for k in range(ct.num_tiles(a2, axis=1, shape=(BM, BK))):
+            x = ct.load(a2, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b2, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(x, y, acc)
+        ct.store(c, (i, j), (acc + col).astype(c.dtype))
+
+    return two_products

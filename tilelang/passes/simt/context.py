@@ -33,7 +33,10 @@ class Lowering:
         self.chip = chip
         self.uses_wgmma = False  # the kernel needs the arch-specific target (sm_90a)
         self.tma = False  # matrix-product loops may copy with TMA (simt/tma.py)
+        self.specialized: Any = None  # simt/warp_specialize.Specialized: a producer warp fills
+        # the TMA rings
         self.entry: ir.Block | None = None  # the gpu.func's entry (TMA maps add parameters)
+        self.func: Any = None  # the gpu.func being built
         self.tensor_maps: list[Any] = []  # simt/tma.TensorMap, one per added parameter
         self.tensor_map_params: list[ir.Value] = []
         self.values: dict[ir.Value, Any] = {}

@@ -3,18 +3,17 @@ arrays into their pointer, extents and strides)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import mlir.ir as ir
 from mlir.dialects import scf
 
-from tilelang.passes.matmul_loops import matmul_loop
+from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
 from tilelang.passes.simt.carried import bind, flat_operands, flat_types
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.mma_ring import MmaRingEngine
-from tilelang.passes.simt.staged_loop import lower_staged_body
+from tilelang.passes.simt.staged_loop import lower_staged_body, lower_with_tma
 from tilelang.passes.simt.staged_matmul import lower_staged_loop
-from tilelang.passes.simt.tma_matmul import lower_tma_loop, tma_fits
+from tilelang.passes.simt.tma_matmul import lower_tma_loop
+from tilelang.passes.simt.warp_specialize import tma_plan
 from tilelang.passes.simt.wgmma import WgmmaEngine
 from tilelang.passes.staged_loops import staged_loop
 
@@ -27,14 +26,17 @@ def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
 
 @lowers("scf.for")
 def lower_for(lw: Lowering, op: ir.Operation) -> None:
+    boxed = tma_plan(op, lw.chip, lw.num_warps, lw.tma)
+    if boxed is not None:  # its tiles copied by TMA into a ring of shared-memory stages
+        lw.uses_wgmma = True
+        if isinstance(boxed, MatmulLoop):
+            lower_tma_loop(lw, boxed, WgmmaEngine(lw, boxed))
+        else:
+            lower_with_tma(lw, boxed)
+        return
     plan = matmul_loop(op, lw.chip, lw.num_warps)
     if plan is not None:  # the whole loop, its operands staged in shared memory
         lw.uses_wgmma |= plan.engine == "wgmma"
-        if plan.engine == "wgmma" and lw.tma:
-            tma_plan = dataclasses.replace(plan, tma=True)
-            if tma_fits(tma_plan):
-                lower_tma_loop(lw, tma_plan, WgmmaEngine(lw, tma_plan))
-                return
         engine = WgmmaEngine(lw, plan) if plan.engine == "wgmma" else MmaRingEngine(lw, plan)
         lower_staged_loop(lw, plan, engine)
         return

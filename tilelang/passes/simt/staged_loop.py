@@ -51,11 +51,7 @@ from tilelang.passes.staged_loops import StagedLoop, StagedMma, a_layout
 
 
 def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
-    if lw.tma:
-        boxed = with_panels(plan)
-        if tma_ring.fits([o.operand for o in boxed.operands]):
-            _lower_with_tma(lw, boxed)
-            return
+    """The loop with its B operands copied by cp.async (lower_with_tma: by TMA)."""
     loop = plan.loop
     lb, ub, step, *inits = list(loop.operands)
     lb, ub, step = (lw.get(v) for v in (lb, ub, step))
@@ -128,7 +124,7 @@ def with_panels(plan: StagedLoop) -> StagedLoop:
     return dataclasses.replace(plan, mmas=mmas)
 
 
-def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
+def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     """The loop with its B operands brought in by TMA (simt/tma_ring.py): each iteration
     waits for its stage's full barrier; at its end every product of the iteration before
     has retired, so each warpgroup releases that stage and thread 0 refills the stage of the
@@ -137,17 +133,23 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     loop = plan.loop
     lb, ub, step, *inits = list(loop.operands)
     lb, ub, step = (lw.get(v) for v in (lb, ub, step))
-    offset = arith.constant(i64(), 0)  # past the body's own conversions: set at the end
-    outer_shared, lw.shared_bytes = lw.shared_bytes, 0
+    spec = lw.specialized  # a producer warp fills the ring (simt/warp_specialize.py)
     stages, ring_bytes = plan.stages, plan.stages * plan.stage_bytes
-    parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.operands]
-    ring = TmaRing(lw, loop, parts, plan.index_ops, plan.stage_bytes, stages, offset,
-                   after_bytes=plan.once_bytes)
-    nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
-                      space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
-    ring.init()
-    gpu.barrier()  # the barriers are initialized and the buffer's earlier readers are done
-    lead = stages - 1 - RING_LAG  # iterations in flight ahead of the one multiplied
+    if spec is not None:
+        offset = spec.offset
+        ring = spec.ring(lw, spec.next_loop(loop))
+        lead = 0
+    else:
+        offset = arith.constant(i64(), 0)  # past the body's own conversions: set at the end
+        outer_shared, lw.shared_bytes = lw.shared_bytes, 0
+        parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.operands]
+        ring = TmaRing(lw, loop, parts, plan.index_ops, plan.stage_bytes, stages, offset,
+                       after_bytes=plan.once_bytes)
+        nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
+                          space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
+        ring.init()
+        gpu.barrier()  # the barriers are initialized and the buffer's earlier readers are done
+        lead = stages - 1 - RING_LAG  # iterations in flight ahead of the one multiplied
     for d in range(lead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         ring.produce(iv, ub, const(i32(), d), refill=False)
@@ -163,7 +165,8 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         gpu.barrier()
         once_base = once.stage_address(const(i32(), 0))
     body = loop.regions[0].blocks[0]
-    for_op = scf.ForOp(lb, ub, step, [*flat_operands(lw, inits), const(i32(), 0)])
+    start = spec.start_count() if spec is not None else const(i32(), 0)
+    for_op = scf.ForOp(lb, ub, step, [*flat_operands(lw, inits), start])
     with ir.InsertionPoint(for_op.body):
         iv = for_op.induction_variable
         *carried, count = list(for_op.inner_iter_args)
@@ -177,10 +180,15 @@ def _lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         nvvm.WgmmaWaitGroupSyncOp(len(plan.mmas))  # the products of `count - 1` retired
         ring.release(arith.subi(count, const(i32(), 1)),
                      arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
-        ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
-        ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
+        if spec is None:
+            ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
+            ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
         scf.YieldOp([*yielded, arith.addi(count, const(i32(), 1))])
     nvvm.WgmmaWaitGroupSyncOp(0)
+    if spec is not None:
+        spec.finish_loop(lw, ring, for_op.results[-1])
+        bind(lw, list(loop.results), list(for_op.results)[:-1])
+        return
     gpu.barrier()  # every thread is past its last wait
     ring.invalidate()
     gpu.barrier()

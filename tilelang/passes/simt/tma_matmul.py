@@ -37,15 +37,14 @@ from tilelang.passes.simt.tma_ring import TmaRing
 from tilelang.passes.simt.values import Distributed, i32
 
 
-def tma_fits(plan: MatmulLoop) -> bool:
-    return tma_ring.fits([plan.a, plan.b])
-
-
 def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     loop = plan.loop
     lb, ub, step = (lw.get(v) for v in list(loop.operands)[:3])
     init = lw.tile(list(loop.operands)[3])
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
+    if lw.specialized is not None:
+        _lower_consumer_loop(lw, plan, engine, lb, ub, step, init)
+        return
     stages = plan.stages
     lw.need_shared(stages * plan.stage_bytes + 1024 + tma_ring.barrier_bytes(stages))
     parts = [CopyPart(plan.load_a, plan.a, 0),
@@ -76,4 +75,25 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     ring.invalidate()
     gpu.barrier()  # the buffer (barriers included) is free for the next user
     result = loop.results[0]
+    lw.set(result, Distributed(tuple(regs), engine.layout, dt.float32, shape_of(result.type)))
+
+
+def _lower_consumer_loop(lw: Lowering, plan: MatmulLoop, engine: Engine, lb: ir.Value,
+                         ub: ir.Value, step: ir.Value, init: Distributed) -> None:
+    """The loop on the consumer warps of a warp-specialized kernel (simt/warp_specialize.py):
+    the producer warp fills the ring; each iteration waits for its stage and releases the
+    one before."""
+    spec = lw.specialized
+    ring = spec.ring(lw, spec.next_loop(plan.loop))
+    start = spec.start_count()
+    for_op = scf.ForOp(lb, ub, step, [*engine.carry(init.regs), start])
+    with ir.InsertionPoint(for_op.body):
+        *accs, count = list(for_op.inner_iter_args)
+        accs = engine.multiply(ring.wait_full(count), accs)  # leaves only its own wgmma running
+        ring.release(arith.subi(count, const(i32(), 1)),
+                     arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
+        scf.YieldOp([*accs, arith.addi(count, const(i32(), 1))])
+    regs = engine.finish(list(for_op.results)[:-1])
+    spec.finish_loop(lw, ring, for_op.results[-1])
+    result = plan.loop.results[0]
     lw.set(result, Distributed(tuple(regs), engine.layout, dt.float32, shape_of(result.type)))

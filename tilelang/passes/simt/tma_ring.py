@@ -44,7 +44,8 @@ class TmaRing:
 
     def __init__(self, lw: Lowering, loop: ir.Operation, parts: list[CopyPart],
                  index_ops: tuple[ir.Operation, ...], stage_bytes: int, stages: int,
-                 base_offset: ir.Value | None = None, after_bytes: int = 0):
+                 base_offset: ir.Value | None = None, after_bytes: int = 0,
+                 producer: ir.Value | None = None):
         self.lw, self.loop, self.parts = lw, loop, parts
         self.index_ops, self.stage_bytes, self.stages = index_ops, stage_bytes, stages
         smem = llvm.ptrtoint(i64(), shared_base())
@@ -55,7 +56,9 @@ class TmaRing:
         warp, lane = lw.thread_index("warp"), lw.thread_index("lane")
         tid = arith.addi(arith.muli(warp, const(i32(), 32)), lane)
         zero = const(i32(), 0)
-        self.is_producer = arith.cmpi(arith.CmpIPredicate.eq, tid, zero)
+        self.thread0 = arith.cmpi(arith.CmpIPredicate.eq, tid, zero)
+        # thread 0, unless a producer warp of its own issues the boxes (simt/warp_specialize)
+        self.is_producer = self.thread0 if producer is None else producer
         in_group = arith.andi(tid, const(i32(), 32 * wgmma.WARPGROUP - 1))
         self.is_group_leader = arith.cmpi(arith.CmpIPredicate.eq, in_group, zero)
         self.maps = [tma.tensor_map(lw, lw.array(p.load.operands[0]), _panel_elems(p.operand),
@@ -82,7 +85,7 @@ class TmaRing:
     def init(self) -> None:
         """Thread 0 initializes the barriers (a block barrier must follow before any use)."""
         groups = self.lw.num_warps // wgmma.WARPGROUP
-        with ir.InsertionPoint(_then(self.is_producer)):
+        with ir.InsertionPoint(_then(self.thread0)):
             for s in range(self.stages):
                 tma.barrier_init(self.barrier(0, const(i32(), s)), 1)
                 tma.barrier_init(self.barrier(1, const(i32(), s)), groups)
@@ -90,8 +93,8 @@ class TmaRing:
             scf.YieldOp([])
 
     def invalidate(self) -> None:
-        """After a block barrier that every thread reaches past its last wait."""
-        with ir.InsertionPoint(_then(self.is_producer)):
+        """After a block barrier that every thread reaches past its last wait (thread 0)."""
+        with ir.InsertionPoint(_then(self.thread0)):
             for s in range(self.stages):
                 for kind in (0, 1):
                     tma.invalidate(self.barrier(kind, const(i32(), s)))

@@ -1,0 +1,76 @@
+"""Warp specialization on the CPU (simt/warp_specialize.py): which kernels get a producer
+warpgroup for their TMA rings, and the code it takes (PTX through ptxas)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang.testing.kernels import make_matmul, make_two_products
+
+BF16 = ml_dtypes.bfloat16
+
+
+def two_products_args(tile):
+    m, n, k, k2 = 300, 520, 1000, 200
+    shapes = ((m, k), (k, n), (m, k2), (k2, n), (m, n), (m, n))
+    return (*(np.zeros(s, BF16) for s in shapes), *tile)
+
+
+def test_a_gemm_gets_a_producer_warpgroup():
+    """Four more warps: the producer's registers go to the consumers (setmaxnreg), it alone
+    issues the TMA boxes (one loop: 2 operands x their 128-byte panels), and the consumers'
+    block barriers are named barrier 1 over their 256 threads."""
+    a, b, c = (np.zeros((1000, 1000), BF16) for _ in range(3))
+    compiled = ct.compile(make_matmul(8), (a, b, c, 128, 256, 64), arch="sm_90")
+    ptx = compiled.ptx
+    assert compiled.block_threads == 384 and ".reqntid 384, 1, 1" in ptx
+    assert "setmaxnreg.dec.sync.aligned.u32 \t40" in ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 \t232" in ptx
+    assert ptx.count("cp.async.bulk.tensor.2d") == 1 + 4  # 64 columns a panel: a 1, b 4
+    assert "bar.sync \t1, 256" in ptx and "bar.sync \t0;" in ptx  # after the barriers' init
+    assert compiled.resources().spill_stores == 0
+
+
+def test_loops_share_one_ring_past_the_earlier_buffers():
+    """Two K loops, one ring: the producer runs both loops' copies; the column sums before
+    them use shared memory, which the ring lies past."""
+    compiled = ct.compile(make_two_products(8), two_products_args((128, 256, 64)),
+                          arch="sm_90")
+    ptx = compiled.ptx
+    assert compiled.block_threads == 384
+    assert ptx.count("cp.async.bulk.tensor.2d") == 2 * (1 + 4)
+    assert ptx.count("mbarrier.inval") == 2 * 4  # the barriers of 4 stages, once
+
+
+def test_thread0_fills_the_ring_when_it_does_not_fit_past_the_earlier_buffers():
+    """At 128x128x64 the ring takes the block's shared memory: past the column sums' buffer
+    it would not fit, so thread 0 fills it as without specialization."""
+    compiled = ct.compile(make_two_products(8), two_products_args((128, 128, 64)),
+                          arch="sm_90")
+    assert compiled.block_threads == 256 and "setmaxnreg" not in compiled.ptx
+
+
+@pytest.mark.parametrize(("case", "env", "warps", "tile", "occupancy"), [
+    ("switched off", "0", 8, (128, 256, 64), None),
+    ("one consumer warpgroup at two blocks an SM", "1", 4, (64, 128, 64), 2),
+])
+def test_kernels_without_a_producer_warpgroup(monkeypatch, case, env, warps, tile, occupancy):
+    monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", env)
+    a, b, c = (np.zeros((1000, 1000), BF16) for _ in range(3))
+    kernel = make_matmul(warps)
+    if occupancy:
+        kernel = kernel.replace_hints(occupancy=occupancy)
+    compiled = ct.compile(kernel, (a, b, c, *tile), arch="sm_90")
+    assert compiled.block_threads == 32 * warps, case
+    assert "cp.async.bulk.tensor" in compiled.ptx and "bar.sync \t1," not in compiled.ptx
+
+
+def test_one_consumer_warpgroup_keeps_its_registers():
+    """4 consumer warps and the producer's 4: each thread's share of the register file is
+    already the most it may use, so no setmaxnreg."""
+    a, b, c = (np.zeros((1000, 1000), BF16) for _ in range(3))
+    compiled = ct.compile(make_matmul(4), (a, b, c, 64, 128, 64), arch="sm_90")
+    assert compiled.block_threads == 256 and "setmaxnreg" not in compiled.ptx

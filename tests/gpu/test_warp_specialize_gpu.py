@@ -1,0 +1,54 @@
+"""Warp-specialized TMA rings on the GPU (simt/warp_specialize.py): a producer warpgroup fills
+the ring, the consumer warps multiply. Against torch on fresh random data of awkward sizes
+(edge tiles, K not a multiple of the tile), every output element written (the output starts as
+NaN): one K loop, two loops sharing the ring, and the fallback to thread 0 filling it."""
+
+from __future__ import annotations
+
+import pytest
+
+import tilelang as ct
+from tilelang.testing.kernels import make_matmul, make_two_products
+
+torch = pytest.importorskip("torch")
+
+
+def rand(*shape):
+    return torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("tile", "threads"), [((128, 256, 64), 384), ((128, 128, 64), 256)])
+@pytest.mark.parametrize(("m", "n", "k", "k2"), [(300, 520, 1000, 200), (129, 300, 64, 1)])
+def test_two_loops_share_one_ring(tile, threads, m, n, k, k2):
+    a, b, a2, b2, bias = rand(m, k), rand(k, n), rand(m, k2), rand(k2, n), rand(m, n)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    kernel = make_two_products(8)
+    bm, bn, _ = tile
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn), 1), kernel,
+              (a, b, a2, b2, bias, c, *tile))
+    torch.cuda.synchronize()
+    assert not c.isnan().any(), "every element is written"
+    want = a.double() @ b.double() + a2.double() @ b2.double()
+    # each (bm, bn) tile adds the column sums of its own rows of bias
+    sums = torch.zeros_like(want)
+    for i in range(0, m, bm):
+        sums[i:i + bm] = bias[i:i + bm].double().sum(dim=0, keepdim=True)
+    torch.testing.assert_close(c.double(), want + sums, rtol=2e-3, atol=2e-2)
+    compiled = ct.compile(kernel, (a, b, a2, b2, bias, c, *tile), arch="sm_90")
+    assert compiled.block_threads == threads
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("specialize", ["1", "0"])
+@pytest.mark.parametrize(("m", "n", "k"), [(1000, 1000, 1000), (257, 4000, 72)])
+def test_gemm_with_and_without_the_producer_warpgroup(monkeypatch, specialize, m, n, k):
+    monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", specialize)
+    a, b = rand(m, k), rand(k, n)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel = make_matmul(8)  # a kernel of its own: compiled under this setting
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 128), ct.cdiv(n, 256), 1), kernel,
+              (a, b, c, 128, 256, 64))
+    torch.cuda.synchronize()
+    assert not c.isnan().any(), "every element is written"
+    torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)

@@ -1,0 +1,267 @@
+"""Passes (simt): warp specialization of a kernel's TMA rings (simt/tma_ring.py) on sm_90.
+
+Without it, thread 0 refills the ring from inside the first consumer warpgroup, so that
+warpgroup waits for the others at every refill. With it the kernel gains a *producer
+warpgroup*: four more warps, numbered after the kernel's own, so the consumers' thread indices
+and layouts do not change.
+
+    entry: thread 0 initializes the ring's barriers; block barrier (every warp)
+    if warp >= num_warps:                       # the producer warpgroup
+        setmaxnreg.dec                          # its registers go to the consumers
+        its first thread, for each ring loop in order (one ring, its count running on):
+            the loop's bounds and tile indices (the scalar ops they depend on, lowered again)
+            each iteration n: wait empty[n % S]; expect the bytes on full[n % S]; the boxes
+    else:                                       # the consumer warps: the kernel as written
+        setmaxnreg.inc
+        each ring loop only waits for full[n % S] and releases empty[n % S]
+        block barriers are named barrier 1 over the consumer warps
+
+A kernel qualifies when every loop that would copy with TMA sits in the kernel's top-level
+block, the loops share one ring geometry, and their bounds and tile indices are pure scalar
+functions of the kernel's arguments and block indices. The ring lies past every shared-memory
+buffer used before and during the loops (the producer fills it from the start); code after the
+last loop may reuse it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import mlir.ir as ir
+from mlir.dialects import arith, gpu, nvvm, scf
+
+from tilelang.layout import wgmma
+from tilelang.passes.ir_utils import defining_op, kernel_occupancy, name, walk_ops
+from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
+from tilelang.passes.simt import tma_ring
+from tilelang.passes.simt.context import RULES, Lowering, const
+from tilelang.passes.simt.stage_copies import CopyPart
+from tilelang.passes.simt.staged_loop import with_panels
+from tilelang.passes.simt.tma_ring import TmaRing
+from tilelang.passes.simt.values import i32, i64
+from tilelang.passes.staged_loops import StagedLoop, staged_loop
+
+PRODUCER_WARPS = wgmma.WARPGROUP
+PRODUCER_REGS = 40  # the producer's loop needs few; what CUTLASS gives its producer
+REGISTER_FILE = 65536  # 32-bit registers per SM (and per block)
+CONSUMER_BARRIER = 1  # named barrier id of the consumer warps (0 is the block's)
+
+
+@dataclass(frozen=True)
+class RingLoop:
+    """A loop whose tiles TMA copies: its ring geometry and what the producer replays."""
+
+    loop: ir.Operation
+    parts: tuple[CopyPart, ...]
+    index_ops: tuple[ir.Operation, ...]
+    stages: int
+    stage_bytes: int
+    after_bytes: int  # the region after the ring (a staged loop's once-copied operands)
+    outer: tuple[ir.Operation, ...] = ()  # top-level scalar ops its bounds and indices need
+
+    @property
+    def geometry(self) -> tuple[int, int, int]:
+        return self.stages, self.stage_bytes, self.after_bytes
+
+
+def tma_plan(op: ir.Operation, chip: str, num_warps: int,
+             tma: bool) -> MatmulLoop | StagedLoop | None:
+    """The plan `op` is lowered with when its tiles come by TMA, else None."""
+    if not tma or name(op) != "scf.for":
+        return None
+    plan = matmul_loop(op, chip, num_warps)
+    if plan is not None:
+        if plan.engine != "wgmma":
+            return None
+        plan = dataclasses.replace(plan, tma=True)
+        return plan if tma_ring.fits([plan.a, plan.b]) else None
+    staged = staged_loop(op, chip, num_warps)
+    if staged is None:
+        return None
+    boxed = with_panels(staged)
+    return boxed if tma_ring.fits([o.operand for o in boxed.operands]) else None
+
+
+def ring_loop(plan: MatmulLoop | StagedLoop) -> RingLoop:
+    if isinstance(plan, MatmulLoop):
+        parts = (CopyPart(plan.load_a, plan.a, 0),
+                 CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped))
+        return RingLoop(plan.loop, parts, plan.index_ops, plan.stages, plan.stage_bytes, 0)
+    parts = tuple(CopyPart(o.load, o.operand, o.offset) for o in plan.operands)
+    return RingLoop(plan.loop, parts, plan.index_ops, plan.stages, plan.stage_bytes,
+                    plan.once_bytes)
+
+
+@dataclass
+class Specialized:
+    """The kernel's producer plan, and the consumers' progress through its loops."""
+
+    loops: list[RingLoop]
+    num_warps: int
+    offset: ir.Value | None = None  # the ring's byte offset: a constant set after the loops
+    count: ir.Value | None = None  # the consumers' iterations so far (None: 0)
+    done: int = 0
+    consumer: ir.Operation | None = field(default=None, repr=False)  # the scf.if
+
+    @property
+    def threads(self) -> int:
+        return 32 * (self.num_warps + PRODUCER_WARPS)
+
+    def ring(self, lw: Lowering, loop: RingLoop, producer: ir.Value | None = None) -> TmaRing:
+        return TmaRing(lw, loop.loop, list(loop.parts), loop.index_ops, loop.stage_bytes,
+                       loop.stages, self.offset, after_bytes=loop.after_bytes,
+                       producer=producer)
+
+    def next_loop(self, loop: ir.Operation) -> RingLoop:
+        found = self.loops[self.done]
+        assert found.loop == loop, "ring loops are lowered in program order"
+        return found
+
+    def start_count(self) -> ir.Value:
+        return self.count if self.count is not None else const(i32(), 0)
+
+    def finish_loop(self, lw: Lowering, ring: TmaRing, count: ir.Value) -> None:
+        """After a consumer loop: its count runs on; after the last, the ring's place is
+        settled (past every buffer used so far) and its barriers are invalidated."""
+        self.count, self.done = count, self.done + 1
+        gpu.barrier()  # every consumer is past its last wait (a once-copied operand is free)
+        if self.done < len(self.loops):
+            return
+        loop = self.loops[-1]
+        offset = (lw.shared_bytes + 1023) // 1024 * 1024
+        self.offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), offset)
+        lw.need_shared(offset + 1024 + loop.stages * loop.stage_bytes + loop.after_bytes +
+                       tma_ring.barrier_bytes(loop.stages))
+        ring.invalidate()
+        gpu.barrier()
+
+
+def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Specialized | None:
+    """The producer plan of `kernel`, or None when it does not qualify."""
+    if num_warps % wgmma.WARPGROUP or kernel_occupancy(kernel) > 1:
+        return None
+    block = kernel.regions[0].blocks[0]
+    loops: list[RingLoop] = []
+    for op in walk_ops(kernel):
+        found = tma_plan(op, chip, num_warps, tma)
+        if found is None:
+            continue
+        if op.parent != kernel:
+            return None  # nested: its bounds may differ per outer iteration
+        loop = ring_loop(found)
+        outer: list[ir.Operation] = []
+        if not all(_outer_slice(kernel, block, v, outer) for v in _needs(loop)):
+            return None
+        loops.append(dataclasses.replace(loop, outer=tuple(outer)))
+    if not loops or len({loop.geometry for loop in loops}) != 1:
+        return None
+    return Specialized(loops, num_warps)
+
+
+def _needs(loop: RingLoop) -> list[ir.Value]:
+    """The values from before `loop` that its bounds and tile indices read."""
+    lb, ub, step = list(loop.loop.operands)[:3]
+    values = [lb, ub, step]
+    for op in loop.index_ops:
+        values += list(op.operands)
+    for part in loop.parts:
+        values += list(part.load.operands)[1:]
+    body = loop.loop.regions[0].blocks[0]
+    inside = set(loop.index_ops)
+    return [v for v in values if v.owner != body and defining_op(v) not in inside]
+
+
+def _outer_slice(kernel: ir.Operation, block: ir.Block, value: ir.Value,
+                 found: list[ir.Operation]) -> bool:
+    """Collect into `found` the top-level ops computing `value` (each after its operands);
+    False if one is not a pure scalar tile op."""
+    op = defining_op(value)
+    if op is None:
+        return value.owner == block  # a kernel argument
+    if op.parent != kernel:
+        return False
+    if op in found:
+        return True
+    if not name(op).startswith("tile.") or name(op) in ("tile.load", "tile.mma") or \
+            "atomic" in name(op) or op.regions or not len(op.results) or \
+            any(isinstance(r.type, ir.ShapedType) for r in op.results):
+        return False
+    if not all(_outer_slice(kernel, block, v, found) for v in op.operands):
+        return False
+    found.append(op)
+    return True
+
+
+def begin(lw: Lowering, spec: Specialized) -> ir.Block:
+    """At the kernel's entry: initialize the ring, split the warps, emit the producer; returns
+    the block the consumers' code (the kernel's body) goes into."""
+    spec.offset = arith.constant(i64(), 0)
+    first = spec.ring(lw, spec.loops[0])
+    # no shared memory was written yet: the barriers need no proxy fence before them
+    first.init()
+    gpu.barrier()  # every warp, the producer's too
+    producer = arith.cmpi(arith.CmpIPredicate.sge, lw.thread_index("warp"),
+                          const(i32(), spec.num_warps))
+    branch = scf.IfOp(producer, [], has_else=True)
+    consumer_regs, producer_regs = _registers(spec)
+    with ir.InsertionPoint(branch.then_block):
+        if consumer_regs:
+            nvvm.SetMaxRegisterOp(producer_regs, "decrease")
+        leader = arith.andi(
+            arith.cmpi(arith.CmpIPredicate.eq, lw.thread_index("warp"),
+                       const(i32(), spec.num_warps)),
+            arith.cmpi(arith.CmpIPredicate.eq, lw.thread_index("lane"), const(i32(), 0)))
+        inner = scf.IfOp(leader, [], has_else=False)
+        with ir.InsertionPoint(inner.then_block):
+            _produce(lw, spec)
+            scf.YieldOp([])
+        scf.YieldOp([])
+    consumer = branch.else_block
+    with ir.InsertionPoint(consumer):
+        if consumer_regs:
+            nvvm.SetMaxRegisterOp(consumer_regs, "increase")
+    spec.consumer = branch.operation
+    return consumer
+
+
+def _produce(lw: Lowering, spec: Specialized) -> None:
+    """The producer thread: every iteration of every ring loop, in order."""
+    count = const(i32(), 0)
+    true = arith.constant(ir.IntegerType.get_signless(1), 1)
+    for loop in spec.loops:
+        for op in loop.outer:
+            with op.location:
+                RULES[name(op)](lw, op)
+        lb, ub, step = (lw.get(v) for v in list(loop.loop.operands)[:3])
+        ring = spec.ring(lw, loop, producer=true)
+        for_op = scf.ForOp(lb, ub, step, [count])
+        with ir.InsertionPoint(for_op.body):
+            iv, (n,) = for_op.induction_variable, list(for_op.inner_iter_args)
+            ring.produce(iv, ub, n, refill=True)
+            scf.YieldOp([arith.addi(n, const(i32(), 1))])
+        count = for_op.results[0]
+
+
+def end(lw: Lowering, spec: Specialized) -> None:
+    """After the consumers' code: close their branch; their block barriers become named
+    barriers that the producer warps do not take part in."""
+    with ir.InsertionPoint(spec.consumer.regions[1].blocks[0]):
+        scf.YieldOp([])
+    assert spec.done == len(spec.loops), "every ring loop was lowered"
+    # the producer's branch has none
+    barriers = [op for op in walk_ops(spec.consumer) if name(op) == "gpu.barrier"]
+    for op in barriers:
+        with ir.InsertionPoint(op), op.location:
+            nvvm.BarrierOp(None, barrierId=const(i32(), CONSUMER_BARRIER),
+                           numberOfThreads=const(i32(), 32 * spec.num_warps))
+        op.erase()
+
+
+def _registers(spec: Specialized) -> tuple[int, int]:
+    """(consumer, producer) registers per thread after setmaxnreg, or (0, 0) when the
+    launch's own share is as many as the consumers could get."""
+    share = min(255, REGISTER_FILE // spec.threads) // 8 * 8
+    consumer = (REGISTER_FILE - 32 * PRODUCER_WARPS * PRODUCER_REGS) // (32 * spec.num_warps)
+    consumer = min(255, consumer) // 8 * 8
+    return (consumer, PRODUCER_REGS) if consumer > share else (0, 0)
