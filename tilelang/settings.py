@@ -77,6 +77,13 @@ def warp_specialize_enabled() -> bool:
         "0", "false", "no", "off")
 
 
+def ping_pong_enabled() -> bool:
+    """TILELANG_PING_PONG=0: the two consumer warpgroups of a warp-specialized staged loop do
+    not take turns at the tensor cores (simt/turns.py)."""
+    return os.environ.get("TILELANG_PING_PONG", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
 def pipeline_products_enabled() -> bool:
     """TILELANG_PIPELINE_PRODUCTS=1: staged wgmma loops compute their first product one
     iteration early (passes/pipeline_products.py). Off by default: on the H100 it gained 7% on
@@ -121,6 +128,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "tma=off")
     if not warp_specialize_enabled():
         found = (*found, "warp-specialize=off")
+    if not ping_pong_enabled():
+        found = (*found, "ping-pong=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if delay_products_enabled():

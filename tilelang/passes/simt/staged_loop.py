@@ -39,6 +39,7 @@ from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.stage_copies import Copies, CopyPart
 from tilelang.passes.simt.staged_matmul import wrap_slot
 from tilelang.passes.simt.tma_ring import TmaRing
+from tilelang.passes.simt.turns import Turns, takes_turns
 from tilelang.passes.simt.values import Distributed, i32, i64
 from tilelang.passes.simt.wgmma import (
     WGMMA_TYPES,
@@ -109,11 +110,10 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
 # thread 0 waits for it, at one stage less in flight: measured on the H100 (attention d=128,
 # seq 4096, 3 stages) it lost 15% (379 against 449 TFLOP/s): copies in flight matter more.
 RING_LAG = 0
-# Tried and removed: FA3's "warp scheduler barrier" (the two warpgroups taking turns through
-# named barriers to issue the first product, so one's softmax overlaps the other's products)
-# lost 6-22% here (432 / 365 / 380 against 460 TFLOP/s, d=128 seq 4096): thread 0, which
-# refills the ring, belongs to a warpgroup and waits for both, so the turns only add waits.
-# It needs a producer warp of its own (warp specialization) first.
+# FA3's "warp scheduler barrier" (the two warpgroups taking turns at the tensor cores:
+# simt/turns.py) lost 6-22% while thread 0, which refilled the ring from inside a warpgroup,
+# waited for both (432 / 365 / 380 against 460 TFLOP/s, d=128 seq 4096); it runs only with a
+# producer warpgroup of its own (simt/warp_specialize.py).
 
 
 def with_panels(plan: StagedLoop) -> StagedLoop:
@@ -164,6 +164,9 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
         gpu.barrier()
         once_base = once.stage_address(const(i32(), 0))
+    turns = Turns(lw) if takes_turns(lw, len(plan.mmas)) else None
+    if turns is not None:
+        turns.start()
     body = loop.regions[0].blocks[0]
     start = spec.start_count() if spec is not None else const(i32(), 0)
     for_op = scf.ForOp(lb, ub, step, [*flat_operands(lw, inits), start])
@@ -173,7 +176,7 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         stage = ring.wait_full(count)
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
-        terminator = _lower_body(lw, plan, body, stage, once_base)
+        terminator = _lower_body(lw, plan, body, stage, once_base, turns)
         # before the copies below rebind the induction variable and the loads' indices to
         # a later iteration's (a yielded one must keep this iteration's)
         yielded = flat_operands(lw, list(terminator.operands))
@@ -184,6 +187,8 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
             ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
             ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
         scf.YieldOp([*yielded, arith.addi(count, const(i32(), 1))])
+    if turns is not None:
+        turns.finish()
     nvvm.WgmmaWaitGroupSyncOp(0)
     if spec is not None:
         spec.finish_loop(lw, ring, for_op.results[-1])
@@ -201,7 +206,7 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
 
 
 def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
-                once: ir.Value | None) -> ir.Operation:
+                once: ir.Value | None, turns: Turns | None = None) -> ir.Operation:
     """The body's ops. Each product commits one wgmma group; an op that reads a product still
     in flight first waits until that product's group is done (`wgmma.wait_group n`, n the
     groups committed after it, which may run on). The carried values may be products of the
@@ -229,7 +234,11 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
             if staged is None:
                 RULES[op.name](lw, op)
             else:
+                if turns is not None and staged is plan.mmas[-1]:
+                    turns.wait()  # the turn: this product and the next iteration's first
                 _lower_mma(lw, staged, stage, once)
+                if turns is not None and staged is plan.mmas[0]:
+                    turns.pass_on()
                 pending.append(op.results[0])
     if len(pending) > 1:
         # two products would run into the next iteration: their registers are copied into the
