@@ -50,8 +50,9 @@ def attend(q, k, v, acc, row_max, row_sum, batch, head, j, rows, qk_scale, CAUSA
     # in log2 units (exp2(x * qk_scale) = exp(x * scale)); the scale is positive, so the
     # largest scaled score is the largest score scaled, and each exponent is one fma
     new_max = ct.maximum(row_max, ct.max(s, axis=1, keepdims=True) * qk_scale)
-    p = ct.exp2(s * qk_scale - new_max)  # masked scores give 0
-    alpha = ct.exp2(row_max - new_max)  # rescales what was summed under the old maximum
+    # flush_to_zero: the bare ex2 instruction (a probability below 2**-126 counts as 0)
+    p = ct.exp2(s * qk_scale - new_max, flush_to_zero=True)  # masked scores give 0
+    alpha = ct.exp2(row_max - new_max, flush_to_zero=True)  # rescales the old maximum's sums
     row_sum = row_sum * alpha + ct.sum(p, axis=1, keepdims=True)
     acc = ct.mma(p.astype(v.dtype), values.reshape((BN, D)), acc * alpha)
     return acc, new_max, row_sum

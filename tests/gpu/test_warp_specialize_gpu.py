@@ -18,9 +18,13 @@ def rand(*shape):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize(("tile", "threads"), [((128, 256, 64), 384), ((128, 128, 64), 256)])
-@pytest.mark.parametrize(("m", "n", "k", "k2"), [(300, 520, 1000, 200), (129, 300, 64, 1)])
-def test_two_loops_share_one_ring(tile, threads, m, n, k, k2):
+@pytest.mark.parametrize(("tile", "m", "n", "k", "k2", "threads"), [
+    ((128, 256, 64), 300, 520, 1000, 200, 384),  # one ring, the producer warpgroup's
+    ((128, 128, 64), 300, 520, 1000, 200, 256),  # no room past the column sums: thread 0's
+    ((128, 256, 64), 129, 320, 64, 1, 384),  # one iteration each
+    ((128, 256, 64), 129, 300, 64, 40, 256),  # rows of b not 16-byte aligned: no TMA
+])
+def test_two_loops_share_one_ring(tile, m, n, k, k2, threads):
     a, b, a2, b2, bias = rand(m, k), rand(k, n), rand(m, k2), rand(k2, n), rand(m, n)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     kernel = make_two_products(8)

@@ -100,7 +100,10 @@ def _make_math(name: str) -> None:
         rounding = options.get("rounding_mode")
         check_rounding_and_ftz(name, operators.math_unary_dtype(name, x), rounding,
                                options.get("flush_to_zero"), _UNARY_ROUNDING.get(name, ()))
-        return operators.math_unary(name, x, rounding_mode=_mode(rounding))
+        # exp2's flush_to_zero is the bare hardware instruction (ex2.approx.ftz); elsewhere
+        # it is accepted and ignored
+        ftz = True if name == "exp2" and options.get("flush_to_zero") else None
+        return operators.math_unary(name, x, rounding_mode=_mode(rounding), flush_to_zero=ftz)
 
 
 for _name in operators.MATH_UNARY:

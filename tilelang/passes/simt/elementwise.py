@@ -45,6 +45,8 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> None:
 @lowers(*(n for n in semantics.UNARY if n != "tile.isnan"))
 def lower_unary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.UNARY[op.name], dtype_of(op.operands[0].type)
+    if op.name == "tile.exp2" and "flush_to_zero" in op.attributes:
+        fn = scalar_ops.exp2_ftz
     approx = _approx(op)
     _map(lw, op, lambda x: fn(x, dtype, approx=approx))
 

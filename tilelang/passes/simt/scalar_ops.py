@@ -186,6 +186,14 @@ def _exp(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
     return narrow(math.exp(widen(x, dtype), fastmath=flags), dtype)
 
 
+def exp2_ftz(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
+    """`ex2.approx.ftz.f32`: one MUFU.EX2, where the default (subnormal inputs and results
+    kept) costs three more instructions around it (flush_to_zero=True)."""
+    f32 = ir.F32Type.get()
+    fast = llvm.inline_asm(f32, [widen(x, dtype)], "ex2.approx.ftz.f32 $0, $1;", "=f,f")
+    return narrow(fast, dtype)
+
+
 def _tanh(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
     if not approx:
         return narrow(math.tanh(widen(x, dtype)), dtype)

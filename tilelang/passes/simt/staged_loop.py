@@ -158,7 +158,12 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         once_parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.once]
         once = Copies(lw, loop, once_parts, (), plan.once_bytes,
                       arith.addi(offset, const(i64(), ring_bytes)))
-        once.issue(lb, ub, const(i32(), 0))
+        # copied by the loop before (the same tiles, when it ran) and still in place: the
+        # ring lies past every buffer until the last loop (attention's masked key blocks)
+        copied = spec.copied_once(plan.once) if spec is not None else None
+        once.issue(lb, ub if copied is None else arith.select(copied, lb, ub), const(i32(), 0))
+        if spec is not None:
+            spec.record_once(plan.once, lb, ub)
         nvvm.CpAsyncWaitGroupOp(0)
         nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))

@@ -103,6 +103,20 @@ class Specialized:
     count: ir.Value | None = None  # the consumers' iterations so far (None: 0)
     done: int = 0
     consumer: ir.Operation | None = field(default=None, repr=False)  # the scf.if
+    once: tuple[tuple, ir.Value] | None = None  # the last loop's once-copied tiles, and
+    # whether they are in shared memory (it had iterations, or one before it did)
+
+    def copied_once(self, operands: tuple) -> ir.Value | None:
+        """Whether these once-copied tiles are in shared memory already (None: not known)."""
+        if self.once is None or self.once[0] != _once_key(operands):
+            return None
+        return self.once[1]
+
+    def record_once(self, operands: tuple, lb: ir.Value, ub: ir.Value) -> None:
+        ran = arith.cmpi(arith.CmpIPredicate.slt, lb, ub)
+        copied = self.copied_once(operands)
+        self.once = (_once_key(operands),
+                     ran if copied is None else arith.ori(copied, ran))
 
     @property
     def threads(self) -> int:
@@ -135,6 +149,10 @@ class Specialized:
                        tma_ring.barrier_bytes(loop.stages))
         ring.invalidate()
         gpu.barrier()
+
+
+def _once_key(operands: tuple) -> tuple:
+    return tuple((o.load, o.operand, o.offset) for o in operands)
 
 
 def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Specialized | None:
