@@ -161,7 +161,13 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         # copied by the loop before (the same tiles, when it ran) and still in place: the
         # ring lies past every buffer until the last loop (attention's masked key blocks)
         copied = spec.copied_once(plan.once) if spec is not None else None
-        once.issue(lb, ub if copied is None else arith.select(copied, lb, ub), const(i32(), 0))
+        if copied is None:
+            once.issue(lb, ub, const(i32(), 0))
+        else:  # (a copy past the loop's end would fill zeros)
+            missing = arith.xori(copied, arith.constant(copied.type, 1))
+            with ir.InsertionPoint(scf.IfOp(missing, [], has_else=False).then_block):
+                once.issue(lb, ub, const(i32(), 0))
+                scf.YieldOp([])
         if spec is not None:
             spec.record_once(plan.once, lb, ub)
         nvvm.CpAsyncWaitGroupOp(0)
