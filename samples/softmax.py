@@ -6,10 +6,12 @@
   a running maximum and a running sum rescaled whenever the maximum grows (the "online" softmax);
   a second loop writes the result. Two reads and one write.
 
-The math runs in float32 whatever the storage dtype, rounded once on the way out. exp uses the
-hardware approximation (RoundingMode.APPROX, a few ulp of float32) and each row divides once,
-by its sum, then multiplies: with IEEE exp and a division per element the bf16 kernels would be
-bound by arithmetic, not memory, for no difference visible after rounding to bf16.
+The math runs in float32 whatever the storage dtype, rounded once on the way out. exp(x - m)
+is computed as exp2(x * log2(e) - m * log2(e)) with the bare hardware instruction
+(`exp2(..., flush_to_zero=True)`: a few ulp of float32, and results below 2**-126 count as 0),
+and each row divides once, by its sum, then multiplies: with IEEE exp and a division per
+element the bf16 kernels would be bound by arithmetic, not memory, for no difference visible
+after rounding to bf16.
 """
 
 from __future__ import annotations
@@ -23,14 +25,15 @@ from _common import Backend, check, persistent_grid, row_sample_args
 import tilelang as ct
 
 NEG_INF = ct.PaddingMode.NEG_INF
-APPROX = ct.RoundingMode.APPROX
+LOG2_E = 1.4426950408889634
 
 
 @ct.kernel
 def softmax_rows(x, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
     i = ct.bid(0)
     t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
-    e = ct.exp(t - ct.max(t, axis=1, keepdims=True), rounding_mode=APPROX)
+    t = t * LOG2_E  # in log2 units: exp(x - m) = exp2(x * log2(e) - m * log2(e))
+    e = ct.exp2(t - ct.max(t, axis=1, keepdims=True), flush_to_zero=True)
     inverse = 1.0 / ct.sum(e, axis=1, keepdims=True)
     ct.store(out, index=(i, 0), tile=(e * inverse).astype(out.dtype))
 
@@ -39,11 +42,12 @@ def softmax_rows(x, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
 def softmax_looped(x, out, BLOCK: ct.Constant[int]):
     """Rows longer than a tile, two sweeps of BLOCK-wide chunks per row.
 
-    The first sweep keeps a running row maximum m (one block-wide max per chunk) and
-    element-wise running sums s of exp(x - m), rescaled when m grows; one block-wide sum at the
-    end. The second writes exp(x - m) / sum. Each sweep loads its next chunk before it uses the
-    current one, so two chunks are in flight. Blocks stride over the rows, so a grid of a few
-    blocks per SM keeps the rows in flight small enough that the second sweep reads from L2.
+    The first sweep keeps a running row maximum m (one block-wide max per chunk; in log2
+    units, as the exponents) and element-wise running sums s of exp(x - m), rescaled when m
+    grows; one block-wide sum at the end. The second writes exp(x - m) / sum. Each sweep loads
+    its next chunk before it uses the current one, so two chunks are in flight. Blocks stride
+    over the rows, so a grid of a few blocks per SM keeps the rows in flight small enough that
+    the second sweep reads from L2.
     """
     for i in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
         tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
@@ -52,17 +56,17 @@ def softmax_looped(x, out, BLOCK: ct.Constant[int]):
         t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
         for j in range(tiles):
             following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
-            f = t.astype(ct.float32)
+            f = t.astype(ct.float32) * LOG2_E
             new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True))
-            s = s * ct.exp(m - new_m, rounding_mode=APPROX) + \
-                ct.exp(f - new_m, rounding_mode=APPROX)
+            s = s * ct.exp2(m - new_m, flush_to_zero=True) + \
+                ct.exp2(f - new_m, flush_to_zero=True)
             m = new_m
             t = following
         inverse = 1.0 / ct.sum(s, axis=1, keepdims=True)
         t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
         for j in range(tiles):
             following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
-            e = ct.exp(t.astype(ct.float32) - m, rounding_mode=APPROX)
+            e = ct.exp2(t.astype(ct.float32) * LOG2_E - m, flush_to_zero=True)
             ct.store(out, index=(i, j), tile=(e * inverse).astype(out.dtype))
             t = following
 

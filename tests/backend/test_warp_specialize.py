@@ -74,3 +74,18 @@ def test_one_consumer_warpgroup_keeps_its_registers():
     a, b, c = (np.zeros((1000, 1000), BF16) for _ in range(3))
     compiled = ct.compile(make_matmul(4), (a, b, c, 64, 128, 64), arch="sm_90")
     assert compiled.block_threads == 256 and "setmaxnreg" not in compiled.ptx
+
+
+def test_an_operand_with_rows_one_element_apart_is_not_staged():
+    """A K = 1 operand's rows are 2 bytes apart: neither TMA (16-byte row pitches) nor
+    cp.async (16-byte chunks) can copy it, so its loop keeps the general path while the
+    other loop still gets the producer warpgroup."""
+    compiled = ct.compile(make_two_products(8), two_products_args_k(1, (128, 256, 64)),
+                          arch="sm_90")
+    assert compiled.block_threads == 384 and len(compiled.metadata["tensor_maps"]) == 2
+
+
+def two_products_args_k(k2, tile):
+    m, n, k = 129, 320, 64
+    shapes = ((m, k), (k, n), (m, k2), (k2, n), (m, n), (m, n))
+    return (*(np.zeros(s, BF16) for s in shapes), *tile)

@@ -23,6 +23,7 @@ def rand(*shape):
     ((128, 128, 64), 300, 520, 1000, 200, 256),  # no room past the column sums: thread 0's
     ((128, 256, 64), 129, 320, 64, 1, 384),  # one iteration each
     ((128, 256, 64), 129, 300, 64, 40, 256),  # rows of b not 16-byte aligned: no TMA
+    ((128, 256, 64), 129, 300, 64, 1, 256),  # a2's rows one element apart: not staged
 ])
 def test_two_loops_share_one_ring(tile, m, n, k, k2, threads):
     a, b, a2, b2, bias = rand(m, k), rand(k, n), rand(m, k2), rand(k2, n), rand(m, n)

@@ -158,6 +158,19 @@ def test_tma_maps_follow_the_arrays():
               torch.randn(136, 200, device="cuda", dtype=torch.bfloat16))]
     for a, b in [*cases, cases[0]]:
         check(run(a, b, tile), a, b)
+    # the C hot path encodes the maps too (runtime/native/launch.c): after the first launch
+    # registered it, these launches never reach the Python path
+    kernel = KERNELS[8]
+    entry = kernel.native_entry
+    assert entry is not None and len(entry[6]) == 2 * 8  # a's map and b's
+    python_path, original = [], kernel.fast_launch
+    kernel.fast_launch = lambda *args: (python_path.append(args), original(*args))
+    try:
+        for a, b in [*cases, cases[0]]:
+            check(run(a, b, tile), a, b)
+    finally:
+        kernel.fast_launch = original
+    assert python_path == []
 
 
 def test_tma_gemm_replays_in_a_cuda_graph():

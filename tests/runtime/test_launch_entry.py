@@ -42,7 +42,7 @@ python_calls = []
 k.fast_launch = lambda stream, grid, args: python_calls.append(args)  # the Python GPU path
 # what runtime/gpu_launch.py registers for (int32, float32, constant 64), function 0x1000
 plan = b"I" + bytes(7) + b"F" + bytes(7) + b"C" + bytes(7)
-k.native_entry = (0x1000, 128, plan, (64,), 0, 0)
+k.native_entry = (0x1000, 128, plan, (64,), 0, 0, b"")
 
 assert native_module() is not None and ct.launch is launch_module.launch
 ct.launch(0, (3,), k, (5, 1.5, 64))  # the Python launch takes the C hot path, and binds the entry

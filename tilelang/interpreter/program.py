@@ -142,6 +142,8 @@ def _binary(c: _Compiler, op: ir.Operation) -> Step:
 def _unary(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     fn = semantics.UNARY[op.name]
+    if "flush_to_zero" in op.attributes:  # exp2's: as the GPU, results below 2**-126 are 0
+        fn = semantics.flush_to_zero(fn)
 
     def step(env: Env) -> None:
         env[r] = np.asarray(fn(env[a]))

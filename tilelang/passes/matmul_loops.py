@@ -177,7 +177,8 @@ def _is_operand_load(load: ir.Operation | None, body: ir.Block,
     if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
         return False
     dtype, unit, align = parse_array_type(load.operands[0].type)
-    return (len(unit) == 2 and unit[1] and align >= 16 and dtype.itemsize <= 2
+    # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
+    return (len(unit) == 2 and unit[1] and not unit[0] and align >= 16 and dtype.itemsize <= 2
             and tuple(ops.array_attr(load, "order")) in orders
             and ops.str_attr(load, "padding_mode") in ("zero", "undetermined"))
 

@@ -244,7 +244,9 @@ def _stageable(load: ir.Operation) -> bool:
     _, unit, align = parse_array_type(load.operands[0].type)
     shape = shape_of(load.results[0].type)
     order = tuple(ops.array_attr(load, "order"))
-    return bool(unit) and unit[-1] and align >= 16 and order == tuple(range(len(shape))) and \
+    # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
+    return len(unit) >= 2 and unit[-1] and not unit[-2] and align >= 16 and \
+        order == tuple(range(len(shape))) and \
         ops.str_attr(load, "padding_mode") in ("zero", "undetermined") and \
         "steps" not in load.attributes and len(shape) >= 2 and \
         all(d == 1 for d in shape[:-2])

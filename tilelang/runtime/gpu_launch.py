@@ -21,6 +21,7 @@ from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.launcher import Launcher
 from tilelang.runtime.native_launch import native_module
 from tilelang.runtime.streams import stream_device, stream_handle
+from tilelang.runtime.tensor_maps import native_plan
 
 MAX_FAST_ENTRIES = 4096
 
@@ -80,8 +81,11 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
     """What the native hot path checks and launches for this specialization, or None when
     these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
     native = native_module()
-    if native is None or not hasattr(native, "fast") or launcher.maps is not None:
-        return None  # (the C path does not build TMA tensor maps)
+    if native is None or not hasattr(native, "fast"):
+        return None
+    maps = native_plan(launcher.maps.specs) if launcher.maps is not None else b""
+    if maps is None:
+        return None
     plan, constants = bytearray(), []
     for param, spec, arg in zip(kernel.params, signature, args, strict=True):
         record = _plan_record(spec, arg, isinstance(param.kind, kinds.Scalar))
@@ -92,7 +96,7 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
             constants.append(arg)
     loaded = launcher.loaded
     return (loaded.handle, launcher.launch_word, bytes(plan), tuple(constants), loaded.device,
-            loaded.context)
+            loaded.context, maps)
 
 
 def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:

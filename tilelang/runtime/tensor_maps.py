@@ -48,6 +48,21 @@ class TensorMaps:
             ctypes.memmove(address + MAP_BYTES * i, data, MAP_BYTES)
 
 
+def native_plan(specs: list[tuple]) -> bytes | None:
+    """What the C hot path (runtime/native/launch.c, fast()) reads of TensorMaps.specs: 8 bytes
+    a map (pointer parameter, CUtensorMapDataType, element size, 0, box columns and rows as
+    little-endian uint16); None when it cannot take them."""
+    out = bytearray()
+    for param, _, dtype, box_cols, box_rows in specs:
+        type_name, itemsize = _TYPES[dtype]
+        if param > 255 or box_cols > 0xFFFF or box_rows > 0xFFFF:
+            return None
+        code = int(getattr(driver.CUtensorMapDataType, type_name))
+        out += bytes([param, code, itemsize, 0]) + box_cols.to_bytes(2, "little") + \
+            box_rows.to_bytes(2, "little")
+    return bytes(out)
+
+
 def encode(key: tuple, param: int) -> bytes:
     """The 128 bytes of one map: key = (dtype, box columns, box rows, pointer, *extents,
     *strides), strides in elements, outermost dimension first (the launch values)."""

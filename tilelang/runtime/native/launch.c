@@ -14,7 +14,12 @@
  *   reads each torch tensor through PyTorch's DLPack C exchange API (no Python calls), checks
  *   that every argument matches what `entry` was compiled for, packs and launches. Anything
  *   else (another specialization, another array type, a CPU tensor) returns NotImplemented
- *   and Python takes over. entry = (function, block, plan, constants, device, context), where
+ *   and Python takes over. entry = (function, block, plan, constants, device, context, maps),
+ *   maps holding 8 bytes per TMA tensor map the kernel takes after its own parameters
+ *   (runtime/tensor_maps.py encodes the same maps in Python): the parameter index of the
+ *   array's pointer, the CUtensorMapDataType, the element size, 0, box columns and rows
+ *   (little-endian uint16 each); each map is encoded at every launch (a host-only driver call)
+ *   and passed by value. In entry,
  *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64 beyond
  *   int32, 'W' any int64 (ScalarInt64), 'F' float32, 'C' constant), then for arrays the
  *   DLPack dtype code and bits, ndim, unit-stride mask, alignment in bytes and 1 when the
@@ -78,7 +83,10 @@ static const ExchangeAPI *exchange_api(PyObject *obj) {
 typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                          unsigned, void *, void **, void **);
 typedef int (*context_fn)(void *);
+typedef int (*encode_fn)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
+                         const uint32_t *, const uint32_t *, int, int, int, int);
 static launch_fn cu_launch = NULL;
+static encode_fn cu_encode = NULL; /* cuTensorMapEncodeTiled; NULL: maps go through Python */
 static context_fn cu_push = NULL, cu_pop = NULL; /* cuCtxPopCurrent takes a CUcontext* */
 
 #define CUDA_ERROR_INVALID_CONTEXT 201 /* no context current: a new thread */
@@ -107,6 +115,9 @@ static int load_driver(void) {
         cu_push = (context_fn)dlsym(lib, "cuCtxPushCurrent_v2");
         cu_pop = (context_fn)dlsym(lib, "cuCtxPopCurrent_v2");
     }
+    if (get_proc == NULL ||
+        get_proc("cuTensorMapEncodeTiled", (void **)&cu_encode, version, 0, &status))
+        cu_encode = (encode_fn)dlsym(lib, "cuTensorMapEncodeTiled");
     if (cu_launch == NULL || cu_push == NULL || cu_pop == NULL) {
         cu_launch = NULL;
         PyErr_SetString(PyExc_RuntimeError, "cannot find cuLaunchKernel in libcuda.so.1");
@@ -236,8 +247,75 @@ static int same_constant(PyObject *a, PyObject *b) {
     return PyObject_RichCompareBool(a, b, Py_EQ) == 1;
 }
 
+#define MAP_BYTES 128
+#define MAX_MAPS 16
+/* CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B; no interleave, no NaN fill */
+#define SWIZZLE_128B 3
+#define L2_256B 3
+
+typedef struct { uint64_t data; const int64_t *shape, *strides; int ndim; } ArrayFacts;
+
+/* The map `spec` (8 bytes, see fast()) of the array at `facts`, as runtime/tensor_maps.py's
+   encode(): extents innermost first (at least 1), row pitches in bytes (a dimension of extent
+   1 gets the smallest 16-byte multiple past what it spans). 0, or -1 when it cannot. */
+static int encode_map(const unsigned char *spec, const ArrayFacts *facts, void *out) {
+    int rank = facts->ndim, itemsize = spec[2];
+    if (rank < 1 || rank > 5 || cu_encode == NULL) return -1;
+    uint64_t dims[5], pitches[4];
+    uint32_t box[5], strides[5];
+    uint64_t span;
+    for (int d = 0; d < rank; d++) {
+        int64_t extent = facts->shape[rank - 1 - d];
+        dims[d] = extent > 1 ? (uint64_t)extent : 1;
+        box[d] = 1;
+        strides[d] = 1;
+    }
+    box[0] = (uint32_t)(spec[4] | (spec[5] << 8));
+    if (rank > 1) box[1] = (uint32_t)(spec[6] | (spec[7] << 8));
+    span = dims[0] * (uint64_t)itemsize;
+    for (int d = 1; d < rank; d++) {
+        int64_t extent = facts->shape[rank - 1 - d], stride = facts->strides[rank - 1 - d];
+        uint64_t pitch = extent > 1 ? (uint64_t)stride * itemsize : (span + 15) / 16 * 16;
+        pitches[d - 1] = pitch;
+        uint64_t reach = pitch * (uint64_t)(extent > 1 ? extent : 1);
+        if (reach > span) span = reach;
+    }
+    return cu_encode(out, spec[1], (unsigned)rank, (void *)(uintptr_t)facts->data, dims,
+                     pitches, box, strides, 0, SWIZZLE_128B, L2_256B, 0) == 0 ? 0 : -1;
+}
+
+/* Encoded maps by (spec, array): encoding takes the driver microseconds, a lookup far less. */
+#define CACHED_MAPS 64
+typedef struct {
+    unsigned char spec[8]; uint64_t data; int ndim; int64_t shape[5], strides[5];
+    _Alignas(64) unsigned char map[MAP_BYTES];
+} CachedMap;
+static CachedMap cached_maps[CACHED_MAPS];
+static int cached_count = 0, cached_next = 0;
+
+static const unsigned char *lookup_map(const unsigned char *spec, const ArrayFacts *facts) {
+    int rank = facts->ndim;
+    if (rank < 1 || rank > 5) return NULL;
+    for (int i = 0; i < cached_count; i++) {
+        CachedMap *c = &cached_maps[i];
+        if (c->data == facts->data && c->ndim == rank && memcmp(c->spec, spec, 8) == 0 &&
+            memcmp(c->shape, facts->shape, 8 * rank) == 0 &&
+            memcmp(c->strides, facts->strides, 8 * rank) == 0) return c->map;
+    }
+    CachedMap *c = &cached_maps[cached_next];
+    if (encode_map(spec, facts, c->map) < 0) return NULL;
+    memcpy(c->spec, spec, 8);
+    c->data = facts->data;
+    c->ndim = rank;
+    memcpy(c->shape, facts->shape, 8 * rank);
+    memcpy(c->strides, facts->strides, 8 * rank);
+    cached_next = (cached_next + 1) % CACHED_MAPS;
+    if (cached_count < CACHED_MAPS) cached_count++;
+    return c->map;
+}
+
 static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyTuple_CheckExact(argv[0]) || PyTuple_GET_SIZE(argv[0]) != 6 ||
+    if (nargs != 4 || !PyTuple_CheckExact(argv[0]) || PyTuple_GET_SIZE(argv[0]) != 7 ||
         !PyTuple_CheckExact(argv[3])) MISS;
     PyObject *entry = argv[0], *stream_obj = argv[1], *grid = argv[2], *args = argv[3];
     long device = PyLong_AsLong(PyTuple_GET_ITEM(entry, 4));
@@ -245,9 +323,15 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
     Py_ssize_t count = PyBytes_GET_SIZE(PyTuple_GET_ITEM(entry, 2)) / 8;
     PyObject *constants = PyTuple_GET_ITEM(entry, 3);
     if (PyTuple_GET_SIZE(args) != count || !PyTuple_CheckExact(grid)) MISS;
+    const char *maps = PyBytes_AS_STRING(PyTuple_GET_ITEM(entry, 6));
+    Py_ssize_t map_count = PyBytes_GET_SIZE(PyTuple_GET_ITEM(entry, 6)) / 8;
     uint64_t slots[MAX_PARAMS];
     void *params[MAX_PARAMS];
+    ArrayFacts facts[MAX_PARAMS]; /* by the parameter index of an array's pointer */
+    unsigned char is_array[MAX_PARAMS];
     int n = 0, next_constant = 0;
+    memset(is_array, 0, sizeof is_array);
+    if (map_count > MAX_MAPS) MISS;
     for (Py_ssize_t i = 0; i < count; i++) {
         const unsigned char *p = (const unsigned char *)plan + 8 * i;
         PyObject *arg = PyTuple_GET_ITEM(args, i);
@@ -267,6 +351,9 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
                 if (t.strides[d] == 1 || t.shape[d] == 1) mask |= 1u << d;
             if (mask != p[4] || alignment_of(&t, data) != p[5]) MISS;
             if (p[6] && !fits_int32(&t)) MISS;
+            facts[n].data = data; facts[n].shape = t.shape; facts[n].strides = t.strides;
+            facts[n].ndim = t.ndim;
+            is_array[n] = 1;
             slots[n] = data; params[n] = &slots[n]; n++;
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.shape[d], 8); params[n] = &slots[n]; n++; }
             for (int d = 0; d < t.ndim; d++) { memcpy(&slots[n], &t.strides[d], 8); params[n] = &slots[n]; n++; }
@@ -313,6 +400,20 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
         long v = PyLong_AsLong(d);
         if (v <= 0 || v > 0x7fffffffL) { PyErr_Clear(); MISS; }
         dims[i] = (unsigned)v;
+    }
+    /* the driver copies the parameters at launch: the cache's entries may move on after */
+    _Alignas(64) unsigned char map_values[MAX_MAPS][MAP_BYTES];
+    if (map_count > 0 && (load_driver() < 0 || n + map_count > MAX_PARAMS)) {
+        PyErr_Clear();
+        MISS;
+    }
+    for (Py_ssize_t m = 0; m < map_count; m++) {
+        const unsigned char *spec = (const unsigned char *)maps + 8 * m;
+        const unsigned char *map = spec[0] < n && is_array[spec[0]] ?
+            lookup_map(spec, &facts[spec[0]]) : NULL;
+        if (map == NULL) MISS;
+        memcpy(map_values[m], map, MAP_BYTES);
+        params[n++] = map_values[m];
     }
     void *function = PyLong_AsVoidPtr(PyTuple_GET_ITEM(entry, 0));
     uint64_t block = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(entry, 1));
