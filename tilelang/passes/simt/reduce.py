@@ -86,13 +86,9 @@ def lower_reduce(lw: Lowering, op: ir.Operation) -> None:
     values: list[Values] = []
     for j in range(1 << len(kept)):  # result register j
         base = _scatter_bits(j, kept)
-        acc: Values | None = None
-        for m in range(1 << len(combined)):
-            r = base | _scatter_bits(m, combined)
-            here = [reg[r] for reg in regs]
-            acc = here if acc is None else combine(acc, here)
-        assert acc is not None
-        values.append(acc)
+        here = [[reg[base | _scatter_bits(m, combined)] for reg in regs]
+                for m in range(1 << len(combined))]
+        values.append(_pairwise(combine, here))
     for bit in _roles(layout, "lane", axes, "reduced"):
         values = [combine(v, [shuffle(x, 1 << bit, "xor") for x in v]) for v in values]
     out_layout = _layout(op.results[0].type)
@@ -101,6 +97,16 @@ def lower_reduce(lw: Lowering, op: ir.Operation) -> None:
     for k, result in enumerate(op.results):
         lw.set(result, Distributed(tuple(v[k] for v in values), out_layout,
                                    dtype_of(result.type), shape_of(result.type)))
+
+
+def _pairwise(combine: Combiner, items: list[Values]) -> Values:
+    """Neighbours combined in rounds (a tree, log2(n) deep), in order: a thread's registers
+    are independent, and a chain of n dependent combines would leave the warp waiting on each
+    (a row of 32 in flash attention's softmax)."""
+    while len(items) > 1:
+        paired = [combine(items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
+        items = paired + ([items[-1]] if len(items) % 2 else [])
+    return items[0]
 
 
 def _across_warps(lw: Lowering, layout: LinearLayout, out_layout: LinearLayout,
