@@ -24,6 +24,7 @@ stage the ring then refills: D = stages - 2.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm, nvvm, scf, vector
@@ -187,13 +188,15 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         stage = ring.wait_full(count)
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
-        terminator = _lower_body(lw, plan, body, stage, once_base, turns)
+        # each warpgroup releases the stage of `count - 1` as soon as the products that read
+        # it are known done (attention: at the wait for this iteration's scores)
+        def release(count=count) -> None:
+            ring.release(arith.subi(count, const(i32(), 1)),
+                         arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
+        terminator = _lower_body(lw, plan, body, stage, once_base, turns, release)
         # before the copies below rebind the induction variable and the loads' indices to
         # a later iteration's (a yielded one must keep this iteration's)
         yielded = flat_operands(lw, list(terminator.operands))
-        nvvm.WgmmaWaitGroupSyncOp(len(plan.mmas))  # the products of `count - 1` retired
-        ring.release(arith.subi(count, const(i32(), 1)),
-                     arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
         if spec is None:
             ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
             ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
@@ -217,11 +220,13 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
 
 
 def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
-                once: ir.Value | None, turns: Turns | None = None) -> ir.Operation:
+                once: ir.Value | None, turns: Turns | None = None,
+                retired: Callable[[], None] | None = None) -> ir.Operation:
     """The body's ops. Each product commits one wgmma group; an op that reads a product still
     in flight first waits until that product's group is done (`wgmma.wait_group n`, n the
     groups committed after it, which may run on). The carried values may be products of the
-    previous iteration, in flight in the order they were committed."""
+    previous iteration, in flight in the order they were committed; `retired` is emitted where
+    the last of them is known done (the previous iteration's stage is free from there)."""
     skipped = plan.skipped
     terminator = list(body.operations)[-1].operation
     order = [m.mma.results[0] for m in plan.mmas]  # commit order within an iteration
@@ -229,6 +234,10 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
     carried = [(order.index(v), arg) for arg, v in zip(list(body.arguments)[1:], yielded,
                                                        strict=True) if v in order]
     pending = [arg for _, arg in sorted(carried, key=lambda pair: pair[0])]
+    previous = set(pending)
+    if retired is not None and not previous:
+        retired()
+        retired = None
     for op in list(body.operations)[:-1]:
         op = op.operation
         if op in skipped:
@@ -241,6 +250,9 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
             last = max(waited)
             nvvm.WgmmaWaitGroupSyncOp(len(pending) - 1 - last)
             pending = pending[last + 1:]
+            if retired is not None and not previous.intersection(pending):
+                retired()
+                retired = None
         with op.location:
             if staged is None:
                 RULES[op.name](lw, op)
@@ -257,6 +269,9 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
         # instruction reads the accumulator of one still running (one alone is carried in
         # place: attention's acc, a K loop's accumulator)
         nvvm.WgmmaWaitGroupSyncOp(0)
+    if retired is not None:  # a carried product no op of the body read
+        nvvm.WgmmaWaitGroupSyncOp(len(pending))
+        retired()
     return terminator
 
 
