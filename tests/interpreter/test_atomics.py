@@ -227,33 +227,51 @@ def test_atomic_add_2d_broadcast(it, rng, dtype):
 
 
 @ct.kernel
-def ordered_histogram(data, hist, ORDER: ct.Constant, SCOPE: ct.Constant):
+def ordered_histogram(data, hist, flags, ORDER: ct.Constant, SCOPE: ct.Constant):
     bins = ct.load(data, (ct.bid(0),), (64,), padding_mode=ct.PaddingMode.NEG_INF)
     old = ct.atomic_add(hist, bins, 2, memory_order=ORDER, memory_scope=SCOPE)
-    for _ in range(2):  # twice the same value: no net change, whatever the order
-        ct.atomic_xor(hist, bins, old, memory_order=ORDER, memory_scope=SCOPE)
+    # XORs commute with each other, not with the adds: on an array of their own, twice the
+    # same value leaves it 0 whatever order the blocks run in
+    for _ in range(2):
+        ct.atomic_xor(flags, bins, old, memory_order=ORDER, memory_scope=SCOPE)
 
 
 @pytest.mark.parametrize("order", [o for o in ct.MemoryOrder if o is not ct.MemoryOrder.WEAK])
 @pytest.mark.parametrize("scope", [s for s in ct.MemoryScope if s is not ct.MemoryScope.NONE])
 def test_memory_orders_and_scopes(it, rng, order, scope):
     data = rng.integers(0, 9, 200).astype(np.int32)
-    hist = np.zeros(9, np.int32)
-    it.launch(ordered_histogram, (cdiv(200, 64),), data, hist, order, scope)
+    hist, flags = np.zeros(9, np.int32), np.zeros(9, np.int32)
+    it.launch(ordered_histogram, (cdiv(200, 64),), data, hist, flags, order, scope)
     it.assert_same(hist, (np.bincount(data, minlength=9) * 2).astype(np.int32))
+    it.assert_same(flags, np.zeros(9, np.int32))
 
 
 def test_ptx_of_orders_and_scopes():
-    """The GPU code brackets the relaxed atomics with fences at the requested scope (a compile
-    check: it runs in the CPU tier only)."""
+    """The GPU code brackets the relaxed atomics with fences at the requested scope: one before
+    each run of atomics for a release, one after for an acquire, both for acq_rel, none for
+    relaxed (a compile check: it runs in the CPU tier only)."""
     data, hist = np.zeros(64, np.int32), np.zeros(9, np.int32)
-    cases = {(ct.MemoryOrder.RELAXED, ct.MemoryScope.DEVICE): [],
-             (ct.MemoryOrder.ACQ_REL, ct.MemoryScope.BLOCK): ["fence.acq_rel.cta"] * 6,
-             (ct.MemoryOrder.RELEASE, ct.MemoryScope.SYS): ["fence.acq_rel.sys"] * 3,
-             (ct.MemoryOrder.ACQUIRE, ct.MemoryScope.DEVICE): ["fence.acq_rel.gpu"] * 3}
-    for (order, scope), fences in cases.items():
-        ptx = ct.compile(ordered_histogram, (data, hist, order, scope), arch="sm_90").ptx
+    flags = np.zeros(9, np.int32)
+    cases = {(ct.MemoryOrder.RELAXED, ct.MemoryScope.DEVICE): (None, False, False),
+             (ct.MemoryOrder.ACQ_REL, ct.MemoryScope.BLOCK): ("fence.acq_rel.cta;", True, True),
+             (ct.MemoryOrder.RELEASE, ct.MemoryScope.SYS): ("fence.acq_rel.sys;", True, False),
+             (ct.MemoryOrder.ACQUIRE, ct.MemoryScope.DEVICE): ("fence.acq_rel.gpu;", False, True)}
+    for (order, scope), (fence, before, after) in cases.items():
+        ptx = ct.compile(ordered_histogram, (data, hist, flags, order, scope), arch="sm_90").ptx
         lines = [line.split()[0] for line in ptx.splitlines() if line.strip()]
-        assert [s for s in lines if s.startswith("fence")] == [f + ";" for f in fences]
+        seq = [x for x in lines if x.startswith(("fence", "atom"))]
+        assert all(x == fence for x in seq if x.startswith("fence")), order
         assert "atom.global.add.u32" in ptx and "atom.global.xor.b32" in ptx
-        assert ct.compile(ordered_histogram, (data, hist, order, scope), arch="sm_80").resources()
+        if fence is None:
+            continue
+        runs = [i for i, x in enumerate(seq) if x.startswith("atom") and
+                (i == 0 or not seq[i - 1].startswith("atom"))]
+        ends = [i for i, x in enumerate(seq) if x.startswith("atom") and
+                (i + 1 == len(seq) or not seq[i + 1].startswith("atom"))]
+        assert len(runs) == 3, order  # the add, then each xor
+        if before:
+            assert all(i > 0 and seq[i - 1] == fence for i in runs), order
+        if after:
+            assert all(i + 1 < len(seq) and seq[i + 1] == fence for i in ends), order
+        assert ct.compile(ordered_histogram, (data, hist, flags, order, scope),
+                          arch="sm_80").resources()
