@@ -72,26 +72,33 @@ class Config:
     group: int = 0  # > 0: a 1-D grid walked in groups of this many block rows (L2 reuse)
     split: int = 1  # > 1: split-K into a float32 workspace of `split` partial products
     occupancy: int = 0  # > 0: the kernel's occupancy hint (a shallower ring, blocks per SM)
+    persistent: bool = False  # one block per SM walking the tiles (in groups of `group` rows)
 
     @property
     def label(self) -> str:
         return f"{self.bm}x{self.bn}x{self.bk}w{self.warps}" + \
             (f"g{self.group}" if self.group else "") + \
             (f"k{self.split}" if self.split > 1 else "") + \
-            (f"o{self.occupancy}" if self.occupancy else "")
+            (f"o{self.occupancy}" if self.occupancy else "") + ("p" if self.persistent else "")
 
     def fits(self, m: int, n: int, k: int) -> bool:
         """Skinny tiles (BM < 64) are only tried on skinny problems (M <= 256), split-K on
-        those whose plain grid is short of blocks, with at least one K tile per range."""
+        those whose plain grid is short of blocks, with at least one K tile per range, a
+        persistent grid where there are more tiles than SMs."""
+        blocks = ct.cdiv(m, self.bm) * ct.cdiv(n, self.bn)
         if self.split > 1:
-            blocks = ct.cdiv(m, self.bm) * ct.cdiv(n, self.bn)
             return m <= 256 and blocks < SPLIT_BELOW_BLOCKS and self.split <= ct.cdiv(k, self.bk)
+        if self.persistent:  # only where there are more tiles than SMs
+            return blocks > multiprocessors()
         return self.bm >= 64 or m <= 256
 
 
 CONFIGS = tuple(Config(*c) for c in (
     # wgmma on sm_90 (passes/matmul_loops.py); mma.sync elsewhere
     (128, 256, 64, 8), (128, 256, 64, 8, 8), (256, 128, 64, 8), (128, 128, 64, 8),
+    # persistent: one block per SM walks the tiles; on sm_90 the producer warpgroup's ring
+    # runs on from tile to tile, filling the next tile's stages during this one's epilogue
+    (128, 256, 64, 8, 8, 1, 0, True), (128, 128, 64, 8, 8, 1, 0, True),
     (128, 128, 64, 8, 8), (64, 256, 64, 4), (64, 128, 64, 4), (64, 64, 64, 4), (64, 64, 128, 4),
     # split-K for skinny M: S ranges of K per output tile. The staged ring takes most of
     # shared memory (one block per SM), so S that fills the 132 SMs in whole waves wins:
@@ -135,9 +142,44 @@ def launch_args(a, b, c, config: Config) -> tuple:
     return (a, b, c, config.bm, config.bn, config.bk, last)
 
 
+@ct.kernel
+def persistent_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                      BK: ct.Constant[int], GROUP: ct.Constant[int]):
+    """`matmul`'s grouped order, with a grid of one block per SM walking the tiles."""
+    tiles_m = ct.num_tiles(c, axis=0, shape=(BM, BN))
+    per_group = GROUP * ct.num_tiles(c, axis=1, shape=(BM, BN))
+    zero = ct.PaddingMode.ZERO
+    for pid in range(ct.bid(0), tiles_m * ct.num_tiles(c, axis=1, shape=(BM, BN)),
+                     ct.num_blocks(0)):
+        first = (pid // per_group) * GROUP
+        rows = min(tiles_m - first, GROUP)
+        i = first + (pid % per_group) % rows
+        j = (pid % per_group) // rows
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+            x = ct.load(a, index=(i, k), shape=(BM, BK), padding_mode=zero)
+            w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
+            acc = ct.mma(x, w, acc)
+        ct.store(c, index=(i, j), tile=acc.astype(c.dtype))
+
+
 def kernel_of(config: Config):
     """The kernel of the configuration's K loop (split-K: the partial products)."""
+    if config.persistent:
+        return persistent_matmul
     return splitk_gemm.partial_products if config.split > 1 else matmul
+
+
+def multiprocessors() -> int:
+    """The device's SMs (132 on the H100 SXM) without a GPU (dry runs)."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_properties(0).multi_processor_count
+    except ImportError:
+        pass
+    return 132
 
 
 def reduce_args(ws, c, config: Config) -> tuple:
@@ -147,6 +189,8 @@ def reduce_args(ws, c, config: Config) -> tuple:
 
 
 def grid(m: int, n: int, config: Config) -> tuple[int, ...]:
+    if config.persistent:
+        return (min(ct.cdiv(m, config.bm) * ct.cdiv(n, config.bn), multiprocessors()),)
     if config.split > 1:
         return ct.cdiv(m, config.bm), ct.cdiv(n, config.bn), config.split
     if config.group:
@@ -475,16 +519,20 @@ def parse_shapes(text: str) -> tuple[tuple[int, int, int], ...]:
 
 
 def parse_configs(text: str) -> tuple[Config, ...]:
-    """'all' or BMxBNxBKwW[gG][kS][oO] (warps default 4; gG: grouped order; kS: split-K, S
-    partial products in a float32 workspace, then summed; oO: occupancy hint O), comma-separated."""
+    """'all' or BMxBNxBKwW[gG][kS][oO][p] (warps default 4; gG: grouped order; kS: split-K, S
+    partial products in a float32 workspace, then summed; oO: occupancy hint O; p: persistent,
+    one block per SM walking the tiles, in groups of G rows, default 8), comma-separated."""
     if text.strip() == "all":
         return CONFIGS
     configs = []
     for part in text.split(","):
-        found = re.fullmatch(r"(.+?)(?:g(\d+))?(?:k(\d+))?(?:o(\d+))?", part.strip())
-        tile = sweep.parse_tiles(found.group(1), 3, "BMxBNxBKwW[gG][kS][oO]", "64x64x64w4k4")[0]
-        configs.append(Config(*tile, int(found.group(2) or 0), int(found.group(3) or 1),
-                              int(found.group(4) or 0)))
+        found = re.fullmatch(r"(.+?)(?:g(\d+))?(?:k(\d+))?(?:o(\d+))?(p)?", part.strip())
+        tile = sweep.parse_tiles(found.group(1), 3, "BMxBNxBKwW[gG][kS][oO][p]",
+                                 "64x64x64w4k4")[0]
+        persistent = found.group(5) is not None
+        group = int(found.group(2) or (8 if persistent else 0))
+        configs.append(Config(*tile, group, int(found.group(3) or 1), int(found.group(4) or 0),
+                              persistent))
     return tuple(configs)
 
 

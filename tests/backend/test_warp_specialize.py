@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import make_matmul, make_two_products
+from tilelang.testing.kernels import make_matmul, make_persistent_matmul, make_two_products
 
 BF16 = ml_dtypes.bfloat16
 
@@ -89,3 +89,17 @@ def two_products_args_k(k2, tile):
     m, n, k = 129, 320, 64
     shapes = ((m, k), (k, n), (m, k2), (k2, n), (m, n), (m, n))
     return (*(np.zeros(s, BF16) for s in shapes), *tile)
+
+
+@pytest.mark.parametrize(("tile", "stages"), [((128, 256, 64), 3), ((128, 128, 64), 6)])
+def test_a_persistent_kernel_keeps_one_ring_across_its_tiles(tile, stages):
+    """The K loop sits in a loop over tiles: the producer replays that loop (its bounds and the
+    tile indices, lowered again), the ring's count runs on from tile to tile, and the ring lies
+    past the epilogue's conversion buffer (64 KB at 128 x 256 bf16), so it holds fewer stages
+    than the plain kernel's 4 at 128 x 256; its barriers are invalidated once, after the tiles."""
+    a = np.zeros((1000, 1000), BF16)
+    compiled = ct.compile(make_persistent_matmul(8), (a, a, a, *tile, 8), arch="sm_90")
+    ptx = compiled.ptx
+    assert compiled.block_threads == 384 and ptx.count("setmaxnreg") == 2
+    assert ptx.count("mbarrier.inval") == 2 * stages
+    assert compiled.resources().spill_stores == 0

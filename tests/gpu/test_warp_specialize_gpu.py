@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import make_matmul, make_two_products
+from tilelang.testing.kernels import make_matmul, make_persistent_matmul, make_two_products
 
 torch = pytest.importorskip("torch")
 
@@ -57,3 +57,20 @@ def test_gemm_with_and_without_the_producer_warpgroup(monkeypatch, specialize, m
     torch.cuda.synchronize()
     assert not c.isnan().any(), "every element is written"
     torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tile", [(128, 256, 64), (128, 128, 64)])
+@pytest.mark.parametrize(("m", "n", "k", "blocks"), [(1000, 1000, 1000, 7), (300, 520, 72, 132),
+                                                     (129, 2000, 1000, 1)])
+def test_persistent_gemm(tile, m, n, k, blocks):
+    """Fewer blocks than tiles (each walks several, the ring running on across them), more
+    blocks than tiles (some walk none), and one block doing everything."""
+    a, b = rand(m, k), rand(k, n)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel = make_persistent_matmul(8)
+    ct.launch(torch.cuda.current_stream(), (blocks,), kernel, (a, b, c, *tile, 8))
+    torch.cuda.synchronize()
+    assert not c.isnan().any(), "every element is written"
+    torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)
+    assert ct.compile(kernel, (a, b, c, *tile, 8), arch="sm_90").block_threads == 384

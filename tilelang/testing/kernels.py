@@ -66,3 +66,30 @@ def make_two_products(num_warps: int = 8) -> ct.Kernel:
         ct.store(c, (i, j), (acc + col).astype(c.dtype))
 
     return two_products
+
+
+def make_persistent_matmul(num_warps: int = 8) -> ct.Kernel:
+    """c = a @ b with a grid of any size walking the (BM, BN) tiles of c (a persistent kernel:
+    tile t, t + num_blocks, ...), in groups of GROUP block rows for L2 reuse; float32
+    accumulation. On sm_90 its K loop runs on the producer warpgroup's ring, whose count runs
+    on from tile to tile (simt/warp_specialize.py)."""
+
+    @ct.kernel(num_warps=num_warps)
+    def persistent_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                          BK: ct.Constant[int], GROUP: ct.Constant[int]):
+        tiles_m = ct.num_tiles(c, axis=0, shape=(BM, BN))
+        tiles_n = ct.num_tiles(c, axis=1, shape=(BM, BN))
+        for t in range(ct.bid(0), tiles_m * tiles_n, ct.num_blocks(0)):
+            per_group = GROUP * tiles_n
+            first = (t // per_group) * GROUP
+            rows = min(tiles_m - first, GROUP)
+            i = first + (t % per_group) % rows
+            j = (t % per_group) // rows
+            acc = ct.zeros((BM, BN), ct.float32)
+            for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+                x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+                y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+                acc = ct.mma(x, y, acc)
+            ct.store(c, (i, j), acc.astype(c.dtype))
+
+    return persistent_matmul

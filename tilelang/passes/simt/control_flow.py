@@ -45,6 +45,10 @@ def lower_for(lw: Lowering, op: ir.Operation) -> None:
         lw.uses_wgmma = True
         lower_staged_body(lw, staged)
         return
+    spec = lw.specialized
+    if spec is not None and spec.tile_loop is not None and spec.tile_loop == op:
+        _lower_tile_loop(lw, op, spec)
+        return
     lb, ub, step, *inits = list(op.operands)
     loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step), flat_operands(lw, inits))
     body = op.regions[0].blocks[0]
@@ -54,6 +58,24 @@ def lower_for(lw: Lowering, op: ir.Operation) -> None:
     with ir.InsertionPoint(loop.body):
         scf.YieldOp(flat_operands(lw, list(terminator.operands)))
     bind(lw, list(op.results), list(loop.results))
+
+
+def _lower_tile_loop(lw: Lowering, op: ir.Operation, spec) -> None:
+    """A persistent kernel's loop over tiles around the ring loops (simt/warp_specialize.py):
+    the ring's iteration count runs on from one tile to the next, carried by the loop."""
+    lb, ub, step, *inits = list(op.operands)
+    loop = scf.ForOp(lw.get(lb), lw.get(ub), lw.get(step),
+                     [*flat_operands(lw, inits), spec.start_count()])
+    body = op.regions[0].blocks[0]
+    lw.set(body.arguments[0], loop.induction_variable)
+    *carried, spec.count = list(loop.inner_iter_args)
+    bind(lw, list(body.arguments)[1:], carried)
+    terminator = _lower_body(lw, body, loop.body)
+    with ir.InsertionPoint(loop.body):
+        scf.YieldOp([*flat_operands(lw, list(terminator.operands)), spec.count])
+    *results, spec.count = list(loop.results)
+    bind(lw, list(op.results), results)
+    spec.settle(lw, spec.ring(lw, spec.loops[-1]))
 
 
 @lowers("scf.if")

@@ -26,11 +26,15 @@ last loop may reuse it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, nvvm, scf
 
+from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
+from tilelang.dialect import dtype_of
+from tilelang.dialect.types import shape_of
 from tilelang.layout import wgmma
 from tilelang.passes.ir_utils import defining_op, kernel_occupancy, name, walk_ops
 from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
@@ -43,6 +47,7 @@ from tilelang.passes.simt.values import i32, i64
 from tilelang.passes.staged_loops import StagedLoop, staged_loop
 
 PRODUCER_WARPS = wgmma.WARPGROUP
+MIN_TILE_LOOP_STAGES = 3  # fewer, and the copies run too little ahead to pay
 PRODUCER_REGS = 40  # the producer's loop needs few; what CUTLASS gives its producer
 REGISTER_FILE = 65536  # 32-bit registers per SM (and per block)
 CONSUMER_BARRIER = 1  # named barrier id of the consumer warps (0 is the block's)
@@ -99,6 +104,8 @@ class Specialized:
 
     loops: list[RingLoop]
     num_warps: int
+    tile_loop: ir.Operation | None = None  # the top-level loop the ring loops sit in, if any
+    top: tuple[ir.Operation, ...] = ()  # top-level scalar ops the producer lowers first
     offset: ir.Value | None = None  # the ring's byte offset: a constant set after the loops
     count: ir.Value | None = None  # the consumers' iterations so far (None: 0)
     done: int = 0
@@ -107,8 +114,10 @@ class Specialized:
     # whether they are in shared memory (it had iterations, or one before it did)
 
     def copied_once(self, operands: tuple) -> ir.Value | None:
-        """Whether these once-copied tiles are in shared memory already (None: not known)."""
-        if self.once is None or self.once[0] != _once_key(operands):
+        """Whether these once-copied tiles are in shared memory already (None: not known; in a
+        tile loop the same load reads another tile each time)."""
+        if self.tile_loop is not None or self.once is None or \
+                self.once[0] != _once_key(operands):
             return None
         return self.once[1]
 
@@ -140,8 +149,12 @@ class Specialized:
         settled (past every buffer used so far) and its barriers are invalidated."""
         self.count, self.done = count, self.done + 1
         gpu.barrier()  # every consumer is past its last wait (a once-copied operand is free)
-        if self.done < len(self.loops):
-            return
+        if self.done == len(self.loops) and self.tile_loop is None:
+            self.settle(lw, ring)
+
+    def settle(self, lw: Lowering, ring: TmaRing) -> None:
+        """After the last ring loop (or the tile loop around them): the ring lies past every
+        buffer used so far; its barriers are invalidated (the memory may serve others now)."""
         loop = self.loops[-1]
         offset = (lw.shared_bytes + 1023) // 1024 * 1024
         self.offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), offset)
@@ -159,22 +172,51 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Speciali
     """The producer plan of `kernel`, or None when it does not qualify."""
     if num_warps % wgmma.WARPGROUP or kernel_occupancy(kernel) > 1:
         return None
-    block = kernel.regions[0].blocks[0]
-    loops: list[RingLoop] = []
-    for op in walk_ops(kernel):
-        found = tma_plan(op, chip, num_warps, tma)
-        if found is None:
-            continue
-        if op.parent != kernel:
-            return None  # nested: its bounds may differ per outer iteration
-        loop = ring_loop(found)
-        outer: list[ir.Operation] = []
-        if not all(_outer_slice(kernel, block, v, outer) for v in _needs(loop)):
-            return None
-        loops.append(dataclasses.replace(loop, outer=tuple(outer)))
-    if not loops or len({loop.geometry for loop in loops}) != 1:
+    found = [(op, plan) for op in walk_ops(kernel)
+             if (plan := tma_plan(op, chip, num_warps, tma)) is not None]
+    if not found or len({op.parent for op, _ in found}) != 1:
         return None
-    return Specialized(loops, num_warps)
+    parent = found[0][0].parent
+    tile_loop = None if parent == kernel else parent  # a persistent kernel's loop over tiles
+    if tile_loop is not None and (name(tile_loop) != "scf.for" or tile_loop.parent != kernel):
+        return None
+    top: list[ir.Operation] = []
+    scope = _Scope(kernel, tile_loop)
+    if tile_loop is not None and not all(scope.slice(v, top, None)
+                                         for v in list(tile_loop.operands)[:3]):
+        return None
+    loops: list[RingLoop] = []
+    for _, found_plan in found:
+        loop = ring_loop(found_plan)
+        inner: list[ir.Operation] = []
+        known = len(top)
+        if not all(scope.slice(v, top, inner) for v in _needs(loop)):
+            return None
+        # what the producer lowers before this loop: the tile loop's body ops, or (no tile
+        # loop) the top-level ops the loops before did not need
+        loops.append(dataclasses.replace(loop, outer=tuple(inner if tile_loop else top[known:])))
+    if len({loop.geometry for loop in loops}) != 1:
+        return None
+    if tile_loop is not None:  # the tile loop's own buffers (the epilogue's) stay clear of it
+        stages = _stages_past(kernel, loops[0], chip)
+        if stages < MIN_TILE_LOOP_STAGES:
+            return None
+        loops = [dataclasses.replace(loop, stages=min(loop.stages, stages)) for loop in loops]
+    return Specialized(loops, num_warps, tile_loop, tuple(top) if tile_loop else ())
+
+
+def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
+    """The stages that fit past the kernel's other shared-memory buffers: its layout
+    conversions (one at a time, each as big as its tile) outside the ring loops."""
+    scratch = 0
+    for op in walk_ops(kernel):
+        if name(op) == "tile.convert_layout":
+            t = op.results[0].type
+            scratch = max(scratch, math.prod(shape_of(t)) * dtype_of(t).itemsize)
+    offset = (scratch + 1023) // 1024 * 1024
+    limit = MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT) - 1024 - offset - \
+        loop.after_bytes
+    return limit // (loop.stage_bytes + tma_ring.barrier_bytes(1))
 
 
 def _needs(loop: RingLoop) -> list[ir.Value]:
@@ -190,25 +232,44 @@ def _needs(loop: RingLoop) -> list[ir.Value]:
     return [v for v in values if v.owner != body and defining_op(v) not in inside]
 
 
-def _outer_slice(kernel: ir.Operation, block: ir.Block, value: ir.Value,
-                 found: list[ir.Operation]) -> bool:
-    """Collect into `found` the top-level ops computing `value` (each after its operands);
-    False if one is not a pure scalar tile op."""
-    op = defining_op(value)
-    if op is None:
-        return value.owner == block  # a kernel argument
-    if op.parent != kernel:
-        return False
-    if op in found:
+class _Scope:
+    """Where the values a producer needs may come from: the kernel's arguments and top-level
+    scalar ops, and in a tile loop its induction variable and the scalar ops of its body."""
+
+    def __init__(self, kernel: ir.Operation, tile_loop: ir.Operation | None):
+        self.kernel, self.tile_loop = kernel, tile_loop
+
+    def slice(self, value: ir.Value, top: list[ir.Operation],
+              inner: list[ir.Operation] | None) -> bool:
+        """Collect the ops computing `value` (each after its operands) into `top` (top-level)
+        or `inner` (the tile loop's body); False if one is not a pure scalar tile op or the
+        value is carried by the tile loop."""
+        op = defining_op(value)
+        if op is None:
+            if value.owner == self.kernel.regions[0].blocks[0]:
+                return True  # a kernel argument
+            if self.tile_loop is None or inner is None:
+                return False
+            body = self.tile_loop.regions[0].blocks[0]
+            return value.owner == body and value == body.arguments[0]
+        if op.parent == self.kernel:
+            into = top
+        elif inner is not None and self.tile_loop is not None and op.parent == self.tile_loop:
+            into = inner
+        else:
+            return False
+        if op in into:
+            return True
+        if not _pure_scalar(op) or not all(self.slice(v, top, inner) for v in op.operands):
+            return False
+        into.append(op)
         return True
-    if not name(op).startswith("tile.") or name(op) in ("tile.load", "tile.mma") or \
-            "atomic" in name(op) or op.regions or not len(op.results) or \
-            any(isinstance(r.type, ir.ShapedType) for r in op.results):
-        return False
-    if not all(_outer_slice(kernel, block, v, found) for v in op.operands):
-        return False
-    found.append(op)
-    return True
+
+
+def _pure_scalar(op: ir.Operation) -> bool:
+    return name(op).startswith("tile.") and name(op) not in ("tile.load", "tile.mma") and \
+        "atomic" not in name(op) and not op.regions and len(op.results) > 0 and \
+        not any(isinstance(r.type, ir.ShapedType) for r in op.results)
 
 
 def begin(lw: Lowering, spec: Specialized) -> ir.Block:
@@ -244,8 +305,23 @@ def begin(lw: Lowering, spec: Specialized) -> ir.Block:
 
 
 def _produce(lw: Lowering, spec: Specialized) -> None:
-    """The producer thread: every iteration of every ring loop, in order."""
+    """The producer thread: every iteration of every ring loop, in order (in a tile loop, for
+    each of its iterations)."""
     count = const(i32(), 0)
+    if spec.tile_loop is None:
+        _produce_loops(lw, spec, count)
+        return
+    for op in spec.top:
+        with op.location:
+            RULES[name(op)](lw, op)
+    lb, ub, step = (lw.get(v) for v in list(spec.tile_loop.operands)[:3])
+    tiles = scf.ForOp(lb, ub, step, [count])
+    with ir.InsertionPoint(tiles.body):
+        lw.set(spec.tile_loop.regions[0].blocks[0].arguments[0], tiles.induction_variable)
+        scf.YieldOp([_produce_loops(lw, spec, tiles.inner_iter_args[0])])
+
+
+def _produce_loops(lw: Lowering, spec: Specialized, count: ir.Value) -> ir.Value:
     true = arith.constant(ir.IntegerType.get_signless(1), 1)
     for loop in spec.loops:
         for op in loop.outer:
@@ -259,6 +335,7 @@ def _produce(lw: Lowering, spec: Specialized) -> None:
             ring.produce(iv, ub, n, refill=True)
             scf.YieldOp([arith.addi(n, const(i32(), 1))])
         count = for_op.results[0]
+    return count
 
 
 def end(lw: Lowering, spec: Specialized) -> None:
