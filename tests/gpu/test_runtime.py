@@ -49,6 +49,7 @@ def test_torch_current_and_side_streams():
     check(x, y, out)
     side = torch.cuda.Stream()
     x, y, out = fresh(4097)
+    side.wait_stream(torch.cuda.current_stream())  # the inputs and the NaN fill come first
     with torch.cuda.stream(side):
         run(side, x, y, out)
     side.synchronize()
