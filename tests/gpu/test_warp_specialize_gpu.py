@@ -5,12 +5,18 @@ NaN): one K loop, two loops sharing the ring, and the fallback to thread 0 filli
 
 from __future__ import annotations
 
+import math
+import sys
+from pathlib import Path
+
 import pytest
 
 import tilelang as ct
 from tilelang.testing.kernels import make_matmul, make_persistent_matmul, make_two_products
 
 torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
+import attention  # noqa: E402
 
 
 def rand(*shape):
@@ -74,3 +80,46 @@ def test_persistent_gemm(tile, m, n, k, blocks):
     assert not c.isnan().any(), "every element is written"
     torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)
     assert ct.compile(kernel, (a, b, c, *tile, 8), arch="sm_90").block_threads == 384
+
+
+@ct.kernel(num_warps=8)
+def persistent_attention(q, k, v, out, scale, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """Non-causal attention with a grid of any size walking the (query block, head, batch)
+    tiles: the key loop (a staged loop with q copied once per tile) inside a tile loop."""
+    blocks, heads = ct.cdiv(q.shape[2], BM), q.shape[1]
+    for t in range(ct.bid(0), blocks * heads * q.shape[0], ct.num_blocks(0)):
+        i, head, batch = t % blocks, (t // blocks) % heads, t // (blocks * heads)
+        rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
+        x = ct.load(q, index=(batch, head, i, 0), shape=(1, 1, BM, D),
+                    padding_mode=ct.PaddingMode.ZERO).reshape((BM, D))
+        acc = ct.zeros((BM, D), ct.float32)
+        row_max = ct.full((BM, 1), -math.inf, ct.float32)
+        row_sum = ct.zeros((BM, 1), ct.float32)
+        for j in range(ct.cdiv(k.shape[2], BN)):
+            acc, row_max, row_sum = attention.attend(
+                x, k, v, acc, row_max, row_sum, batch, head, j, rows, scale * attention.LOG2_E,
+                False, True, BN)
+        o = acc * (1.0 / row_sum)
+        ct.store(out, index=(batch, head, i, 0), tile=o.astype(out.dtype).reshape((1, 1, BM, D)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("blocks", [5, 200])
+def test_persistent_attention(blocks):
+    """A staged loop (not a whole K loop) in a tile loop: q is copied again for every tile
+    (128 x 64 blocks: at 128 x 128 the ring would not keep 3 stages past q and the epilogue)."""
+    q, k, v = (torch.randn(2, 3, n, 128, device="cuda", dtype=torch.bfloat16)
+               for n in (300, 517, 517))
+    out = torch.full_like(q, float("nan"))
+    scale = 1 / math.sqrt(128)
+    ct.launch(torch.cuda.current_stream(), (blocks,), persistent_attention,
+              (q, k, v, out, scale, 128, 64, 128))
+    torch.cuda.synchronize()
+    assert not out.isnan().any(), "every element is written"
+    s = q.double() @ k.double().transpose(-1, -2) * scale
+    torch.testing.assert_close(out.double(), torch.softmax(s, -1) @ v.double(),
+                               rtol=1e-2, atol=1e-2)
+    compiled = ct.compile(persistent_attention, (q, k, v, out, scale, 128, 64, 128),
+                          arch="sm_90")
+    assert compiled.block_threads == 384

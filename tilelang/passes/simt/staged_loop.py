@@ -136,9 +136,10 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     lb, ub, step = (lw.get(v) for v in (lb, ub, step))
     spec = lw.specialized  # a producer warp fills the ring (simt/warp_specialize.py)
     stages, ring_bytes = plan.stages, plan.stages * plan.stage_bytes
-    if spec is not None:
+    if spec is not None:  # (its ring may hold fewer stages: past a tile loop's buffers)
         offset = spec.offset
         ring = spec.ring(lw, spec.next_loop(loop))
+        stages, ring_bytes = ring.stages, ring.bytes
         lead = 0
     else:
         offset = arith.constant(i64(), 0)  # past the body's own conversions: set at the end

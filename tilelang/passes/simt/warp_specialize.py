@@ -17,10 +17,12 @@ and layouts do not change.
         block barriers are named barrier 1 over the consumer warps
 
 A kernel qualifies when every loop that would copy with TMA sits in the kernel's top-level
-block, the loops share one ring geometry, and their bounds and tile indices are pure scalar
-functions of the kernel's arguments and block indices. The ring lies past every shared-memory
-buffer used before and during the loops (the producer fills it from the start); code after the
-last loop may reuse it.
+block, or all in the body of one top-level loop over tiles (a persistent kernel: the producer
+replays that loop too, and the count runs on from tile to tile), the loops share one ring
+geometry, and their bounds and tile indices are pure scalar functions of the kernel's
+arguments, block indices and the tile loop's index. The ring lies past every shared-memory
+buffer used before and during the loops (the producer fills it from the start; in a tile loop,
+past its epilogue's too, with as many stages as fit); code after them may reuse it.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ class RingLoop:
     stages: int
     stage_bytes: int
     after_bytes: int  # the region after the ring (a staged loop's once-copied operands)
-    outer: tuple[ir.Operation, ...] = ()  # top-level scalar ops its bounds and indices need
+    outer: tuple[ir.Operation, ...] = ()  # scalar ops its bounds and indices need (top-level,
+    # or in a tile loop its body's), lowered again by the producer before the loop
 
     @property
     def geometry(self) -> tuple[int, int, int]:
