@@ -103,3 +103,23 @@ def test_a_persistent_kernel_keeps_one_ring_across_its_tiles(tile, stages):
     assert compiled.block_threads == 384 and ptx.count("setmaxnreg") == 2
     assert ptx.count("mbarrier.inval") == 2 * stages
     assert compiled.resources().spill_stores == 0
+
+
+def test_warpgroups_take_turns_through_two_named_barriers(monkeypatch):
+    """TILELANG_PING_PONG=1 (off by default: slower on the H100): each consumer warpgroup waits
+    at its own named barrier (2 or 3, written out, so ptxas reserves 4 barriers, not all 16)
+    before the product that ends its turn and arrives at the other's after the one that starts
+    it."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
+    import attention
+
+    monkeypatch.setenv("TILELANG_PING_PONG", "1")
+    q = np.zeros((1, 2, 300, 128), BF16)
+    kernel = attention.flash_attention.replace_hints(num_warps=8)
+    ptx = ct.compile(kernel, (q, q, q, q, 0.1, False, 128, 128, 128), arch="sm_90").ptx
+    for barrier in (2, 3):
+        assert f"bar.sync {barrier}, 256;" in ptx and f"bar.arrive {barrier}, 256;" in ptx
+    assert "bar.sync \t%r" not in ptx and "bar.arrive %r" not in ptx

@@ -19,7 +19,7 @@ barrier without its warpgroup), and a loop of no iterations passes the turn twic
 from __future__ import annotations
 
 import mlir.ir as ir
-from mlir.dialects import arith, nvvm, scf
+from mlir.dialects import arith, llvm, nvvm, scf
 
 from tilelang import settings
 from tilelang.layout import wgmma
@@ -32,17 +32,26 @@ TURN_BARRIERS = (2, 3)  # 0: the block's barrier; 1: the consumer warps' (warp_s
 class Turns:
     def __init__(self, lw: Lowering):
         group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
-        first, second = (const(i32(), b) for b in TURN_BARRIERS)
         self.is_second = arith.cmpi(arith.CmpIPredicate.eq, group, const(i32(), 1))
-        self.mine = arith.select(self.is_second, second, first)
-        self.other = arith.select(self.is_second, first, second)
         self.threads = const(i32(), 2 * 32 * wgmma.WARPGROUP)
+        self.count = 2 * 32 * wgmma.WARPGROUP
+
+    def _per_group(self, emit) -> None:
+        """emit(mine, other) with constant barrier ids, in a branch per warpgroup (ptxas then
+        knows which barrier each instruction uses)."""
+        branch = scf.IfOp(self.is_second, [], has_else=True)
+        first, second = TURN_BARRIERS
+        for block, (mine, other) in ((branch.then_block, (second, first)),
+                                     (branch.else_block, (first, second))):
+            with ir.InsertionPoint(block):
+                emit(mine, other)
+                scf.YieldOp([])
 
     def wait(self) -> None:
-        nvvm.BarrierOp(None, barrierId=self.mine, numberOfThreads=self.threads)
+        self._per_group(lambda mine, other: _asm(f"bar.sync {mine}, {self.count};"))
 
     def pass_on(self) -> None:
-        nvvm.BarrierArriveOp(self.threads, barrierId=self.other)
+        self._per_group(lambda mine, other: _asm(f"bar.arrive {other}, {self.count};"))
 
     def start(self) -> None:
         with ir.InsertionPoint(scf.IfOp(self.is_second, [], has_else=False).then_block):
@@ -62,3 +71,9 @@ def takes_turns(lw: Lowering, products: int) -> bool:
     """Two consumer warpgroups fed by a producer warp, two products an iteration."""
     return lw.specialized is not None and lw.num_warps == 2 * wgmma.WARPGROUP and \
         products == 2 and settings.ping_pong_enabled()
+
+
+def _asm(text: str) -> None:
+    """A barrier instruction with its id written out (inline PTX, which LLVM does not merge
+    across the branches)."""
+    llvm.inline_asm(None, [], text, "", has_side_effects=True)
