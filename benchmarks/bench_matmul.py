@@ -44,6 +44,7 @@ import sweep
 from common import bar_plot, copy_bandwidth, save, table, timed
 
 import tilelang as ct
+from tilelang.testing.kernels import make_persistent_matmul
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "samples"))
 import splitk_gemm
@@ -142,25 +143,9 @@ def launch_args(a, b, c, config: Config) -> tuple:
     return (a, b, c, config.bm, config.bn, config.bk, last)
 
 
-@ct.kernel
-def persistent_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
-                      BK: ct.Constant[int], GROUP: ct.Constant[int]):
-    """`matmul`'s grouped order, with a grid of one block per SM walking the tiles."""
-    tiles_m = ct.num_tiles(c, axis=0, shape=(BM, BN))
-    per_group = GROUP * ct.num_tiles(c, axis=1, shape=(BM, BN))
-    zero = ct.PaddingMode.ZERO
-    for pid in range(ct.bid(0), tiles_m * ct.num_tiles(c, axis=1, shape=(BM, BN)),
-                     ct.num_blocks(0)):
-        first = (pid // per_group) * GROUP
-        rows = min(tiles_m - first, GROUP)
-        i = first + (pid % per_group) % rows
-        j = (pid % per_group) // rows
-        acc = ct.zeros((BM, BN), ct.float32)
-        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-            x = ct.load(a, index=(i, k), shape=(BM, BK), padding_mode=zero)
-            w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
-            acc = ct.mma(x, w, acc)
-        ct.store(c, index=(i, j), tile=acc.astype(c.dtype))
+# `matmul`'s grouped order with a grid of one block per SM walking the tiles (num_warps is
+# the configuration's: sweep.kernel_for replaces it)
+persistent_matmul = make_persistent_matmul()
 
 
 def kernel_of(config: Config):
