@@ -51,6 +51,13 @@ def has_side_effects(op: ir.Operation) -> bool:
     return False
 
 
+def is_pure_scalar(op: ir.Operation) -> bool:
+    """A tile op computing scalars from scalars alone: no memory, no regions, no tiles."""
+    return name(op).startswith("tile.") and name(op) not in ("tile.load", "tile.mma") and \
+        "atomic" not in name(op) and not op.regions and len(op.results) > 0 and \
+        not any(isinstance(r.type, ir.ShapedType) for r in op.results)
+
+
 def scalar_slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation]) -> bool:
     """Collect into `found` the ops of `loop`'s body that compute `value` (each after its
     operands); False if one is not a pure scalar tile op (or the value is a carried one)."""
@@ -62,8 +69,7 @@ def scalar_slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation])
         return True  # defined before the loop
     if op in found:
         return True
-    if not name(op).startswith("tile.") or name(op) in ("tile.load", "tile.mma") or \
-            op.regions or any(isinstance(r.type, ir.ShapedType) for r in op.results):
+    if not is_pure_scalar(op):
         return False
     if not all(scalar_slice(loop, v, found) for v in op.operands):
         return False

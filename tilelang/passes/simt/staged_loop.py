@@ -127,10 +127,11 @@ def with_panels(plan: StagedLoop) -> StagedLoop:
 
 def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     """The loop with its B operands brought in by TMA (simt/tma_ring.py): each iteration
-    waits for its stage's full barrier; at its end every product of the iteration before
-    has retired, so each warpgroup releases that stage and thread 0 refills the stage of the
-    iteration RING_LAG before it. A copied-once A (q) still comes by cp.async, waited for
-    before the loop."""
+    waits for its stage's full barrier; each warpgroup releases the previous iteration's stage
+    once the products that read it are known done, and thread 0 refills, at the iteration's
+    end, the stage of the iteration RING_LAG before it (or, warp-specialized, the producer
+    warpgroup fills the ring: simt/warp_specialize.py). A copied-once A (q) still comes by
+    cp.async, waited for before the loop."""
     loop = plan.loop
     lb, ub, step, *inits = list(loop.operands)
     lb, ub, step = (lw.get(v) for v in (lb, ub, step))

@@ -18,7 +18,9 @@ per warpgroup: its wgmma instructions that read the stage have retired). Thread 
 So copies run S - 1 iterations ahead (cp.async's ring, which a block barrier per iteration
 guards, runs S - 2), and no warpgroup waits for another except thread 0's warp for the stage it
 refills. No fence is needed between the landing bytes and wgmma: both are the async proxy, and
-the mbarrier orders them.
+the mbarrier orders them. In a warp-specialized kernel (simt/warp_specialize.py, the default on
+sm_90) a producer warpgroup does thread 0's part, and the loop keeps only the waits and the
+releases.
 """
 
 from __future__ import annotations
@@ -38,62 +40,54 @@ from tilelang.passes.simt.values import Distributed, i32
 
 
 def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
+    """The loop on its ring: filled by thread 0 (above), or by the producer warpgroup of a
+    warp-specialized kernel (simt/warp_specialize.py), the loop then only waiting for its
+    stages and releasing them."""
     loop = plan.loop
     lb, ub, step = (lw.get(v) for v in list(loop.operands)[:3])
     init = lw.tile(list(loop.operands)[3])
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
-    if lw.specialized is not None:
-        _lower_consumer_loop(lw, plan, engine, lb, ub, step, init)
-        return
-    stages = plan.stages
-    lw.need_shared(stages * plan.stage_bytes + 1024 + tma_ring.barrier_bytes(stages))
-    parts = [CopyPart(plan.load_a, plan.a, 0),
-             CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
-    ring = TmaRing(lw, loop, parts, plan.index_ops, plan.stage_bytes, stages)
-    # earlier conversions wrote the buffer through the generic proxy; TMA writes it through
-    # the async one
-    nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
-                      space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
-    ring.init()
-    gpu.barrier()  # the barriers are initialized and the buffer's earlier readers are done
-    for d in range(stages - 1):
+    spec = lw.specialized
+    if spec is not None:
+        ring, start, lead = spec.ring(lw, spec.next_loop(loop)), spec.start_count(), 0
+    else:
+        ring, start, lead = _thread0_ring(lw, plan), const(i32(), 0), plan.stages - 1
+    for d in range(lead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         ring.produce(iv, ub, const(i32(), d), refill=False)
-    carried = engine.carry(init.regs)
-    for_op = scf.ForOp(lb, ub, step, [*carried, const(i32(), 0)])
+    for_op = scf.ForOp(lb, ub, step, [*engine.carry(init.regs), start])
     with ir.InsertionPoint(for_op.body):
         iv = for_op.induction_variable
         *accs, count = list(for_op.inner_iter_args)
         accs = engine.multiply(ring.wait_full(count), accs)  # leaves only its own wgmma running
         previous = arith.subi(count, const(i32(), 1))  # wgmma `previous` has retired
         ring.release(previous, arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
-        ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, stages - 1)))
-        ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), stages - 1)), refill=True)
+        if lead:
+            ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
+            ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
         scf.YieldOp([*accs, arith.addi(count, const(i32(), 1))])
     regs = engine.finish(list(for_op.results)[:-1])
-    gpu.barrier()  # every thread is past its last wait
-    ring.invalidate()
-    gpu.barrier()  # the buffer (barriers included) is free for the next user
+    if spec is not None:
+        spec.finish_loop(lw, ring, for_op.results[-1])
+    else:
+        gpu.barrier()  # every thread is past its last wait
+        ring.invalidate()
+        gpu.barrier()  # the buffer (barriers included) is free for the next user
     result = loop.results[0]
     lw.set(result, Distributed(tuple(regs), engine.layout, dt.float32, shape_of(result.type)))
 
 
-def _lower_consumer_loop(lw: Lowering, plan: MatmulLoop, engine: Engine, lb: ir.Value,
-                         ub: ir.Value, step: ir.Value, init: Distributed) -> None:
-    """The loop on the consumer warps of a warp-specialized kernel (simt/warp_specialize.py):
-    the producer warp fills the ring; each iteration waits for its stage and releases the
-    one before."""
-    spec = lw.specialized
-    ring = spec.ring(lw, spec.next_loop(plan.loop))
-    start = spec.start_count()
-    for_op = scf.ForOp(lb, ub, step, [*engine.carry(init.regs), start])
-    with ir.InsertionPoint(for_op.body):
-        *accs, count = list(for_op.inner_iter_args)
-        accs = engine.multiply(ring.wait_full(count), accs)  # leaves only its own wgmma running
-        ring.release(arith.subi(count, const(i32(), 1)),
-                     arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
-        scf.YieldOp([*accs, arith.addi(count, const(i32(), 1))])
-    regs = engine.finish(list(for_op.results)[:-1])
-    spec.finish_loop(lw, ring, for_op.results[-1])
-    result = plan.loop.results[0]
-    lw.set(result, Distributed(tuple(regs), engine.layout, dt.float32, shape_of(result.type)))
+def _thread0_ring(lw: Lowering, plan: MatmulLoop) -> TmaRing:
+    """The loop's own ring at the buffer's start, its barriers initialized."""
+    stages = plan.stages
+    lw.need_shared(stages * plan.stage_bytes + 1024 + tma_ring.barrier_bytes(stages))
+    parts = [CopyPart(plan.load_a, plan.a, 0),
+             CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
+    ring = TmaRing(lw, plan.loop, parts, plan.index_ops, plan.stage_bytes, stages)
+    # earlier conversions wrote the buffer through the generic proxy; TMA writes it through
+    # the async one
+    nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
+                      space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
+    ring.init()
+    gpu.barrier()  # the barriers are initialized and the buffer's earlier readers are done
+    return ring

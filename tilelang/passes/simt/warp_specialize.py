@@ -38,7 +38,13 @@ from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
 from tilelang.layout import wgmma
-from tilelang.passes.ir_utils import defining_op, kernel_occupancy, name, walk_ops
+from tilelang.passes.ir_utils import (
+    defining_op,
+    is_pure_scalar,
+    kernel_occupancy,
+    name,
+    walk_ops,
+)
 from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import RULES, Lowering, const
@@ -175,8 +181,8 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Speciali
     """The producer plan of `kernel`, or None when it does not qualify."""
     if num_warps % wgmma.WARPGROUP or kernel_occupancy(kernel) > 1:
         return None
-    found = [(op, plan) for op in walk_ops(kernel)
-             if (plan := tma_plan(op, chip, num_warps, tma)) is not None]
+    found = [(op, boxed) for op in walk_ops(kernel)
+             if (boxed := tma_plan(op, chip, num_warps, tma)) is not None]
     if not found or len({op.parent for op, _ in found}) != 1:
         return None
     parent = found[0][0].parent
@@ -210,7 +216,8 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Speciali
 
 def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
     """The stages that fit past the kernel's other shared-memory buffers: its layout
-    conversions (one at a time, each as big as its tile) outside the ring loops."""
+    conversions, one at a time, each as big as its tile (those inside the ring loops too,
+    which errs on the safe side)."""
     scratch = 0
     for op in walk_ops(kernel):
         if name(op) == "tile.convert_layout":
@@ -263,16 +270,10 @@ class _Scope:
             return False
         if op in into:
             return True
-        if not _pure_scalar(op) or not all(self.slice(v, top, inner) for v in op.operands):
+        if not is_pure_scalar(op) or not all(self.slice(v, top, inner) for v in op.operands):
             return False
         into.append(op)
         return True
-
-
-def _pure_scalar(op: ir.Operation) -> bool:
-    return name(op).startswith("tile.") and name(op) not in ("tile.load", "tile.mma") and \
-        "atomic" not in name(op) and not op.regions and len(op.results) > 0 and \
-        not any(isinstance(r.type, ir.ShapedType) for r in op.results)
 
 
 def begin(lw: Lowering, spec: Specialized) -> ir.Block:
@@ -314,9 +315,7 @@ def _produce(lw: Lowering, spec: Specialized) -> None:
     if spec.tile_loop is None:
         _produce_loops(lw, spec, count)
         return
-    for op in spec.top:
-        with op.location:
-            RULES[name(op)](lw, op)
+    _lower_again(lw, spec.top)
     lb, ub, step = (lw.get(v) for v in list(spec.tile_loop.operands)[:3])
     tiles = scf.ForOp(lb, ub, step, [count])
     with ir.InsertionPoint(tiles.body):
@@ -327,9 +326,7 @@ def _produce(lw: Lowering, spec: Specialized) -> None:
 def _produce_loops(lw: Lowering, spec: Specialized, count: ir.Value) -> ir.Value:
     true = arith.constant(ir.IntegerType.get_signless(1), 1)
     for loop in spec.loops:
-        for op in loop.outer:
-            with op.location:
-                RULES[name(op)](lw, op)
+        _lower_again(lw, loop.outer)
         lb, ub, step = (lw.get(v) for v in list(loop.loop.operands)[:3])
         ring = spec.ring(lw, loop, producer=true)
         for_op = scf.ForOp(lb, ub, step, [count])
@@ -339,6 +336,14 @@ def _produce_loops(lw: Lowering, spec: Specialized, count: ir.Value) -> ir.Value
             scf.YieldOp([arith.addi(n, const(i32(), 1))])
         count = for_op.results[0]
     return count
+
+
+def _lower_again(lw: Lowering, ops: tuple[ir.Operation, ...]) -> None:
+    """Scalar ops the consumers lower too, lowered here for the producer (their values are
+    rebound to these until the consumers' own lowering reaches them)."""
+    for op in ops:
+        with op.location:
+            RULES[name(op)](lw, op)
 
 
 def end(lw: Lowering, spec: Specialized) -> None:
