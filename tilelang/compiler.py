@@ -219,10 +219,11 @@ def compile_signature(
 def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
                 snapshot: ir.Operation, options: CompileOptions, stop_after: str | None) -> None:
     chip, features = check_arch(options.arch)
+    tma = int(options.tma and settings.tma_enabled())
     simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level(),
-                                 tma=int(options.tma and settings.tma_enabled()),
+                                 tma=tma,
                                  specialize=int(settings.warp_specialize_enabled()))
-    layout = pipelines.LAYOUT.format(arch=options.arch,
+    layout = pipelines.LAYOUT.format(arch=options.arch, tma=tma,
                                      products=int(settings.pipeline_products_enabled()),
                                      delay=int(settings.delay_products_enabled()))
     for stage, pipeline in (("layout", layout), ("simt", simt),

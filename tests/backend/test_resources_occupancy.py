@@ -110,3 +110,23 @@ def test_benchmark_dry_run_rows_carry_the_occupancy():
     assert "blocks/SM" in sweep.DRY_RUN_COLUMNS and "limited_by" in sweep.DRY_RUN_COLUMNS
     assert "blocks/SM" in sweep.RESOURCES  # the timed tables' column
     assert row["blocks/SM"] >= 1 and row["limited_by"]
+
+
+def test_serialized_wgmma_is_reported_per_kernel():
+    """ptxas's advisory that a kernel's wgmma run one after another (C7514) reaches that
+    kernel's Resources, not the other kernels' of the same log."""
+    from tilelang.backend.assemble import resources
+
+    log = (
+        "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are "
+        "serialized due to non wgmma instructions reading accumulator registers of  a wgmma "
+        "between start and end of the pipeline stage in the function 'slow'\n"
+        "ptxas info    : Compiling entry function 'slow' for 'sm_90a'\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 168 registers, used 2 barriers\n"
+        "ptxas info    : Compiling entry function 'fast' for 'sm_90a'\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 154 registers, used 2 barriers\n")
+    found = resources(log)
+    assert found["slow"].wgmma_serialized and not found["fast"].wgmma_serialized
+    assert found["slow"].registers == 168

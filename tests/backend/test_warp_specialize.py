@@ -29,7 +29,8 @@ def test_a_gemm_gets_a_producer_warpgroup():
     assert compiled.block_threads == 384 and ".reqntid 384, 1, 1" in ptx
     assert "setmaxnreg.dec.sync.aligned.u32 \t40" in ptx
     assert "setmaxnreg.inc.sync.aligned.u32 \t232" in ptx
-    assert ptx.count("cp.async.bulk.tensor.2d") == 1 + 4  # 64 columns a panel: a 1, b 4
+    # 64 columns a panel: a 1, b 4
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 1 + 4
     assert "bar.sync \t1, 256" in ptx and "bar.sync \t0;" in ptx  # after the barriers' init
     assert compiled.resources().spill_stores == 0
 
@@ -41,7 +42,7 @@ def test_loops_share_one_ring_past_the_earlier_buffers():
                           arch="sm_90")
     ptx = compiled.ptx
     assert compiled.block_threads == 384
-    assert ptx.count("cp.async.bulk.tensor.2d") == 2 * (1 + 4)
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 2 * (1 + 4)
     assert ptx.count("mbarrier.inval") == 2 * 4  # the barriers of 4 stages, once
 
 
@@ -79,10 +80,12 @@ def test_one_consumer_warpgroup_keeps_its_registers():
 def test_an_operand_with_rows_one_element_apart_is_not_staged():
     """A K = 1 operand's rows are 2 bytes apart: neither TMA (16-byte row pitches) nor
     cp.async (16-byte chunks) can copy it, so its loop keeps the general path while the
-    other loop still gets the producer warpgroup."""
+    other loop still gets the producer warpgroup (the maps: its two operands', and the
+    result's, stored by TMA)."""
     compiled = ct.compile(make_two_products(8), two_products_args_k(1, (128, 256, 64)),
                           arch="sm_90")
-    assert compiled.block_threads == 384 and len(compiled.metadata["tensor_maps"]) == 2
+    maps = compiled.metadata["tensor_maps"]
+    assert compiled.block_threads == 384 and [m["array_param"] for m in maps] == [0, 5, 25]
 
 
 def two_products_args_k(k2, tile):
@@ -91,12 +94,13 @@ def two_products_args_k(k2, tile):
     return (*(np.zeros(s, BF16) for s in shapes), *tile)
 
 
-@pytest.mark.parametrize(("tile", "stages"), [((128, 256, 64), 3), ((128, 128, 64), 6)])
+@pytest.mark.parametrize(("tile", "stages"), [((128, 256, 64), 4), ((128, 128, 64), 6)])
 def test_a_persistent_kernel_keeps_one_ring_across_its_tiles(tile, stages):
     """The K loop sits in a loop over tiles: the producer replays that loop (its bounds and the
     tile indices, lowered again), the ring's count runs on from tile to tile, and the ring lies
-    past the epilogue's conversion buffer (64 KB at 128 x 256 bf16), so it holds fewer stages
-    than the plain kernel's 4 at 128 x 256; its barriers are invalidated once, after the tiles."""
+    past the epilogue's TMA store buffer (two 16 KB slots at 128 x 256 bf16, not the whole 64 KB
+    tile), so it keeps the plain kernel's 4 stages at 128 x 256; its barriers are invalidated
+    once, after the tiles."""
     a = np.zeros((1000, 1000), BF16)
     compiled = ct.compile(make_persistent_matmul(8), (a, a, a, *tile, 8), arch="sm_90")
     ptx = compiled.ptx

@@ -162,7 +162,7 @@ def test_tma_maps_follow_the_arrays():
     # registered it, these launches never reach the Python path
     kernel = KERNELS[8]
     entry = kernel.native_entry
-    assert entry is not None and len(entry[6]) == 2 * 8  # a's map and b's
+    assert entry is not None and len(entry[6]) == 3 * 8  # a's map, b's and c's (TMA stores)
     python_path, original = [], kernel.fast_launch
     kernel.fast_launch = lambda *args: (python_path.append(args), original(*args))
     try:

@@ -26,6 +26,9 @@ class Resources:
     stack_bytes: int
     shared_bytes: int
     occupancy: Occupancy | None = None
+    # ptxas serialized the kernel's wgmma (its advisory C7514 or C7515): every product waits
+    # for the one before, which costs much of the tensor cores' throughput
+    wgmma_serialized: bool = False
 
     @property
     def blocks_per_sm(self) -> int | None:
@@ -84,10 +87,15 @@ _RESOURCE = re.compile(
 def resources(log: str) -> dict[str, Resources]:
     """Per kernel name: registers, spills, stack and shared memory, from a `-v` log."""
     found = {}
+    serialized = set(_SERIALIZED.findall(log))
     for m in _RESOURCE.finditer(log):
         smem = re.search(r"(\d+) bytes smem", m.group("rest"))
         found[m.group("name")] = Resources(
             int(m.group("regs")), int(m.group("st")), int(m.group("ld")),
             int(m.group("stack")), int(smem.group(1)) if smem else 0,
+            wgmma_serialized=m.group("name") in serialized,
         )
     return found
+
+
+_SERIALIZED = re.compile(r"\(C751[45]\)[^\n]*wgmma[^\n]*serialized[^\n]*function '([^']+)'")

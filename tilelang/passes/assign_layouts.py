@@ -25,6 +25,7 @@ from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import defining_op, name, walk_ops
 from tilelang.passes.matmul_loops import matmul_loop, matmul_loop_of
 from tilelang.passes.staged_loops import StagedMma, staged_loop
+from tilelang.passes.tma_stores import STORE_ATTR, tma_stores
 
 NAME = "tile-assign-layouts"
 ELEMENTWISE_EXTRA = ("tile.cmp", "tile.select", "tile.cast", "tile.isnan", "tile.bitcast")
@@ -36,6 +37,7 @@ INDEXED = ("tile.gather", "tile.atomic_rmw", "tile.atomic_cas")  # element-wise 
 @dataclass(frozen=True)
 class Options:
     arch: str = "sm_80"
+    tma: bool = False  # stores may write their tiles with TMA (passes/tma_stores.py)
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -44,7 +46,7 @@ def run(module: ir.Operation, options: Options) -> None:
         op = op.operation
         if name(op) == "func.func":
             num_warps = ir.IntegerAttr(op.attributes["tile.num_warps"]).value
-            _Assigner(num_warps, options.arch).function(op)
+            _Assigner(num_warps, options.arch, options.tma).function(op)
     eliminate_dead_code(module, None)
 
 
@@ -56,9 +58,11 @@ def is_elementwise(op: ir.Operation) -> bool:
 
 
 class _Assigner:
-    def __init__(self, num_warps: int, arch: str):
+    def __init__(self, num_warps: int, arch: str, tma: bool = False):
         self.num_warps = num_warps
         self.arch = arch
+        self.tma = tma
+        self.tma_stores: list[ir.Operation] = []  # stores that keep their tile's layout
         self.layouts: dict[ir.Value, LinearLayout | None] = {}  # None: deferred
         self.converted: dict[tuple[Any, str], ir.Value] = {}
         # found before the IR changes; a list: an Operation's hash changes with its attributes
@@ -76,7 +80,10 @@ class _Assigner:
         body = func.regions[0].blocks[0]
         self._find_staged_mmas(func)
         self.analyze_block(body)
+        self.tma_stores = tma_stores(func, self.arch, self.tma, self._store_layouts)
         self.materialize_block(body)
+        for op in self.tma_stores:  # after materializing: attributes change an op's hash
+            op.attributes[STORE_ATTR] = ir.UnitAttr.get()
 
     def analyze_block(self, block: ir.Block) -> None:
         for op in block.operations:
@@ -144,10 +151,10 @@ class _Assigner:
 
     def _analyze_loop(self, op: ir.Operation, inits: list[ir.Value], body: ir.Block,
                       first_arg: int) -> None:
-        """Loop-carried tiles keep one layout: a staged product's accumulator when the body
-        yields one (the init converts once, before the loop), else the init's if concrete, else
-        the one the body yields (found by a first analysis with those arguments deferred), else
-        the default."""
+        """Loop-carried tiles keep one layout: a staged product's or a whole matrix-product
+        loop's accumulator when the body yields one (the init converts once, before the loop),
+        else the init's if concrete, else the one the body yields (found by a first analysis
+        with those arguments deferred), else the default."""
         args = list(body.arguments)[first_arg:]
         yields = list(body.operations)[-1].operands
         fixed = {}
@@ -155,6 +162,9 @@ class _Assigner:
             staged = self._staged(defining_op(y))
             if staged is not None:
                 fixed[i] = accumulator_layout(staged.m, staged.n, self.num_warps)
+        whole = matmul_loop(op, self.arch, self.num_warps) if name(op) == "scf.for" else None
+        if whole is not None:  # the init converts once (an accumulator loaded from memory)
+            fixed[0] = self.mma_layouts(whole.mma)[2]
         for i, (arg, init) in enumerate(zip(args, inits, strict=True)):
             if is_tile_type(arg.type):
                 self.layouts[arg] = fixed.get(i) or self.layouts.get(init)
@@ -316,9 +326,27 @@ class _Assigner:
         tiles = [v for v in op.operands if is_tile_type(v.type)]
         return next((self.layouts[v] for v in tiles if self.layouts.get(v)), None)
 
+    def _store_layouts(self, op: ir.Operation) -> tuple[LinearLayout | None, LinearLayout]:
+        """(the layout the store's tile arrives in, the one a plain store writes it in)."""
+        return self._arriving_layout(list(op.operands)[-1]), self._store_layout(op)
+
+    def _arriving_layout(self, tile: ir.Value) -> LinearLayout | None:
+        """The tile's layout, or for a deferred linear reshape of a concrete tile (a batched
+        product's accumulator given a leading 1) the layout it has at no cost."""
+        layout = self.layouts.get(tile)
+        op = defining_op(tile)
+        if layout is None and op is not None and name(op) == "tile.reshape" and \
+                is_tile_type(op.operands[0].type):
+            source = self._arriving_layout(op.operands[0])
+            if source is not None:
+                return source.reshape(shape_of(tile.type))
+        return layout
+
     def _store_layout(self, op: ir.Operation) -> LinearLayout:
         array, tile = op.operands[0], list(op.operands)[-1]
         current = self.layouts.get(tile)
+        if op in self.tma_stores and (arriving := self._arriving_layout(tile)) is not None:
+            return arriving  # written to shared memory as it is (simt/tma_store.py)
         _, unit, align = parse_array_type(array.type)
         fastest = rules.fastest_tile_axis(unit, ops.array_attr(op, "order"))
         preferred = rules.memory_layout(shape_of(tile.type), dtype_of(tile.type),

@@ -14,14 +14,15 @@ TILE_OPT = ",".join([
     "tile-restore-branches",
 ])
 
-# tile-opt -> layout (options: the target arch). Loads of matrix-product loops are pipelined
-# first (except in loops that run on wgmma, which stage their own loads: passes/matmul_loops.py).
+# tile-opt -> layout (options: the target arch; whether stores may use TMA). Loads of
+# matrix-product loops are pipelined first (except in loops that run on wgmma, which stage their
+# own loads: passes/matmul_loops.py).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
 # rematerialized copies made for different consumers that wanted the same layout.
 LAYOUT = ("tile-pipeline-loads{{arch={arch}}},"
           "tile-pipeline-products{{arch={arch} enabled={products}}},"
           "tile-delay-products{{arch={arch} enabled={delay}}},"
-          "tile-assign-layouts{{arch={arch}}},"
+          "tile-assign-layouts{{arch={arch} tma={tma}}},"
           "tile-eliminate-common-subexpressions")
 
 # layout -> simt: tiles onto threads (options: the target chip and PTX features, and the LLVM

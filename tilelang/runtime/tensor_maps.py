@@ -23,6 +23,7 @@ MAX_CACHED = 4096
 _TYPES = {
     "bfloat16": ("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 2),
     "float16": ("CU_TENSOR_MAP_DATA_TYPE_FLOAT16", 2),
+    "float32": ("CU_TENSOR_MAP_DATA_TYPE_FLOAT32", 4),
     "float8_e4m3fn": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1),  # TMA moves their bytes
     "float8_e5m2": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1),
 }

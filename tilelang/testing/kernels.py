@@ -26,6 +26,43 @@ def make_matmul(num_warps: int = 4, scale_in_loop: bool = False) -> ct.Kernel:
     return matmul
 
 
+def make_accumulating_matmul(num_warps: int = 8) -> ct.Kernel:
+    """c += a @ b: the accumulator starts as c's tile, in c's dtype widened to float32."""
+
+    @ct.kernel(num_warps=num_warps)
+    def accumulate_into(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                        BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        zero = ct.PaddingMode.ZERO
+        acc = ct.load(c, (i, j), (BM, BN), padding_mode=zero).astype(ct.float32)
+        for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+            x = ct.load(a, (i, k), (BM, BK), padding_mode=zero)
+            y = ct.load(b, (k, j), (BK, BN), padding_mode=zero)
+            acc = ct.mma(x, y, acc)
+        ct.store(c, (i, j), acc.astype(c.dtype))
+
+    return accumulate_into
+
+
+def make_batched_matmul(num_warps: int = 4) -> ct.Kernel:
+    """c[z] = a[z] @ b[z] with (1, BM, BK) x (1, BK, BN) tiles reshaped to 2-d for the product
+    and back to (1, BM, BN) for the store; grid (M tiles, N tiles, batch)."""
+
+    @ct.kernel(num_warps=num_warps)
+    def batched_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                       BK: ct.Constant[int]):
+        i, j, z = ct.bid(0), ct.bid(1), ct.bid(2)
+        zero = ct.PaddingMode.ZERO
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(a, axis=2, shape=(1, BM, BK))):
+            x = ct.reshape(ct.load(a, (z, i, k), (1, BM, BK), padding_mode=zero), (BM, BK))
+            y = ct.reshape(ct.load(b, (z, k, j), (1, BK, BN), padding_mode=zero), (BK, BN))
+            acc = ct.mma(x, y, acc)
+        ct.store(c, (z, i, j), ct.reshape(acc.astype(c.dtype), (1, BM, BN)))
+
+    return batched_matmul
+
+
 def make_linear(num_warps: int = 4) -> ct.Kernel:
     """y = x @ w.T (w is (N, K), as torch.nn.Linear stores its weight), float32 accumulation."""
 

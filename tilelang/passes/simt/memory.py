@@ -41,6 +41,7 @@ from tilelang.passes.simt.values import (
     memory_type,
     scalar_type,
 )
+from tilelang.passes.tma_stores import STORE_ATTR
 
 GEP_DYNAMIC = -2147483648  # rawConstantIndices marker for "the next dynamic index"
 
@@ -487,6 +488,11 @@ def lower_store(lw: Lowering, op: ir.Operation) -> None:
         when(first, lambda: llvm.store(_to_memory(value, array.dtype), array.ptr))
         return
     tile = value
+    if STORE_ATTR in op.attributes and lw.tma:
+        from tilelang.passes.simt.tma_store import lower_tma_store
+
+        lower_tma_store(lw, array, [lw.get(v) for v in operands[1:-1]], tile)
+        return
     a = prepare(lw, array, [lw.get(v) for v in operands[1:-1]], tile.layout, tile.shape,
                 ops.array_attr(op, "order"), _steps(op))
     owner = lw.owner_predicate(tile.layout)

@@ -38,6 +38,7 @@ from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
 from tilelang.layout import wgmma
+from tilelang.passes import tma_stores
 from tilelang.passes.ir_utils import (
     defining_op,
     is_pure_scalar,
@@ -216,13 +217,15 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Speciali
 
 def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
     """The stages that fit past the kernel's other shared-memory buffers: its layout
-    conversions, one at a time, each as big as its tile (those inside the ring loops too,
-    which errs on the safe side)."""
+    conversions and TMA stores, one at a time, each as big as its tile (those inside the ring
+    loops too, which errs on the safe side)."""
     scratch = 0
     for op in walk_ops(kernel):
         if name(op) == "tile.convert_layout":
             t = op.results[0].type
             scratch = max(scratch, math.prod(shape_of(t)) * dtype_of(t).itemsize)
+        elif name(op) == "tile.store" and tma_stores.STORE_ATTR in op.attributes:
+            scratch = max(scratch, tma_stores.shared_bytes(op))
     offset = (scratch + 1023) // 1024 * 1024
     limit = MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT) - 1024 - offset - \
         loop.after_bytes
