@@ -284,8 +284,7 @@ def bench_ours(args, inputs: Inputs, d: int, causal: bool, work: float, kernels:
 
     def measure_config(arch: str, config: Config):
         kern = sweep.kernel_for(kernels, (arch, config), attention.flash_attention, config.warps)
-        batch, heads, seq, _ = inputs.q.shape
-        grid = (ct.cdiv(seq, config.bm), heads, batch)
+        grid = attention.grid(inputs.q.shape, config.bm)
         params = (inputs.q, inputs.k, inputs.v, inputs.out, d**-0.5, causal, config.bm,
                   config.bn, d)
 
@@ -391,7 +390,7 @@ def interpreter_check(config: Config, d: int, causal: bool) -> str:
     q, k, v = (rng.standard_normal((1, 2, seq, d)).astype(ml_dtypes.bfloat16) for _ in range(3))
     out = np.full(q.shape, np.nan, ml_dtypes.bfloat16)
     kern = attention.flash_attention.replace_hints(num_warps=config.warps, interpret=True)
-    ct.launch(None, (ct.cdiv(seq, config.bm), 2, 1), kern,
+    ct.launch(None, attention.grid(q.shape, config.bm), kern,
               (q, k, v, out, d**-0.5, causal, config.bm, config.bn, d))
     return sweep.interpreted(out, attention.reference(q, k, v, d**-0.5, causal), TOLERANCE)
 

@@ -13,7 +13,9 @@ or, with `causal`, above the diagonal) are taken by a second loop that masks wit
 `ct.where(..., -inf)`; the blocks before them need no mask. With `causal`, query row r sees keys
 0..r (top-left aligned, as torch's `is_causal`), so a block stops at its last row's diagonal.
 
-Arrays are (batch, heads, seq, head_dim); the grid is (query blocks, heads, batch).
+Arrays are (batch, heads, seq, head_dim); the grid is one-dimensional, a block per query block
+of each head (`grid()`), in an order that keeps keys and values in L2 and, with `causal`, starts
+the longest blocks first (`_tile`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ ZERO = ct.PaddingMode.ZERO
 # loop runs on wgmma with q and the key/value tiles in shared memory (passes/staged_loops.py);
 # the fastest measured on the H100 (benchmarks/README.md)
 GPU_CONFIGS = {64: ((128, 128), 8), 128: ((128, 128), 8)}
+HEAD_GROUP = 8  # heads whose blocks run together (see _tile)
 
 
 def attend(q, k, v, acc, row_max, row_sum, batch, head, j, rows, qk_scale, CAUSAL, MASK, BN):
@@ -58,12 +61,24 @@ def attend(q, k, v, acc, row_max, row_sum, batch, head, j, rows, qk_scale, CAUSA
     return acc, new_max, row_sum
 
 
+def _tile(t, batch, heads, blocks):
+    """(head, batch, query block) of block t of a one-dimensional grid. Blocks go over the
+    heads in groups of HEAD_GROUP (their keys and values, 2 MB a head at 4096 x 128, stay in L2
+    while the group's blocks read them); within a group, the last query blocks first and the
+    heads fastest: with CAUSAL the last blocks see the most keys, and the longest starting first
+    leaves the shortest for the end (less idle time at the tail)."""
+    group_tiles = HEAD_GROUP * blocks
+    g = t // group_tiles
+    size = ct.minimum(HEAD_GROUP, batch * heads - g * HEAD_GROUP)  # the last group: the rest
+    r = t - g * group_tiles
+    bh = g * HEAD_GROUP + r % size
+    return bh % heads, bh // heads, blocks - 1 - r // size
+
+
 @ct.kernel(num_warps=4)
 def flash_attention(q, k, v, out, scale, CAUSAL: ct.Constant[bool], BM: ct.Constant[int],
                     BN: ct.Constant[int], D: ct.Constant[int]):
-    # the last query blocks first: with CAUSAL they see the most keys, and the longest blocks
-    # starting first leave the shortest for the end of the grid (less idle time at the tail)
-    i, head, batch = ct.num_blocks(0) - 1 - ct.bid(0), ct.bid(1), ct.bid(2)
+    head, batch, i = _tile(ct.bid(0), q.shape[0], q.shape[1], ct.cdiv(q.shape[2], BM))
     rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]  # the query of each row
     x = ct.load(q, index=(batch, head, i, 0), shape=(1, 1, BM, D), padding_mode=ZERO)
     x = x.reshape((BM, D))
@@ -106,8 +121,14 @@ def launch_attention(stream, q, k, v, out, causal: bool, block: tuple[int, int] 
     if not scale > 0:
         raise ValueError(f"the attention scale must be positive, got {scale}")
     kernel = flash_attention.replace_hints(num_warps=warps)
-    ct.launch(stream, (ct.cdiv(seq_q, bm), heads, batch), kernel,
-              (q, k, v, out, scale, causal, bm, bn, d))
+    ct.launch(stream, grid(q.shape, bm), kernel, (q, k, v, out, scale, causal, bm, bn, d))
+
+
+def grid(shape: tuple[int, ...], bm: int) -> tuple[int]:
+    """One block per (query block, head, batch) of q of `shape` (batch, heads, seq, head_dim),
+    in one dimension (the kernel's _tile orders them)."""
+    batch, heads, seq_q, _ = shape
+    return (batch * heads * ct.cdiv(seq_q, bm),)
 
 
 def run(batch: int, heads: int, seq_q: int, seq_k: int, d: int, causal: bool = False,
