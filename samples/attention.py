@@ -115,7 +115,7 @@ def launch_attention(stream, q, k, v, out, causal: bool, block: tuple[int, int] 
                      warps: int = 4, scale: float | None = None) -> None:
     """q, k, v, out: (batch, heads, seq, head_dim); keys and values share their length; the
     scale (1 / sqrt(head_dim) by default) must be positive."""
-    batch, heads, seq_q, d = q.shape
+    d = q.shape[-1]
     bm, bn = block
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     if not scale > 0:

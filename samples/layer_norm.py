@@ -49,8 +49,9 @@ def layer_norm_fwd_looped(x, w, b, y, mean, rstd, eps, BLOCK: ct.Constant[int]):
     The first sweep accumulates element-wise (no block-wide reduction per chunk) sums of x - k
     and (x - k)^2, shifted by the row's first element k so that the variance does not cancel
     when the mean is large; the second normalizes. Each sweep loads its next chunk before it
-    uses the current one, so two chunks are in flight. Blocks stride over the rows, so a grid
-    of a few blocks per SM lets the second sweep read from L2.
+    uses the current one, so two chunks are in flight. The chunks inside the row need no mask:
+    only a last partial chunk takes the second loop, which masks. Blocks stride over the rows,
+    so a grid of a few blocks per SM lets the second sweep read from L2.
     """
     n = x.shape[1]
     cols = ct.arange(BLOCK, dtype=ct.int32)[None, :]
@@ -60,12 +61,16 @@ def layer_norm_fwd_looped(x, w, b, y, mean, rstd, eps, BLOCK: ct.Constant[int]):
         s1 = ct.zeros((1, BLOCK), ct.float32)
         s2 = ct.zeros((1, BLOCK), ct.float32)
         t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=ZERO)
-        for j in range(tiles):
+        for j in range(n // BLOCK):
             following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=ZERO)
-            d = ct.where(cols + j * BLOCK < n, t.astype(ct.float32) - k, 0.0)
+            d = t.astype(ct.float32) - k
             s1 += d
             s2 += d * d
             t = following
+        for j in range(n // BLOCK, tiles):  # the partial chunk, if any
+            d = ct.where(cols + j * BLOCK < n, t.astype(ct.float32) - k, 0.0)
+            s1 += d
+            s2 += d * d
         shift = ct.sum(s1, axis=1, keepdims=True) / n
         mu = k + shift
         r = ct.rsqrt(ct.sum(s2, axis=1, keepdims=True) / n - shift * shift + eps)

@@ -43,6 +43,8 @@ CASES = [
     ("layer_norm", lambda b: layer_norm.run(3, 5000, "float32", b, looped_block=1024,
                                             offset=1000.0)),
     ("layer_norm", lambda b: layer_norm.run(2, 999, "bfloat16", b, looped_block=256)),
+    ("layer_norm", lambda b: layer_norm.run(3, 2048, "bfloat16", b, looped_block=512,
+                                            offset=100.0)),  # whole chunks only
     # the backward's variants at awkward sizes: whole rows striding (3 blocks over 10 tiles),
     # two passes (statistics over several chunks; column chunks past the row's end)
     ("layer_norm", lambda b: layer_norm.run(37, 300, "bfloat16", b, backward_plan=(
