@@ -4,7 +4,9 @@ launches (compilation, autotuning). Cases: attn_ours / attn_cudnn (flash attenti
 seq 4096, 4 x 16 heads, not causal; ours at 128x128 with 8 warps), gemm_ours / gemm_cublas (bf16
 4096^3; ours at 128x256x64 with 8 warps), softmax_ours / softmax_triton (bf16 rows of 65536,
 2^28 elements; ours looped B=8192 w=16, Triton's tutorial kernel with 16 warps), lnbwd_ours
-(layer-norm backward, bf16 rows of 4096, 2^28 elements, R=1 B=4096 w=16 over 132 blocks).
+(layer-norm backward, bf16 rows of 4096, 2^28 elements, R=1 B=4096 w=16 over 132 blocks),
+lnfwd_ours / rms_ours (the looped layer norm and RMS norm forward, bf16 rows of 65536: their
+best configurations, B=8192 w=32 one block per SM and B=16384 w=32 a block per row).
 benchmarks/README.md ("Profiles") gives the ncu command and the figures.
 
     python3 benchmarks/ncu_cases.py attn_ours     # under ncu, see the README
@@ -25,7 +27,7 @@ import bench_matmul
 import tilelang as ct
 
 CASES = ("attn_ours", "attn_cudnn", "gemm_ours", "gemm_cublas", "softmax_ours",
-         "softmax_triton", "lnbwd_ours")
+         "softmax_triton", "lnbwd_ours", "lnfwd_ours", "rms_ours")
 ELEMENTS = 1 << 28  # bench_reductions.py's inputs
 
 
@@ -90,14 +92,34 @@ def layer_norm_backward_case(ours: bool) -> Callable[[], None]:
                             scratch)
 
 
+def norm_forward_case(layer_norm: bool) -> Callable[[], None]:
+    from layer_norm import layer_norm_fwd_looped
+    from rms_norm import rms_norm_looped
+
+    n = 65536
+    x = torch.randn(ELEMENTS // n, n, device="cuda", dtype=torch.bfloat16)
+    rows = x.shape[0]
+    w, b = (torch.randn(n, device="cuda", dtype=x.dtype) for _ in range(2))
+    y = torch.empty_like(x)
+    stream = torch.cuda.current_stream()
+    if layer_norm:
+        mean, rstd = (torch.empty(rows, device="cuda") for _ in range(2))
+        kernel = layer_norm_fwd_looped.replace_hints(num_warps=32)
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        return lambda: ct.launch(stream, (sms,), kernel, (x, w, b, y, mean, rstd, 1e-5, 8192))
+    kernel = rms_norm_looped.replace_hints(num_warps=32)
+    return lambda: ct.launch(stream, (rows,), kernel, (x, w, y, 1e-5, 16384))
+
+
 def main() -> None:
     case = sys.argv[1] if len(sys.argv) > 1 else ""
     if case not in CASES:
         raise SystemExit(f"usage: ncu_cases.py {{{','.join(CASES)}}}")
     torch.manual_seed(0)
     make = {"attn": attention_case, "gemm": gemm_case, "softmax": softmax_case,
-            "lnbwd": layer_norm_backward_case}[case.split("_")[0]]
-    run = make(case.endswith("ours"))
+            "lnbwd": layer_norm_backward_case, "lnfwd": norm_forward_case,
+            "rms": norm_forward_case}[case.split("_")[0]]
+    run = make(case.startswith("lnfwd") if make is norm_forward_case else case.endswith("ours"))
     for _ in range(3):
         run()
     torch.cuda.synchronize()

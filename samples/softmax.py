@@ -26,6 +26,7 @@ import tilelang as ct
 
 NEG_INF = ct.PaddingMode.NEG_INF
 LOG2_E = 1.4426950408889634
+GROUP = 4  # neighbouring columns softmax_looped sums before its running sums
 
 
 @ct.kernel
@@ -43,26 +44,28 @@ def softmax_looped(x, out, BLOCK: ct.Constant[int]):
     """Rows longer than a tile, two sweeps of BLOCK-wide chunks per row.
 
     The first sweep keeps a running row maximum m (one block-wide max per chunk; in log2
-    units, as the exponents) and element-wise running sums s of exp(x - m), rescaled when m
-    grows; one block-wide sum at the end. The second writes exp(x - m) / sum. Each sweep loads
-    its next chunk before it uses the current one, so two chunks are in flight. Blocks stride
+    units, as the exponents) and running sums s of exp(x - m) per group of GROUP neighbouring
+    columns (summed within each thread first: the sums take a quarter of a chunk's
+    registers), rescaled when m grows; one block-wide sum at the end. The second writes
+    exp(x - m) / sum. Each sweep loads its next chunk before it uses the current one, so two
+    chunks are in flight. Blocks stride
     over the rows, so a grid of a few blocks per SM keeps the rows in flight small enough that
     the second sweep reads from L2.
     """
     for i in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
         tiles = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
         m = ct.full((1, 1), -math.inf, ct.float32)
-        s = ct.zeros((1, BLOCK), ct.float32)
+        s = ct.zeros((BLOCK // GROUP,), ct.float32)
         t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
         for j in range(tiles):
             following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
             f = t.astype(ct.float32) * LOG2_E
             new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True))
-            s = s * ct.exp2(m - new_m, flush_to_zero=True) + \
-                ct.exp2(f - new_m, flush_to_zero=True)
+            e = ct.reshape(ct.exp2(f - new_m, flush_to_zero=True), (BLOCK // GROUP, GROUP))
+            s = s * ct.reshape(ct.exp2(m - new_m, flush_to_zero=True), (1,)) + ct.sum(e, axis=1)
             m = new_m
             t = following
-        inverse = 1.0 / ct.sum(s, axis=1, keepdims=True)
+        inverse = 1.0 / ct.sum(s, axis=0, keepdims=True)[None, :]
         t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
         for j in range(tiles):
             following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)

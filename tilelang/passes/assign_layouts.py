@@ -130,10 +130,11 @@ class _Assigner:
         return self.default(result)
 
     def combining_layout(self, op: ir.Operation) -> LinearLayout:
-        """The layout a tile.reduce / tile.scan works in: its first concrete operand's when the
-        op can work in it, else one made for it."""
+        """The layout a tile.reduce / tile.scan works in: its first operand's that arrives in
+        one the op can work in (a deferred operand's at no cost: a reshaped row sums within
+        each thread), else one made for it."""
         for value in op.operands:
-            layout = self.layouts.get(value)
+            layout = self._arriving_layout(value)
             if layout is not None and rules.can_combine_in(op, layout):
                 return layout
         return rules.combining_layout(op, self.num_warps)
@@ -154,7 +155,7 @@ class _Assigner:
         """Loop-carried tiles keep one layout: a staged product's or a whole matrix-product
         loop's accumulator when the body yields one (the init converts once, before the loop),
         else the init's if concrete, else the one the body yields (found by a first analysis
-        with those arguments deferred), else the default."""
+        with those arguments deferred; a deferred yield's at no cost), else the default."""
         args = list(body.arguments)[first_arg:]
         yields = list(body.operations)[-1].operands
         fixed = {}
@@ -171,7 +172,7 @@ class _Assigner:
         self.analyze_block(body)
         for i, (arg, init, y) in enumerate(zip(args, inits, yields, strict=True)):
             if is_tile_type(arg.type) and i not in fixed and self.layouts.get(init) is None:
-                self.layouts[arg] = self.layouts.get(y) or self.default(arg)
+                self.layouts[arg] = self._arriving_layout(y) or self.default(arg)
         self.analyze_block(body)
         for result, arg in zip(op.results, args, strict=True):
             if is_tile_type(result.type):
@@ -331,16 +332,21 @@ class _Assigner:
         return self._arriving_layout(list(op.operands)[-1]), self._store_layout(op)
 
     def _arriving_layout(self, tile: ir.Value) -> LinearLayout | None:
-        """The tile's layout, or for a deferred linear reshape of a concrete tile (a batched
-        product's accumulator given a leading 1) the layout it has at no cost."""
+        """The tile's layout, or for a deferred one the layout it has at no cost: a linear
+        reshape's of its source's (a batched product's accumulator given a leading 1; a row
+        cut into groups of the elements a thread holds), an element-wise op's of its first
+        operand that has one. None when it comes from splats and aranges alone."""
         layout = self.layouts.get(tile)
         op = defining_op(tile)
-        if layout is None and op is not None and name(op) == "tile.reshape" and \
-                is_tile_type(op.operands[0].type):
+        if layout is not None or op is None:
+            return layout
+        if name(op) == "tile.reshape" and is_tile_type(op.operands[0].type):
             source = self._arriving_layout(op.operands[0])
-            if source is not None:
-                return source.reshape(shape_of(tile.type))
-        return layout
+            return source.reshape(shape_of(tile.type)) if source is not None else None
+        if is_elementwise(op):
+            return next((found for v in op.operands if is_tile_type(v.type)
+                         and (found := self._arriving_layout(v)) is not None), None)
+        return None
 
     def _store_layout(self, op: ir.Operation) -> LinearLayout:
         array, tile = op.operands[0], list(op.operands)[-1]

@@ -40,3 +40,36 @@ func.func @running_sum(%x: !tile.array<i32, array<i64: 1>, 16 : i64>, %y: !tile.
   "tile.store"(%y, %i, %s) {order = array<i64: 0>} : (!tile.array<i32, array<i64: 1>, 16 : i64>, i32, tensor<1024xi32>) -> ()
   return
 }
+
+// -----
+
+// A row cut into groups of neighbours (a linear reshape of the load, deferred) is summed in
+// the layout the reshape gives at no cost: each thread's four neighbours are register bits, so
+// the sum stays within the thread; the loop carries the sums in the reduction's own layout
+// (not the default one), so nothing converts inside the loop.
+// CHECK-LABEL: @grouped_sums
+// CHECK: scf.for {{.*}} -> (tensor<256xf32, #tile.layout<"shape=[256] register=[[128]] lane=[[1],[2],[4],[8],[16]] warp=[[32],[64]]">>)
+// CHECK-NOT: "tile.convert_layout"
+// CHECK: scf.yield
+func.func @grouped_sums(%x: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %y: !tile.array<f32, array<i64: 1>, 16 : i64>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %ub = "tile.constant"() {value = 4 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %zero = "tile.constant"() {value = 0.0 : f32} : () -> f32
+  %init = "tile.splat"(%zero) : (f32) -> tensor<256xf32>
+  %s = scf.for %j = %lb to %ub step %step iter_args(%acc = %init) -> (tensor<256xf32>) : i32 {
+    %t = "tile.load"(%x, %i, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %g = "tile.reshape"(%t) : (tensor<1x1024xf32>) -> tensor<256x4xf32>
+    %r = "tile.reduce"(%g) ({
+    ^bb0(%a: f32, %b: f32):
+      %c = "tile.add"(%a, %b) : (f32, f32) -> f32
+      gpu.yield %c : f32
+    }) {axes = array<i64: 1>, identities = [0.0 : f32], operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<256x4xf32>) -> tensor<256x1xf32>
+    %flat = "tile.reshape"(%r) : (tensor<256x1xf32>) -> tensor<256xf32>
+    %next = "tile.add"(%acc, %flat) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    scf.yield %next : tensor<256xf32>
+  }
+  "tile.store"(%y, %i, %s) {order = array<i64: 0>} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32, tensor<256xf32>) -> ()
+  return
+}
