@@ -66,7 +66,8 @@ def wgmma_enabled() -> bool:
 
 
 def tma_enabled() -> bool:
-    """TILELANG_TMA=0 stages matrix-product loops with cp.async instead of TMA on sm_90."""
+    """TILELANG_TMA=0 stages matrix-product loops with cp.async instead of TMA on sm_90, and
+    stores no tile with TMA."""
     return os.environ.get("TILELANG_TMA", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
