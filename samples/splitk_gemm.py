@@ -14,6 +14,17 @@ one block per (tile, range), so S times as many blocks stream the weight:
    (bias, activation) would go here.
 
 `split_for` picks S so that the first kernel's blocks fill the GPU in one wave.
+
+`splitk_fused` does both in one launch: each block stores its partial tile, then counts itself
+in on its tile's counter (`atomic_add`, acquire-release at device scope: its partial is
+published, the others' are visible to it); the block that arrives last adds the S partial tiles
+(in the same order whatever order the blocks ran in) and stores c, then sets the counter back
+to 0 for the next launch. It shows the cross-block pattern (the counter's acquire-release
+covers the whole block's stores and loads: docs/language.md), but it is not the faster one on
+the H100: the last block's sum is serial work at the end of each tile, where the second kernel
+spreads it over many blocks. Measured with the weight in L2 (CUDA-graph replay, bf16, H100):
+16x4096x4096 at 64x64x64, S=2: 33.5 TFLOP/s against 36.4 for two launches; S=4: 26.3 against
+31.2; 16x14336x4096 at 64x128x64, S=2: 36.9 against 39.4.
 """
 
 from __future__ import annotations
@@ -41,6 +52,30 @@ def partial_products(a, b, ws, BM: ct.Constant[int], BN: ct.Constant[int],
         w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
         acc = ct.mma(x, w, acc)
     ct.store(ws, index=(s, i, j), tile=ct.reshape(acc, (1, BM, BN)))
+
+
+@ct.kernel(num_warps=4)
+def splitk_fused(a, b, c, ws, counters, BM: ct.Constant[int], BN: ct.Constant[int],
+                 BK: ct.Constant[int], SPLIT: ct.Constant[int]):
+    """c = a @ b in one launch: partial tiles in ws (S, M, N), the last block of each tile adds
+    them. `counters` (int32, one per output tile, zero before the first launch) is left zero."""
+    i, j, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    tiles = ct.num_tiles(a, axis=1, shape=(BM, BK))
+    zero = ct.PaddingMode.ZERO
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(s * tiles // SPLIT, (s + 1) * tiles // SPLIT):
+        x = ct.load(a, index=(i, k), shape=(BM, BK), padding_mode=zero)
+        w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
+        acc = ct.mma(x, w, acc)
+    ct.store(ws, index=(s, i, j), tile=ct.reshape(acc, (1, BM, BN)))
+    tile = i * ct.num_blocks(1) + j
+    if ct.atomic_add(counters, tile, 1) == SPLIT - 1:  # the tile's last block
+        total = ct.zeros((BM, BN), ct.float32)
+        for t in ct.static_iter(range(SPLIT)):
+            part = ct.load(ws, index=(t, i, j), shape=(1, BM, BN), padding_mode=zero)
+            total += ct.reshape(part, (BM, BN))
+        ct.store(c, index=(i, j), tile=total.astype(c.dtype))
+        ct.atomic_xchg(counters, tile, 0, memory_order=ct.MemoryOrder.RELAXED)
 
 
 # One warp: its tile's rows stay in registers from load to store (with more warps the
@@ -80,8 +115,18 @@ def launch(stream, a, b, c, ws, block: tuple[int, int, int], n_split: int) -> No
     ct.launch(stream, (ct.cdiv(m, rm), ct.cdiv(n, rn)), sum_partials, (ws, c, rm, rn, n_split))
 
 
+def launch_fused(stream, a, b, c, ws, counters, block: tuple[int, int, int],
+                 n_split: int) -> None:
+    """c = a @ b in one launch (splitk_fused); `counters`: int32, one per output tile, zero."""
+    (m, _), n = a.shape, b.shape[1]
+    bm, bn, bk = block
+    ct.launch(stream, (ct.cdiv(m, bm), ct.cdiv(n, bn), n_split), splitk_fused,
+              (a, b, c, ws, counters, bm, bn, bk, n_split))
+
+
 def run(m: int, n: int, k: int, backend: Backend | None = None,
-        block: tuple[int, int, int] = (64, 64, 64), n_split: int | None = None) -> None:
+        block: tuple[int, int, int] = (64, 64, 64), n_split: int | None = None,
+        fused: bool = False) -> None:
     backend = backend or Backend()
     bf16 = ml_dtypes.bfloat16
     rng = backend.rng
@@ -93,11 +138,20 @@ def run(m: int, n: int, k: int, backend: Backend | None = None,
     # poisoned: every element must be written (the workspace by the first kernel)
     ws = backend.empty_like(np.empty((n_split, m, n), np.float32))
     c = backend.empty_like(np.empty((m, n), bf16))
-    launch(backend.stream(), a, b, c, ws, block, n_split)
-    backend.synchronize()
+    if fused:
+        bm, bn, _ = block
+        counters = backend.array(np.zeros(ct.cdiv(m, bm) * ct.cdiv(n, bn), np.int32))
+        for _ in range(2):  # the counters are left zero for the next launch
+            launch_fused(backend.stream(), a, b, c, ws, counters, block, n_split)
+        backend.synchronize()
+        assert not backend.numpy(counters).any(), "the counters are back to zero"
+    else:
+        launch(backend.stream(), a, b, c, ws, block, n_split)
+        backend.synchronize()
     want = a_host.astype(np.float64) @ b_host.astype(np.float64)
     # float32 sums, one rounding to bfloat16 (8 bits) at the end
-    check(f"splitk_gemm[{m}x{n}x{k}, S={n_split}]", backend.numpy(c), want, rtol=1e-2,
+    check(f"splitk_gemm[{m}x{n}x{k}, S={n_split}{', fused' if fused else ''}]",
+          backend.numpy(c), want, rtol=1e-2,
           atol=1e-2)
 
 

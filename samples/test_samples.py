@@ -95,6 +95,10 @@ CASES = [
     ("splitk_gemm", lambda b: splitk_gemm.run(20, 100, 300, b, (16, 32, 32))),
     ("splitk_gemm", lambda b: splitk_gemm.run(37, 200, 100, b, (64, 64, 64), 3)),
     ("splitk_gemm", lambda b: splitk_gemm.run(130, 300, 1000, b, (64, 128, 64), 5)),
+    # one launch: the last block of each tile adds the partials (an acquire-release counter)
+    ("splitk_gemm", lambda b: splitk_gemm.run(70, 100, 300, b, (16, 32, 32), 3, fused=True)),
+    ("splitk_gemm", lambda b: splitk_gemm.run(37, 1000, 1000, b, (64, 64, 64), 4, fused=True)),
+    ("splitk_gemm", lambda b: splitk_gemm.run(130, 300, 1000, b, (64, 128, 64), 5, fused=True)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 

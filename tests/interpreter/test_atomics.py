@@ -249,7 +249,8 @@ def test_memory_orders_and_scopes(it, rng, order, scope):
 def test_ptx_of_orders_and_scopes():
     """The GPU code brackets the relaxed atomics with fences at the requested scope: one before
     each run of atomics for a release, one after for an acquire, both for acq_rel, none for
-    relaxed (a compile check: it runs in the CPU tier only)."""
+    relaxed; beyond the block with block barriers on their far sides (a compile check: it runs
+    in the CPU tier only)."""
     data, hist = np.zeros(64, np.int32), np.zeros(9, np.int32)
     flags = np.zeros(9, np.int32)
     cases = {(ct.MemoryOrder.RELAXED, ct.MemoryScope.DEVICE): (None, False, False),
@@ -273,5 +274,13 @@ def test_ptx_of_orders_and_scopes():
             assert all(i > 0 and seq[i - 1] == fence for i in runs), order
         if after:
             assert all(i + 1 < len(seq) and seq[i + 1] == fence for i in ends), order
+        # beyond the block, the block's other threads take part: a barrier before a release
+        # fence (their writes before it are published), after an acquire (their reads after)
+        marks = [x for x in lines if x.startswith(("fence", "bar.sync"))]
+        fences = [i for i, x in enumerate(marks) if x == fence]
+        if scope is not ct.MemoryScope.BLOCK and before:
+            assert all(i > 0 and marks[i - 1] == "bar.sync" for i in fences), order
+        if scope is not ct.MemoryScope.BLOCK and after:
+            assert all(i + 1 < len(marks) and marks[i + 1] == "bar.sync" for i in fences), order
         assert ct.compile(ordered_histogram, (data, hist, flags, order, scope),
                           arch="sm_80").resources()

@@ -15,7 +15,11 @@ then exist in the owner slots only: when the result is used they are spread to e
 Atomics are relaxed `atomicrmw` / `cmpxchg` operations bracketed by `fence`s at the requested
 scope: a release fence before the op's atomics (RELEASE, ACQ_REL) and an acquire fence after
 them (ACQUIRE, ACQ_REL). LLVM's NVPTX backend ignores the ordering of `atomicrmw` itself, so the
-fences are what implement the ordering; they cover the tile op as a whole.
+fences are what implement the ordering; they cover the tile op as a whole. A block is one
+program in cuTile's model, so at device or system scope a release also publishes what the
+block's other threads wrote before (a block barrier first: the issuing threads' fence then
+carries those writes, being cumulative), and an acquire also covers what the other threads read
+after (a block barrier after the fence): the split-K "last block adds the partials" pattern.
 """
 
 from __future__ import annotations
@@ -144,9 +148,17 @@ def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
 
 
 def _fence(order: str, scope: str | None, kinds: tuple[str, ...]) -> None:
-    if order in kinds:
-        llvm.FenceOp(ORDERING.release if kinds[0] == "release" else ORDERING.acquire,
-                     syncscope=scope)
+    """The fence of `kinds` ("release", ...: before the atomics; "acquire", ...: after) when
+    `order` is one of them; beyond the block, with a block barrier on the far side of it."""
+    if order not in kinds:
+        return
+    release = kinds[0] == "release"
+    beyond_block = scope != SCOPES["block"]
+    if release and beyond_block:
+        gpu.barrier()
+    llvm.FenceOp(ORDERING.release if release else ORDERING.acquire, syncscope=scope)
+    if not release and beyond_block:
+        gpu.barrier()
 
 
 def _rmw_kind(kind: str, dtype) -> llvm.AtomicBinOp:
