@@ -38,11 +38,9 @@ from _common import Backend, check, gemm_sample_args
 import tilelang as ct
 
 
-@ct.kernel(num_warps=4)
-def partial_products(a, b, ws, BM: ct.Constant[int], BN: ct.Constant[int],
-                     BK: ct.Constant[int], SPLIT: ct.Constant[int]):
-    """ws[s] = the product over the s-th of SPLIT ranges of K tiles (zeros for an empty one)."""
-    i, j, s = ct.bid(0), ct.bid(1), ct.bid(2)
+def store_partial(a, b, ws, i, j, s, BM, BN, BK, SPLIT):
+    """ws[s]'s (BM, BN) tile (i, j) = the product over the s-th of SPLIT ranges of K tiles
+    (zeros for an empty one)."""
     tiles = ct.num_tiles(a, axis=1, shape=(BM, BK))
     zero = ct.PaddingMode.ZERO
     acc = ct.zeros((BM, BN), ct.float32)
@@ -55,19 +53,20 @@ def partial_products(a, b, ws, BM: ct.Constant[int], BN: ct.Constant[int],
 
 
 @ct.kernel(num_warps=4)
+def partial_products(a, b, ws, BM: ct.Constant[int], BN: ct.Constant[int],
+                     BK: ct.Constant[int], SPLIT: ct.Constant[int]):
+    """ws[s] = the product over the s-th of SPLIT ranges of K tiles (zeros for an empty one)."""
+    store_partial(a, b, ws, ct.bid(0), ct.bid(1), ct.bid(2), BM, BN, BK, SPLIT)
+
+
+@ct.kernel(num_warps=4)
 def splitk_fused(a, b, c, ws, counters, BM: ct.Constant[int], BN: ct.Constant[int],
                  BK: ct.Constant[int], SPLIT: ct.Constant[int]):
     """c = a @ b in one launch: partial tiles in ws (S, M, N), the last block of each tile adds
     them. `counters` (int32, one per output tile, zero before the first launch) is left zero."""
     i, j, s = ct.bid(0), ct.bid(1), ct.bid(2)
-    tiles = ct.num_tiles(a, axis=1, shape=(BM, BK))
+    store_partial(a, b, ws, i, j, s, BM, BN, BK, SPLIT)
     zero = ct.PaddingMode.ZERO
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(s * tiles // SPLIT, (s + 1) * tiles // SPLIT):
-        x = ct.load(a, index=(i, k), shape=(BM, BK), padding_mode=zero)
-        w = ct.load(b, index=(k, j), shape=(BK, BN), padding_mode=zero)
-        acc = ct.mma(x, w, acc)
-    ct.store(ws, index=(s, i, j), tile=ct.reshape(acc, (1, BM, BN)))
     tile = i * ct.num_blocks(1) + j
     if ct.atomic_add(counters, tile, 1) == SPLIT - 1:  # the tile's last block
         total = ct.zeros((BM, BN), ct.float32)

@@ -112,9 +112,15 @@ def _load_matrices(lw: Lowering, layout: LinearLayout, staging: Staging, plan: M
 def _thread_offset(lw: Lowering, layout: LinearLayout, staging: Staging,
                    lanes: bool = True) -> ir.Value:
     """XOR of the offset terms of this thread's set lane (unless not `lanes`) and warp bits."""
-    terms = staging.offset_bases(layout)
+    return thread_term(lw, staging.offset_bases(layout), ("lane", "warp") if lanes else ("warp",))
+
+
+def thread_term(lw: Lowering, terms: dict[str, tuple[int, ...]],
+                dims: tuple[str, ...] = ("lane", "warp")) -> ir.Value:
+    """XOR of `terms` (per in-dim bit, as a buffer's offset_bases gives them) over this thread's
+    set bits of `dims`: the per-thread part of an offset that is linear over GF(2)."""
     acc = const(i32(), 0)
-    for dim in ("lane", "warp") if lanes else ("warp",):
+    for dim in dims:
         index = lw.thread_index(dim)
         for k, term in enumerate(terms[dim]):
             if term:

@@ -28,6 +28,7 @@ from tilelang.passes.simt import tma
 from tilelang.passes.simt.context import Lowering, const, when
 from tilelang.passes.simt.memory import _gep, _to_memory
 from tilelang.passes.simt.shapes import shared_base
+from tilelang.passes.simt.staging import thread_term
 from tilelang.passes.simt.values import ArrayArgs, Distributed, i32, i64, memory_type
 from tilelang.passes.tma_stores import BOX_ALIGN
 
@@ -45,7 +46,7 @@ def lower_tma_store(lw: Lowering, array: ArrayArgs, indices: list[ir.Value],
     first = arith.andi(
         arith.cmpi(arith.CmpIPredicate.eq, lw.thread_index("warp"), const(i32(), 0)),
         arith.cmpi(arith.CmpIPredicate.eq, lw.thread_index("lane"), const(i32(), 0)))
-    thread = _thread_term(lw, boxes.offset_bases(tile.layout))
+    thread = thread_term(lw, boxes.offset_bases(tile.layout))
     owner = lw.owner_predicate(tile.layout)
     for n, round_boxes in enumerate(rounds):
         slot = arith.addi(base, const(i64(), (n % slots) * slot_bytes))
@@ -58,18 +59,6 @@ def lower_tma_store(lw: Lowering, array: ArrayArgs, indices: list[ir.Value],
         gpu.barrier()
         _store_boxes(boxes, round_boxes, slot, desc, indices, tile.shape, first)
     nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
-
-
-def _thread_term(lw: Lowering, terms: dict[str, tuple[int, ...]]) -> ir.Value:
-    """XOR of the offset terms of this thread's set lane and warp bits."""
-    thread = const(i32(), 0)
-    for dim in ("lane", "warp"):
-        index = lw.thread_index(dim)
-        for k, term in enumerate(terms[dim]):
-            if term:
-                bit = arith.andi(arith.shrui(index, const(i32(), k)), const(i32(), 1))
-                thread = arith.xori(thread, arith.muli(bit, const(i32(), term)))
-    return thread
 
 
 def _write_boxes(boxes: BoxBuffer, round_boxes: list[int], slot: ir.Value, thread: ir.Value,
