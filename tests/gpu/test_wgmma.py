@@ -142,11 +142,13 @@ def test_num_warps_chosen_by_the_compiler_launches_that_many():
         check(c, a, b)
 
 
-def test_tma_maps_follow_the_arrays():
+def test_tma_maps_follow_the_arrays(monkeypatch):
     """TMA tensor maps are built per launch from the arrays (runtime/tensor_maps.py, cached
     by pointer, extents and strides): views whose rows are longer than their width, then other
     arrays of other shapes through the same specialization, then the first ones again, each
-    right; and the kernel really copies with TMA."""
+    right; and the kernel really copies with TMA. A kernel of its own: its C entry is the last
+    one a launch registered, which other tests' specializations (other map counts) would set."""
+    monkeypatch.setitem(KERNELS, 8, make_matmul(8))
     tile = (128, 128, 64, 8)
     ptx = ct.compile(KERNELS[8], (torch.empty(8, 8, device="cuda", dtype=torch.bfloat16),) * 3
                      + tile[:3], arch="sm_90").ptx

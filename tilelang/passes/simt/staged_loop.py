@@ -44,7 +44,7 @@ from tilelang.passes.simt.turns import Turns, takes_turns
 from tilelang.passes.simt.values import Distributed, i32, i64
 from tilelang.passes.simt.wgmma import (
     WGMMA_TYPES,
-    descriptor,
+    Descriptors,
     pack_struct,
     wgmma_kinds,
     wgmma_ss,
@@ -313,11 +313,12 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
         kinds = wgmma_kinds(dtype, dtype_of(op.operands[1].type).name, b.k_major)
         first_kinds = dict(kinds, scaleD=ir.Attribute.parse("#nvvm.wgmma_scale_out<zero>")) \
             if fresh else kinds
+        descs_a, descs_b = Descriptors(a_base, a), Descriptors(b_base, b)
         for block in range(blocks):
             struct = pack_struct(start[block * per_block:(block + 1) * per_block])
             for k_step in range(staged.k // 16):
-                desc_a = descriptor(a_base, a, a.step_offset(k_step, block))
-                desc_b = descriptor(b_base, b, b.step_offset(k_step))
+                desc_a = descs_a.at(a.step_offset(k_step, block))
+                desc_b = descs_b.at(b.step_offset(k_step))
                 struct = wgmma_ss(struct, desc_a, desc_b, staged.n, 16,
                                   first_kinds if k_step == 0 else kinds)
             out += [llvm.extractvalue(ir.F32Type.get(), struct, [i]) for i in range(per_block)]
@@ -326,11 +327,12 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
         assert a_regs.layout == a_layout(staged.m, staged.k, lw.num_warps), "wgmma A registers"
         words = _words(list(a_regs.regs))
         words_per_block = staged.k // 4  # A: k / 8 column blocks x 4 values, two per word
+        descs_b = Descriptors(b_base, b)
         for block in range(blocks):
             regs = list(start[block * per_block:(block + 1) * per_block])
             for k_step in range(staged.k // 16):
                 first = block * words_per_block + 4 * k_step
-                desc = descriptor(b_base, b, b.step_offset(k_step))
+                desc = descs_b.at(b.step_offset(k_step))
                 regs = _wgmma_rs(regs, words[first:first + 4], desc, staged.n,
                                  WGMMA_TYPES[dtype], transpose_b=not b.k_major,
                                  accumulate=not (fresh and k_step == 0))
