@@ -243,3 +243,31 @@ def test_where_with_constant_condition(it, rng, flag):
     it.launch(where_constant_condition, (1,), x, out, out2, flag)
     it.assert_same(out, np.zeros(4, np.int32) if flag else x)
     it.assert_same(out2, x.astype(np.float32) if flag else np.full(4, 2.5, np.float32))
+
+
+@ct.kernel
+def exp2_of_scaled(a, b, out, SIGN: ct.Constant[int]):
+    x = ct.load(a, (0,), (64,))
+    m = ct.load(b, (0,), (64,))
+    if SIGN > 0:
+        ct.store(out, (0,), ct.exp2(x * 1.4426950408889634 - m, flush_to_zero=True))
+    else:
+        ct.store(out, (0,), ct.exp2(m - x * 0.5, flush_to_zero=True))
+    ct.store(out, (1,), ct.exp2(x * 1.5 - m))  # exact: no fusion
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_exp2_flush_to_zero_fuses_its_scaled_argument(it, rng, sign):
+    """With flush_to_zero the argument's final product and sum are one fma (within the
+    approximate exponential's own error), on the GPU; the default exp2 keeps two roundings."""
+    x = it.rand(rng, 64, "float32", low=-20, high=20).astype(np.float32)
+    m = it.rand(rng, 64, "float32", low=-4, high=4).astype(np.float32)
+    out = it.poison(128, np.float32)
+    it.launch(exp2_of_scaled, (1,), x, m, out, sign)
+    x64, m64 = x.astype(np.float64), m.astype(np.float64)
+    arg = x64 * 1.4426950408889634 - m64 if sign > 0 else m64 - x64 * 0.5
+    want = np.exp2(arg).astype(np.float32)
+    it.assert_close(out[:64], want, ulps=16)
+    it.assert_close(out[64:], np.exp2(x64 * 1.5 - m64).astype(np.float32), ulps=16)
+    ptx = ct.compile(exp2_of_scaled, (x, m, out, sign), arch="sm_90").ptx
+    assert ptx.count("fma.rn.f32") >= 1

@@ -9,6 +9,7 @@ from mlir.dialects import arith
 
 from tilelang.dialect import dtype_of, ops, semantics
 from tilelang.language import dtypes as dt
+from tilelang.passes.ir_utils import defining_op
 from tilelang.passes.simt import restricted, rounding, scalar_ops
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.values import Distributed
@@ -39,7 +40,35 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.BINARY[op.name], dtype_of(op.operands[0].type)
     if op.name == "tile.div" and _approx(op):
         fn = scalar_ops.approximate_div
+    fused = _exp2_argument_fma(op)
+    if fused is not None:
+        product, other, form = fused
+        _map(lw, op, lambda a, b, c: scalar_ops.fma(a, b, c, form),
+             [*(lw.get(v) for v in product.operands), lw.get(other)])
+        return
     _map(lw, op, lambda a, b: fn(a, b, dtype))
+
+
+def _exp2_argument_fma(op: ir.Operation) -> tuple[ir.Operation, ir.Value, str] | None:
+    """(the tile.mul, the other operand, the form: "a*b+c", "a*b-c" or "c-a*b") when `op` adds or
+    subtracts a float32 product used nowhere else and is itself used only by
+    `exp2(..., flush_to_zero=True)`: that argument is computed as one fma, rounded once (the
+    approximate exponential's own error is larger; flash attention's `s * scale - max` becomes
+    one FFMA instead of an FMUL and an FADD)."""
+    if op.name not in ("tile.add", "tile.sub") or dtype_of(op.results[0].type) is not dt.float32:
+        return None
+    uses = list(op.results[0].uses)
+    if len(uses) != 1 or uses[0].owner.name != "tile.exp2" or \
+            "flush_to_zero" not in uses[0].owner.attributes:
+        return None
+    for index, value in enumerate(op.operands):
+        product = defining_op(value)
+        if product is not None and product.name == "tile.mul" and \
+                len(list(value.uses)) == 1 and dtype_of(value.type) is dt.float32:
+            if op.name == "tile.add":
+                return product, op.operands[1 - index], "a*b+c"
+            return product, op.operands[1 - index], "a*b-c" if index == 0 else "c-a*b"
+    return None
 
 
 @lowers(*(n for n in semantics.UNARY if n != "tile.isnan"))

@@ -186,6 +186,15 @@ def _exp(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
     return narrow(math.exp(widen(x, dtype), fastmath=flags), dtype)
 
 
+def fma(a: ir.Value, b: ir.Value, c: ir.Value, form: str) -> ir.Value:
+    """float32 a * b + c, a * b - c or c - a * b (`form`), rounded once."""
+    if form == "a*b-c":
+        c = arith.negf(c)
+    elif form == "c-a*b":
+        a = arith.negf(a)
+    return math.fma(a, b, c)
+
+
 def exp2_ftz(x: ir.Value, dtype: DType, approx: bool = False) -> ir.Value:
     """`ex2.approx.ftz.f32`: one MUFU.EX2, where the default (subnormal inputs and results
     kept) costs three more instructions around it (flush_to_zero=True)."""
