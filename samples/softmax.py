@@ -33,8 +33,10 @@ GROUP = 4  # neighbouring columns softmax_looped sums before its running sums
 def softmax_rows(x, out, ROWS: ct.Constant[int], BLOCK: ct.Constant[int]):
     i = ct.bid(0)
     t = ct.load(x, index=(i, 0), shape=(ROWS, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
-    t = t * LOG2_E  # in log2 units: exp(x - m) = exp2(x * log2(e) - m * log2(e))
-    e = ct.exp2(t - ct.max(t, axis=1, keepdims=True), flush_to_zero=True)
+    # in log2 units: exp(x - m) = exp2(x * log2(e) - m * log2(e)); the maximum scaled is the
+    # scaled maximum, and each exponent is one fma (the product is used nowhere else)
+    m = ct.max(t, axis=1, keepdims=True) * LOG2_E
+    e = ct.exp2(t * LOG2_E - m, flush_to_zero=True)
     inverse = 1.0 / ct.sum(e, axis=1, keepdims=True)
     ct.store(out, index=(i, 0), tile=(e * inverse).astype(out.dtype))
 
@@ -59,9 +61,10 @@ def softmax_looped(x, out, BLOCK: ct.Constant[int]):
         t = ct.load(x, index=(i, 0), shape=(1, BLOCK), padding_mode=NEG_INF)
         for j in range(tiles):
             following = ct.load(x, index=(i, j + 1), shape=(1, BLOCK), padding_mode=NEG_INF)
-            f = t.astype(ct.float32) * LOG2_E
-            new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True))
-            e = ct.reshape(ct.exp2(f - new_m, flush_to_zero=True), (BLOCK // GROUP, GROUP))
+            f = t.astype(ct.float32)
+            new_m = ct.maximum(m, ct.max(f, axis=1, keepdims=True) * LOG2_E)
+            e = ct.exp2(f * LOG2_E - new_m, flush_to_zero=True)  # one fma, one ex2
+            e = ct.reshape(e, (BLOCK // GROUP, GROUP))
             s = s * ct.reshape(ct.exp2(m - new_m, flush_to_zero=True), (1,)) + ct.sum(e, axis=1)
             m = new_m
             t = following
