@@ -74,10 +74,9 @@ def _write_boxes(boxes: BoxBuffer, round_boxes: list[int], slot: ir.Value, threa
         box = boxes.box_of(coord)
         if r % width or box not in round_boxes:
             continue
-        # the register's box moves to its place in the slot (no thread bit touches box bits)
-        moved = (round_boxes.index(box) - box) * box_elems if len(round_boxes) < len(
-            boxes.boxes()) else 0
-        register_term = boxes.offset(coord) + moved
+        # the register's box moves to its place in the slot (in one round, its own place; in
+        # several, no thread bit touches box bits)
+        register_term = boxes.offset(coord) + (round_boxes.index(box) - box) * box_elems
         offset = arith.xori(thread, const(i32(), register_term)) if register_term else thread
         address = _gep(start, arith.extui(i64(), offset), mem)
         values = [_to_memory(tile.regs[r + j], array.dtype) for j in range(width)]
