@@ -23,9 +23,17 @@ from common import bar_plot, copy_bandwidth, device_ms, driver_resources, save, 
 import tilelang as ct
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from layer_norm import Backward, backward, layer_norm_fwd, layer_norm_fwd_looped
-from rms_norm import rms_norm, rms_norm_looped
-from softmax import softmax_looped, softmax_rows
+from _split_rows import Workspace, slots
+from _split_rows import grid as split_grid
+from layer_norm import (
+    Backward,
+    backward,
+    layer_norm_fwd,
+    layer_norm_fwd_looped,
+    layer_norm_fwd_split,
+)
+from rms_norm import rms_norm, rms_norm_looped, rms_norm_split
+from softmax import softmax_looped, softmax_rows, softmax_split
 
 TOTAL = 1 << 28  # elements per input
 WIDTHS = (1024, 4096, 16384, 65536)
@@ -79,6 +87,31 @@ def looped_grid(rows: int, per_sm: int | None) -> int:
 def looped_label(block: int, warps: int, occupancy: int | None, per_sm: int | None) -> str:
     grid = "rows" if per_sm is None else f"{per_sm}/SM"
     return label(f"looped B={block},w={warps},grid={grid}", occupancy)
+
+
+# (BLOCK, warps, occupancy, blocks per SM) of the split kernels (groups of a block per
+# BLOCK-column chunk of a row exchanging partial sums, striding over the rows), for rows over
+# 16384
+SPLIT_CONFIGS = ((8192, 8, None, 2), (8192, 8, 2, 2), (8192, 16, None, 1), (4096, 4, None, 4),
+                 (16384, 16, None, 1), (8192, 8, None, 3))
+
+
+def split_configs(kernel, x, k: int, args: tuple):
+    """(label, launch, kernel) of a split kernel over SPLIT_CONFIGS; `args` are its parameters
+    before the workspace (made here, K = k partial sums per chunk)."""
+    rows, n = x.shape
+    if n <= 16384:
+        return []
+    stream = torch.cuda.current_stream()
+    out = []
+    for block, warps, occ, per_sm in SPLIT_CONFIGS:
+        ws = Workspace.for_rows(rows, n, block, k)
+        hk = hinted(kernel, warps, occ)
+        blocks = (split_grid(rows, n, block, per_sm),)
+        full = (*args, *ws.args(), block, slots(n, block))
+        out.append((label(f"split B={block},w={warps},{per_sm}/SM", occ),
+                    lambda hk=hk, g=blocks, a=full: ct.launch(stream, g, hk, a), hk))
+    return out
 
 
 # ----- Triton kernels in the style of its tutorials ----------------------------------------------
@@ -223,6 +256,7 @@ def case_softmax(x, tri):
         k = hinted(softmax_looped, w, occ)
         ours.append((looped_label(block, w, occ, per_sm), lambda k=k, b=block, p=per_sm:
                      ct.launch(stream, (looped_grid(rows, p),), k, (x, y, b)), k))
+    ours += split_configs(softmax_split, x, 2, (x, y))
     compiled = torch.compile(lambda t: torch.softmax(t, dim=-1))
     # torch and Inductor allocate their results: they are timed as they are, checked by value
     impls = {"tilelang": ours, "torch": [("softmax", lambda: torch.softmax(x, dim=-1))],
@@ -252,6 +286,7 @@ def case_layer_norm(x, tri):
         ours.append((looped_label(block, warps, occ, per_sm), lambda k=k, bl=block, p=per_sm:
                      ct.launch(stream, (looped_grid(rows, p),), k,
                                (x, w, b, y, mean, rstd, EPS, bl)), k))
+    ours += split_configs(layer_norm_fwd_split, x, 2, (x, w, b, y, mean, rstd, EPS))
     compiled = torch.compile(lambda t: F.layer_norm(t, (n,), w, b, EPS))
     impls = {"tilelang": ours, "torch": [("F.layer_norm", lambda: F.layer_norm(x, (n,), w, b,
                                                                                 EPS))],
@@ -277,6 +312,7 @@ def case_rms_norm(x, tri):
         k = hinted(rms_norm_looped, warps, occ)
         ours.append((looped_label(block, warps, occ, per_sm), lambda k=k, bl=block, p=per_sm:
                      ct.launch(stream, (looped_grid(rows, p),), k, (x, w, y, EPS, bl)), k))
+    ours += split_configs(rms_norm_split, x, 1, (x, w, y, EPS))
     compiled = torch.compile(lambda t: F.rms_norm(t, (n,), w, EPS))
     impls = {"tilelang": ours, "torch": [("F.rms_norm", lambda: F.rms_norm(x, (n,), w, EPS))],
              "inductor": [("compile", lambda: compiled(x))]}

@@ -83,10 +83,14 @@ def persistent_grid(rows: int, blocks_per_sm: int = 2) -> int:
     (blocks run one after another anyway) 3, so that samples exercise the striding."""
     if not gpu_available():
         return max(1, min(rows, 3))
+    return max(1, min(rows, sm_count() * blocks_per_sm))
+
+
+def sm_count() -> int:
+    """The current GPU's number of SMs."""
     import torch
 
-    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
-    return max(1, min(rows, sms * blocks_per_sm))
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
 
 
 def check(name: str, got: np.ndarray, want: np.ndarray, rtol: float = 0.0, atol: float = 0.0):

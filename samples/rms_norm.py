@@ -1,13 +1,18 @@
 """Sample: RMS norm over rows, y = x * rsqrt(mean(x^2) + eps) * w, in float32 math.
 
 A block normalizes ROWS whole rows as one (ROWS, BLOCK) tile, zero-padded past the row's end.
+Longer rows (above LOOPED_ABOVE columns) are split across blocks on the GPU (`rms_norm_split`,
+_split_rows.py: one read of the data); on the interpreter a block sweeps its row twice
+(`rms_norm_looped`).
 """
 
 from __future__ import annotations
 
+import _split_rows
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, persistent_grid, row_sample_args
+from _common import Backend, check, persistent_grid, row_sample_args, sm_count
+from _split_rows import claim_chunk, row_partials
 
 import tilelang as ct
 
@@ -48,11 +53,35 @@ def rms_norm_looped(x, w, y, eps, BLOCK: ct.Constant[int]):
             t = following
 
 
+@ct.kernel
+def rms_norm_split(x, w, y, eps, partials, counters, tickets, BLOCK: ct.Constant[int],
+                   SLOTS: ct.Constant[int]):
+    """Rows split across blocks (_split_rows.py): a block's BLOCK-column chunk stays in
+    registers while the row's sums of squares are added up across its group."""
+    group, chunk, groups, chunks = claim_chunk(x, tickets, BLOCK)
+    zero = ct.PaddingMode.ZERO
+    wt = ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
+    t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
+    for row in range(group, x.shape[0], groups):
+        following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
+        f = t.astype(ct.float32)
+        parts = row_partials(partials, counters, row, chunk, chunks,
+                             ct.sum(f * f, axis=1, keepdims=True), SLOTS)
+        r = ct.rsqrt(ct.sum(parts, axis=0, keepdims=True) / x.shape[1] + eps)
+        ct.store(y, index=(row, chunk), tile=(f * r * wt[None, :]).astype(y.dtype))
+        t = following
+
+
 LOOPED_ABOVE = 16384  # row length above which a block sweeps its row in chunks
 
 
 def launch_rms_norm(stream, x, w, y, rows: int, n: int, eps: float = 1e-6,
-                    looped_block: int | None = None) -> None:
+                    looped_block: int | None = None, split: bool = False) -> None:
+    """Whole rows up to LOOPED_ABOVE columns; longer ones split across blocks when `split`
+    (the GPU) allows it, else swept by the looped kernel."""
+    if looped_block is None and n > LOOPED_ABOVE and split and _split_rows.pays(x, n):
+        _split_rows.launch(stream, rms_norm_split, rows, n, 1, (x, w, y, eps))
+        return
     if looped_block is not None or n > LOOPED_ABOVE:
         ct.launch(stream, (persistent_grid(rows),), rms_norm_looped.replace_hints(num_warps=32),
                   (x, w, y, eps, looped_block or 8192))
@@ -70,14 +99,21 @@ def reference(x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
 
 
 def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None,
-        looped_block: int | None = None) -> None:
+        looped_block: int | None = None, split_block: int | None = None) -> None:
+    """Checked against NumPy; `looped_block` forces the looped kernel, `split_block` the split
+    one (on the GPU; the interpreter takes the looped kernel for it)."""
     backend = backend or Backend()
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
     x_host = backend.rng.standard_normal((rows, n)).astype(np_dtype)
     w_host = backend.rng.standard_normal(n).astype(np_dtype)
     x, w = backend.array(x_host), backend.array(w_host)
     y = backend.empty_like(x_host)
-    launch_rms_norm(backend.stream(), x, w, y, rows, n, looped_block=looped_block)
+    if split_block is not None and backend.gpu:
+        _split_rows.launch(backend.stream(), rms_norm_split, rows, n, 1, (x, w, y, 1e-6),
+                           block=split_block, warps=4, per_sm=1)
+    else:
+        launch_rms_norm(backend.stream(), x, w, y, rows, n, looped_block=looped_block or (
+            split_block and 1024), split=backend.gpu)
     backend.synchronize()
     tol = 2e-2 if dtype in ("bfloat16", "float16") else 1e-5
     check(f"rms_norm[{dtype}]", backend.numpy(y), reference(x_host, w_host), rtol=tol, atol=tol)

@@ -1,10 +1,13 @@
-"""Sample: row-wise softmax, out = exp(x - max(x)) / sum(exp(x - max(x))), in two variants.
+"""Sample: row-wise softmax, out = exp(x - max(x)) / sum(exp(x - max(x))), in three variants.
 
 - `softmax_rows`: a block holds ROWS whole rows as one (ROWS, BLOCK) tile (BLOCK >= the row
   length, padded with -inf, which exp turns into 0): one read and one write of the data.
 - `softmax_looped`: for rows longer than a tile. A first loop over the row's column tiles keeps
   a running maximum and a running sum rescaled whenever the maximum grows (the "online" softmax);
-  a second loop writes the result. Two reads and one write.
+  a second loop writes the result. Two reads and one write. The interpreter's kernel for long
+  rows.
+- `softmax_split`: long rows on the GPU, split across blocks (_split_rows.py): each block holds
+  a chunk, the blocks of a row exchange their maxima and sums. One read and one write.
 
 The math runs in float32 whatever the storage dtype, rounded once on the way out. exp(x - m)
 is computed as exp2(x * log2(e) - m * log2(e)) with the bare hardware instruction
@@ -18,9 +21,11 @@ from __future__ import annotations
 
 import math
 
+import _split_rows
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, persistent_grid, row_sample_args
+from _common import Backend, check, persistent_grid, row_sample_args, sm_count
+from _split_rows import claim_chunk, column, row_partials
 
 import tilelang as ct
 
@@ -77,6 +82,33 @@ def softmax_looped(x, out, BLOCK: ct.Constant[int]):
             t = following
 
 
+@ct.kernel
+def softmax_split(x, out, partials, counters, tickets, BLOCK: ct.Constant[int],
+                  SLOTS: ct.Constant[int]):
+    """Rows split across blocks (_split_rows.py): each block computes exp(x - m) of its chunk
+    (m its chunk's maximum) and publishes (m, sum); the row's maximum M and sum S combine
+    them, S = sum of sum_c * exp(m_c - M), and the block scales its exponents by
+    exp(m - M) / S."""
+    group, chunk, groups, chunks = claim_chunk(x, tickets, BLOCK)
+    t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=NEG_INF)
+    for row in range(group, x.shape[0], groups):
+        following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK),
+                            padding_mode=NEG_INF)
+        f = t.astype(ct.float32)
+        m = ct.max(f, axis=1, keepdims=True) * LOG2_E  # a chunk holds at least one element
+        e = ct.exp2(f * LOG2_E - m, flush_to_zero=True)
+        parts = row_partials(partials, counters, row, chunk, chunks,
+                             ct.cat((m, ct.sum(e, axis=1, keepdims=True)), axis=1), SLOTS)
+        inside = ct.arange(SLOTS, dtype=ct.int32)[:, None] < chunks
+        ms = ct.where(inside, column(parts, 0), -math.inf)
+        top = ct.max(ms, axis=0, keepdims=True)
+        total = ct.sum(column(parts, 1) * ct.exp2(ms - top, flush_to_zero=True), axis=0,
+                       keepdims=True)
+        scale = ct.exp2(m - top, flush_to_zero=True) / total
+        ct.store(out, index=(row, chunk), tile=(e * scale).astype(out.dtype))
+        t = following
+
+
 def reference(x: np.ndarray) -> np.ndarray:
     wide = x.astype(np.float64)
     e = np.exp(wide - wide.max(axis=1, keepdims=True))
@@ -89,28 +121,41 @@ def rows_config(n: int) -> tuple[int, int]:
     return max(1, 4096 // block), block
 
 
-def launch_softmax(stream, x, out, rows: int, n: int, looped_block: int | None = None) -> None:
-    """Run the variant that fits: whole rows up to 16384 columns, else the looped one."""
+def launch_softmax(stream, x, out, rows: int, n: int, looped_block: int | None = None,
+                   split: bool = False) -> str:
+    """Run the variant that fits and name it: whole rows up to 16384 columns, else rows split
+    across blocks when `split` (the GPU) allows it, else the looped one."""
     if looped_block is None and n <= 16384:
         r, block = rows_config(n)
         ct.launch(stream, (ct.cdiv(rows, r),), softmax_rows.replace_hints(
             num_warps=8 if block >= 4096 else 4), (x, out, r, block))
-    else:
-        ct.launch(stream, (persistent_grid(rows),), softmax_looped.replace_hints(num_warps=32),
-                  (x, out, looped_block or 8192))
+        return "rows"
+    if looped_block is None and split and _split_rows.pays(x, n):
+        _split_rows.launch(stream, softmax_split, rows, n, 2, (x, out))
+        return "split"
+    ct.launch(stream, (persistent_grid(rows),), softmax_looped.replace_hints(num_warps=32),
+              (x, out, looped_block or 8192))
+    return "looped"
 
 
 def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = None,
-        looped_block: int | None = None) -> None:
+        looped_block: int | None = None, split_block: int | None = None) -> None:
+    """Checked against NumPy; `looped_block` forces the looped kernel, `split_block` the split
+    one (on the GPU; the interpreter takes the looped kernel for it)."""
     backend = backend or Backend()
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
     x_host = (backend.rng.standard_normal((rows, n)) * 3).astype(np_dtype)
     x = backend.array(x_host)
     out = backend.empty_like(x_host)
-    launch_softmax(backend.stream(), x, out, rows, n, looped_block)
+    if split_block is not None and backend.gpu:
+        _split_rows.launch(backend.stream(), softmax_split, rows, n, 2, (x, out),
+                           block=split_block, warps=4, per_sm=1)
+        variant = "split"
+    else:
+        variant = launch_softmax(backend.stream(), x, out, rows, n, looped_block or (
+            split_block and 1024), split=backend.gpu)
     backend.synchronize()
     tol = 1e-2 if dtype in ("bfloat16", "float16") else 2e-5
-    variant = "looped" if looped_block or n > 16384 else "rows"
     check(f"softmax_{variant}[{dtype}]", backend.numpy(out), reference(x_host), rtol=tol,
           atol=tol * 1e-2)
 

@@ -56,6 +56,17 @@ CASES = [
                                                 "two_pass", 2, 1024, 4, 2))),
     ("layer_norm", lambda b: layer_norm.run(5, 999, "float32", b, backward_plan=(
         layer_norm.Backward("two_pass", 4, 256, 4, 1)))),
+    # rows split across blocks (GPU; the interpreter sweeps them with the looped kernels): 3-5
+    # chunks, the last partial, groups striding over more rows than they are (one block per
+    # SM); and the default chunks past 16384 columns (float32: the samples split only those)
+    ("softmax", lambda b: softmax.run(300, 5000, "float32", b, split_block=1024)),
+    ("softmax", lambda b: softmax.run(3, 3001, "bfloat16", b, split_block=512)),
+    ("softmax", lambda b: softmax.run(2, 40000, "float32", b)),
+    ("layer_norm", lambda b: layer_norm.run(100, 3001, "bfloat16", b, split_block=1024,
+                                            offset=100.0)),
+    ("layer_norm", lambda b: layer_norm.run(3, 40000, "float32", b, split_block=8192)),
+    ("rms_norm", lambda b: rms_norm.run(200, 4097, "float16", b, split_block=1024)),
+    ("rms_norm", lambda b: rms_norm.run(3, 70001, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(37, 300, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 5000, "bfloat16", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 2999, "float16", b, looped_block=512)),
@@ -133,3 +144,25 @@ def test_attention_rejects_a_scale_that_is_not_positive():
     q = np.zeros((1, 1, 8, 64), np.float32)
     with pytest.raises(ValueError, match="scale must be positive"):
         attention.launch_attention(None, q, q, q, q, False, scale=-0.5)
+
+
+@pytest.mark.gpu
+def test_split_rows_leave_their_counters_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launch after launch on one workspace: each launch is right and sets the per-row and
+    ticket counters back to 0, also with a different row count (groups: 26 of 5 blocks)."""
+    import _split_rows
+    import numpy as np
+    import torch
+
+    monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+    ws = _split_rows.Workspace.for_rows(33, 5000, 1024, 1)
+    for rows in (33, 33, 20):
+        x = torch.randn(rows, 5000, device="cuda")
+        w = torch.randn(5000, device="cuda")
+        y = torch.full_like(x, float("nan"))
+        _split_rows.launch(torch.cuda.current_stream(), rms_norm.rms_norm_split, rows, 5000, 1,
+                           (x, w, y, 1e-6), block=1024, warps=4, workspace=ws, per_sm=1)
+        torch.cuda.synchronize()
+        want = rms_norm.reference(x.cpu().numpy(), w.cpu().numpy())
+        np.testing.assert_allclose(y.cpu().numpy(), want, rtol=1e-5, atol=1e-5)
+        assert not ws.counters.any() and not ws.tickets.any()

@@ -284,3 +284,26 @@ def test_ptx_of_orders_and_scopes():
             assert all(i + 1 < len(marks) and marks[i + 1] == "bar.sync" for i in fences), order
         assert ct.compile(ordered_histogram, (data, hist, flags, order, scope),
                           arch="sm_80").resources()
+
+
+@ct.kernel
+def count_in(counters, out):
+    old = ct.atomic_add(counters, 0, 1, memory_order=ct.MemoryOrder.ACQ_REL,
+                        memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(out, (ct.bid(0),), ct.full((1,), old, ct.int32))
+
+
+def test_ptx_fences_only_in_the_atomics_thread():
+    """A scalar atomic beyond the block: one thread issues it, and only that thread fences
+    (after the block barrier for the release, before it for the acquire); a fence waits for
+    its own thread's stores, so fencing in every thread would stall the block."""
+    counters, out = np.zeros(1, np.int32), np.zeros(4, np.int32)
+    ptx = ct.compile(count_in.replace_hints(num_warps=4), (counters, out), arch="sm_90").ptx
+    lines = [line.split()[0] for line in ptx.splitlines() if line.strip()]
+    marks = [x for x in lines if x.startswith(("fence", "bar.sync", "atom", "@"))]
+    fences = [i for i, x in enumerate(marks) if x.startswith("fence")]
+    assert len(fences) == 2, marks
+    first, second = fences
+    assert marks[first - 1].startswith("@") and marks[first - 2] == "bar.sync", marks
+    assert any(x.startswith("atom") for x in marks[first:second]), marks
+    assert "bar.sync" not in marks[first:second] and marks[second + 1] == "bar.sync", marks

@@ -149,15 +149,19 @@ def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
 
 def _fence(order: str, scope: str | None, kinds: tuple[str, ...]) -> None:
     """The fence of `kinds` ("release", ...: before the atomics; "acquire", ...: after) when
-    `order` is one of them; beyond the block, with a block barrier on the far side of it."""
-    if order not in kinds:
-        return
-    release = kinds[0] == "release"
-    beyond_block = scope != SCOPES["block"]
-    if release and beyond_block:
-        gpu.barrier()
-    llvm.FenceOp(ORDERING.release if release else ORDERING.acquire, syncscope=scope)
-    if not release and beyond_block:
+    `order` is one of them."""
+    if order in kinds:
+        llvm.FenceOp(ORDERING.release if kinds[0] == "release" else ORDERING.acquire,
+                     syncscope=scope)
+
+
+def _block_barrier(order: str, scope: str | None, kinds: tuple[str, ...]) -> None:
+    """Beyond the block, a barrier on the far side of the fences of `kinds`: the block's other
+    threads' accesses are ordered with the fencing threads' by it, and the fences are
+    cumulative (as in a grid-wide barrier, where one thread fences), so only the threads that
+    issue atomics fence: a fence waits for its thread's own outstanding stores, which in every
+    thread would stall the whole block."""
+    if order in kinds and scope != SCOPES["block"]:
         gpu.barrier()
 
 
@@ -180,15 +184,19 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
     reg = scalar_type(a.array.dtype)
     owned = owned_registers(a.layout)
 
+    releases, acquires = ("release", "acq_rel"), ("acquire", "acq_rel")
+
     def run_owned() -> list[ir.Value]:
+        _fence(order, scope, releases)
         old = []
         for r in owned:
             ok, offset = a.element(r)
             old.append(_guarded(ok, reg, lambda r=r, o=offset: issue(a, a.pointer(o), r),
                                 lambda r=r: fallback(a, r)))
+        _fence(order, scope, acquires)
         return old
 
-    _fence(order, scope, ("release", "acq_rel"))
+    _block_barrier(order, scope, releases)
     owner = lw.owner_predicate(a.layout)
     if owner is None:
         old = run_owned()
@@ -199,7 +207,7 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([fallback(a, r) for r in owned])
         old = list(branch.results)
-    _fence(order, scope, ("acquire", "acq_rel"))
+    _block_barrier(order, scope, acquires)
     regs = _spread(lw, a, dict(zip(owned, old, strict=True)), owner is not None,
                    bool(list(op.results[0].uses)))
     lw.set(op.results[0], Distributed(tuple(regs), a.layout, a.array.dtype, a.shape))
