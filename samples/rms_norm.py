@@ -11,7 +11,7 @@ from __future__ import annotations
 import _split_rows
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, persistent_grid, row_sample_args, sm_count
+from _common import Backend, check, persistent_grid, row_sample_args
 from _split_rows import claim_chunk, row_partials
 
 import tilelang as ct

@@ -24,7 +24,7 @@ import math
 import _split_rows
 import ml_dtypes
 import numpy as np
-from _common import Backend, check, persistent_grid, row_sample_args, sm_count
+from _common import Backend, check, persistent_grid, row_sample_args
 from _split_rows import claim_chunk, column, row_partials
 
 import tilelang as ct
