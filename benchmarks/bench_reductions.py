@@ -108,7 +108,7 @@ def split_configs(kernel, x, k: int, args: tuple):
         ws = Workspace.for_rows(rows, n, block, k)
         hk = hinted(kernel, warps, occ)
         blocks = (split_grid(rows, n, block, per_sm),)
-        full = (*args, *ws.args(), block, slots(n, block))
+        full = (*args, *ws.args(rows, n, block, k), block, slots(n, block))
         out.append((label(f"split B={block},w={warps},{per_sm}/SM", occ),
                     lambda hk=hk, g=blocks, a=full: ct.launch(stream, g, hk, a), hk))
     return out

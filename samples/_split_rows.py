@@ -17,7 +17,8 @@ group fits on the GPU at once (`fits`). The interpreter runs blocks one after an
 kernels run only on the GPU; the samples take their looped kernels there.
 
 Workspace (`Workspace`): float32 partials (rows, SLOTS, K), an int32 counter per row and the
-ticket counter, zero before the first launch; every launch leaves the counters zero again.
+ticket counter, zero before the first launch; every launch leaves the ticket counter zero and
+adds the chunk count to the row counters.
 """
 
 from __future__ import annotations
@@ -34,36 +35,42 @@ BLOCK, WARPS, PER_SM = 8192, 8, 2  # a block's chunk (two in flight), warps, blo
 
 
 def claim_chunk(x, tickets, BLOCK):
-    """(group, chunk, groups, chunks) of this block: x's rows are cut into `chunks` chunks of
-    BLOCK columns, the grid into `groups` groups of `chunks` blocks; group g takes chunk `chunk`
-    of rows g, g + groups, ... Taken from a ticket; the block that takes the last ticket sets
-    the counter back to 0."""
+    """(group, chunk, groups, chunks, tag) of this block: x's rows are cut into `chunks`
+    chunks of BLOCK columns, the grid into `groups` groups of `chunks` blocks; group g takes
+    chunk `chunk` of rows g, g + groups, ... Taken from a ticket: the int64 counter holds the
+    launch's number (high 32 bits) and the tickets taken (low 32); the block that takes the last
+    ticket starts the next launch's number with no tickets taken. `tag` marks this launch's
+    partials: the launch's number + 1, so that a zeroed workspace holds none."""
     chunks = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
     ticket = ct.atomic_add(tickets, 0, 1, memory_order=ct.MemoryOrder.RELAXED)
-    if ticket == ct.num_blocks(0) - 1:
-        ct.atomic_xchg(tickets, 0, 0, memory_order=ct.MemoryOrder.RELAXED)
-    return ticket // chunks, ticket % chunks, ct.num_blocks(0) // chunks, chunks
+    launch, taken = ticket >> 32, ticket & 0xFFFFFFFF
+    if taken == ct.num_blocks(0) - 1:
+        ct.atomic_xchg(tickets, 0, (launch + 1) << 32, memory_order=ct.MemoryOrder.RELAXED)
+    return taken // chunks, taken % chunks, ct.num_blocks(0) // chunks, chunks, launch + 1
 
 
-def row_partials(partials, counters, row, chunk, chunks, part, SLOTS):
+def row_partials(partials, row, chunk, chunks, tag, part, SLOTS):
     """The (SLOTS, K) partials of the row's chunks once all `chunks` are in, this block's (the
-    (1, K) tile `part`) among them; slots past `chunks` read as zeros.
+    (1, K) float32 tile `part`) among them; slots past `chunks` read as zeros.
 
-    The counter counts arrivals (the release publishes this block's partial; the acquire that
-    sees `chunks` makes every other partial visible), then departures: the last block to leave
-    sets it back to 0 for the next launch."""
+    A partial travels as one 64-bit word, `tag` in the high half and the float's bits in the
+    low half, written and polled with relaxed atomics: a word with this launch's tag holds this
+    launch's value, so no fence orders a value before a flag (a fence waits for the block's
+    earlier stores, the row before's results: with a counter and fences the exchange cost
+    about 1.3 us per row, against 0.3 for the rest of a block's step, bf16, H200)."""
     k = part.shape[1]
-    ct.store(partials, index=(row, chunk, 0), tile=ct.reshape(part, (1, 1, k)))
-    ct.atomic_add(counters, row, 1, memory_order=ct.MemoryOrder.ACQ_REL, memory_scope=DEVICE)
-    while ct.atomic_add(counters, row, 0, memory_order=ct.MemoryOrder.ACQUIRE,
-                        memory_scope=DEVICE) < chunks:
-        pass
-    parts = ct.load(partials, index=(row, 0, 0), shape=(1, SLOTS, k),
-                    padding_mode=ct.PaddingMode.ZERO)
-    if ct.atomic_add(counters, row, 1, memory_order=ct.MemoryOrder.RELAXED) == 2 * chunks - 1:
-        ct.atomic_xchg(counters, row, 0, memory_order=ct.MemoryOrder.RELAXED)
-    inside = ct.arange(SLOTS, dtype=ct.int32)[:, None] < chunks
-    return ct.where(inside, ct.reshape(parts, (SLOTS, k)), 0.0)
+    mine = (row * SLOTS + chunk) * k + ct.arange(k, dtype=ct.int32)[None, :]
+    bits = ct.bitcast(part, ct.int32).astype(ct.int64) & 0xFFFFFFFF
+    ct.atomic_xchg(partials, mine, bits | (tag << 32), memory_order=ct.MemoryOrder.RELAXED)
+    slot = ct.arange(SLOTS, dtype=ct.int32)[:, None]
+    every = (row * SLOTS + slot) * k + ct.arange(k, dtype=ct.int32)[None, :]
+    inside = slot < chunks
+    while True:
+        got = ct.atomic_or(partials, every, 0, memory_order=ct.MemoryOrder.RELAXED)
+        if ct.min(ct.where(inside & ((got >> 32) != tag), 0, 1)) == 1:
+            break
+    values = ct.bitcast((got & 0xFFFFFFFF).astype(ct.int32), ct.float32)
+    return ct.where(inside, values, 0.0)
 
 
 def column(parts, j):
@@ -93,22 +100,25 @@ def pays(x, n: int) -> bool:
 
 @dataclass
 class Workspace:
-    """Partials, per-row counters and the ticket counter of the split kernels (all zero)."""
+    """The split kernels' int64 partials (rows x SLOTS x K words) and ticket counter, zero when
+    made; every launch leaves the ticket counter at the next launch's number."""
 
     partials: Any
-    counters: Any
     tickets: Any
 
     @classmethod
     def for_rows(cls, rows: int, n: int, block: int, k: int, device: str = "cuda"):
         import torch
 
-        return cls(torch.zeros((rows, slots(n, block), k), dtype=torch.float32, device=device),
-                   torch.zeros(rows, dtype=torch.int32, device=device),
-                   torch.zeros(1, dtype=torch.int32, device=device))
+        return cls(torch.zeros(rows * slots(n, block) * k, dtype=torch.int64, device=device),
+                   torch.zeros(1, dtype=torch.int64, device=device))
 
-    def args(self) -> tuple[Any, Any, Any]:
-        return self.partials, self.counters, self.tickets
+    def args(self, rows: int, n: int, block: int, k: int) -> tuple[Any, Any]:
+        """The arrays, for a launch over rows of n columns in chunks of `block`, K = k."""
+        if rows * slots(n, block) * k > self.partials.shape[0]:
+            raise ValueError(f"a workspace of {self.partials.shape[0]} partials cannot serve "
+                             f"{rows} rows of {ct.cdiv(n, block)} chunks of {k}")
+        return self.partials, self.tickets
 
 
 def grid(rows: int, n: int, block: int = BLOCK, per_sm: int = PER_SM,
@@ -125,4 +135,4 @@ def launch(stream, kernel, rows: int, n: int, k: int, args: tuple, block: int = 
     chunk; made here when not given), then BLOCK and SLOTS, over `grid`'s blocks."""
     ws = workspace or Workspace.for_rows(rows, n, block, k)
     ct.launch(stream, (grid(rows, n, block, per_sm),), kernel.replace_hints(num_warps=warps),
-              (*args, *ws.args(), block, slots(n, block)))
+              (*args, *ws.args(rows, n, block, k), block, slots(n, block)))

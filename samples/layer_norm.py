@@ -92,13 +92,13 @@ def layer_norm_fwd_looped(x, w, b, y, mean, rstd, eps, BLOCK: ct.Constant[int]):
 
 
 @ct.kernel
-def layer_norm_fwd_split(x, w, b, y, mean, rstd, eps, partials, counters, tickets,
+def layer_norm_fwd_split(x, w, b, y, mean, rstd, eps, partials, tickets,
                          BLOCK: ct.Constant[int], SLOTS: ct.Constant[int]):
     """Rows split across blocks (_split_rows.py): each block keeps its chunk in registers and
     publishes the sums of d and d^2, d = x - k (k the row's first element, the shift of the
     looped kernel); their totals give the mean and variance. The chunk-0 block writes the
     row's statistics."""
-    group, chunk, groups, chunks = claim_chunk(x, tickets, BLOCK)
+    group, chunk, groups, chunks, tag = claim_chunk(x, tickets, BLOCK)
     n = x.shape[1]
     zero = ct.PaddingMode.ZERO
     inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] + chunk * BLOCK < n
@@ -110,7 +110,7 @@ def layer_norm_fwd_split(x, w, b, y, mean, rstd, eps, partials, counters, ticket
         d = ct.where(inside, t.astype(ct.float32) - k.astype(ct.float32), 0.0)
         sums = ct.cat((ct.sum(d, axis=1, keepdims=True), ct.sum(d * d, axis=1, keepdims=True)),
                       axis=1)
-        totals = ct.sum(row_partials(partials, counters, row, chunk, chunks, sums, SLOTS),
+        totals = ct.sum(row_partials(partials, row, chunk, chunks, tag, sums, SLOTS),
                         axis=0, keepdims=True)
         shift = column(totals, 0) / n
         r = ct.rsqrt(column(totals, 1) / n - shift * shift + eps)

@@ -54,18 +54,18 @@ def rms_norm_looped(x, w, y, eps, BLOCK: ct.Constant[int]):
 
 
 @ct.kernel
-def rms_norm_split(x, w, y, eps, partials, counters, tickets, BLOCK: ct.Constant[int],
+def rms_norm_split(x, w, y, eps, partials, tickets, BLOCK: ct.Constant[int],
                    SLOTS: ct.Constant[int]):
     """Rows split across blocks (_split_rows.py): a block's BLOCK-column chunk stays in
     registers while the row's sums of squares are added up across its group."""
-    group, chunk, groups, chunks = claim_chunk(x, tickets, BLOCK)
+    group, chunk, groups, chunks, tag = claim_chunk(x, tickets, BLOCK)
     zero = ct.PaddingMode.ZERO
     wt = ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
     t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
     for row in range(group, x.shape[0], groups):
         following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
         f = t.astype(ct.float32)
-        parts = row_partials(partials, counters, row, chunk, chunks,
+        parts = row_partials(partials, row, chunk, chunks, tag,
                              ct.sum(f * f, axis=1, keepdims=True), SLOTS)
         r = ct.rsqrt(ct.sum(parts, axis=0, keepdims=True) / x.shape[1] + eps)
         ct.store(y, index=(row, chunk), tile=(f * r * wt[None, :]).astype(y.dtype))

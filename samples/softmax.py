@@ -83,13 +83,13 @@ def softmax_looped(x, out, BLOCK: ct.Constant[int]):
 
 
 @ct.kernel
-def softmax_split(x, out, partials, counters, tickets, BLOCK: ct.Constant[int],
+def softmax_split(x, out, partials, tickets, BLOCK: ct.Constant[int],
                   SLOTS: ct.Constant[int]):
     """Rows split across blocks (_split_rows.py): each block computes exp(x - m) of its chunk
     (m its chunk's maximum) and publishes (m, sum); the row's maximum M and sum S combine
     them, S = sum of sum_c * exp(m_c - M), and the block scales its exponents by
     exp(m - M) / S."""
-    group, chunk, groups, chunks = claim_chunk(x, tickets, BLOCK)
+    group, chunk, groups, chunks, tag = claim_chunk(x, tickets, BLOCK)
     t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=NEG_INF)
     for row in range(group, x.shape[0], groups):
         following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK),
@@ -97,7 +97,7 @@ def softmax_split(x, out, partials, counters, tickets, BLOCK: ct.Constant[int],
         f = t.astype(ct.float32)
         m = ct.max(f, axis=1, keepdims=True) * LOG2_E  # a chunk holds at least one element
         e = ct.exp2(f * LOG2_E - m, flush_to_zero=True)
-        parts = row_partials(partials, counters, row, chunk, chunks,
+        parts = row_partials(partials, row, chunk, chunks, tag,
                              ct.cat((m, ct.sum(e, axis=1, keepdims=True)), axis=1), SLOTS)
         inside = ct.arange(SLOTS, dtype=ct.int32)[:, None] < chunks
         ms = ct.where(inside, column(parts, 0), -math.inf)

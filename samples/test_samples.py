@@ -147,22 +147,26 @@ def test_attention_rejects_a_scale_that_is_not_positive():
 
 
 @pytest.mark.gpu
-def test_split_rows_leave_their_counters_zero(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Launch after launch on one workspace: each launch is right and sets the per-row and
-    ticket counters back to 0, also with a different row count (groups: 26 of 5 blocks)."""
+def test_split_rows_reuse_their_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launch after launch on one workspace, also with fewer rows and other chunk counts: each
+    launch is right (a partial of an earlier launch is never taken for one of this launch) and
+    leaves the ticket counter at the next launch's number with no tickets taken; a workspace
+    too small is refused."""
     import _split_rows
     import numpy as np
     import torch
 
     monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
     ws = _split_rows.Workspace.for_rows(33, 5000, 1024, 1)
-    for rows in (33, 33, 20):
-        x = torch.randn(rows, 5000, device="cuda")
-        w = torch.randn(5000, device="cuda")
+    for launch, (rows, n) in enumerate(((33, 5000), (33, 5000), (20, 3000), (33, 5000))):
+        x = torch.randn(rows, n, device="cuda")
+        w = torch.randn(n, device="cuda")
         y = torch.full_like(x, float("nan"))
-        _split_rows.launch(torch.cuda.current_stream(), rms_norm.rms_norm_split, rows, 5000, 1,
+        _split_rows.launch(torch.cuda.current_stream(), rms_norm.rms_norm_split, rows, n, 1,
                            (x, w, y, 1e-6), block=1024, warps=4, workspace=ws, per_sm=1)
         torch.cuda.synchronize()
         want = rms_norm.reference(x.cpu().numpy(), w.cpu().numpy())
         np.testing.assert_allclose(y.cpu().numpy(), want, rtol=1e-5, atol=1e-5)
-        assert not ws.counters.any() and not ws.tickets.any()
+        assert ws.tickets.item() == (launch + 1) << 32
+    with pytest.raises(ValueError, match="cannot serve 40 rows of 5 chunks of 1"):
+        ws.args(40, 5000, 1024, 1)
