@@ -31,7 +31,7 @@ from _common import sm_count
 import tilelang as ct
 
 DEVICE = ct.MemoryScope.DEVICE
-BLOCK, WARPS, PER_SM = 8192, 8, 2  # a block's chunk (two in flight), warps, blocks per SM
+BLOCK, WARPS, PER_SM = 4096, 4, 4  # a block's chunk (two in flight), warps, blocks per SM
 
 
 def claim_chunk(x, tickets, BLOCK):
@@ -89,13 +89,12 @@ def fits(n: int, sms: int, block: int = BLOCK) -> bool:
     return ct.cdiv(n, block) <= sms
 
 
-def pays(x, n: int) -> bool:
-    """Whether the samples split rows of n columns of x: float32 rows that fit. Measured at
-    4096 x 65536 (H200, against the looped kernels' best configuration in the same run):
-    float32 softmax 0.72 ms against 0.78, RMS norm 0.70 against 0.79; bfloat16 slower (softmax
-    0.50 against 0.38, RMS norm 0.48 against 0.35), where the looped kernels' second sweep,
-    from L2, costs half as much per element as the exchange."""
-    return str(x.dtype).endswith("float32") and fits(n, sm_count())
+def config_for(configs: dict, x, n: int) -> tuple[int, int, int] | None:
+    """The sample's (BLOCK, warps, blocks per SM) for rows of x's dtype (`configs` maps dtype
+    names to them), or None where the sample does not split rows (a dtype it has not measured a
+    gain for, or a row whose chunks do not fit the GPU at once)."""
+    config = configs.get(str(x.dtype).rsplit(".", 1)[-1])
+    return config if config is not None and fits(n, sm_count(), config[0]) else None
 
 
 @dataclass
@@ -129,10 +128,13 @@ def grid(rows: int, n: int, block: int = BLOCK, per_sm: int = PER_SM,
     return chunks * max(1, min(rows, per_sm * (sms or sm_count()) // chunks))
 
 
-def launch(stream, kernel, rows: int, n: int, k: int, args: tuple, block: int = BLOCK,
-           warps: int = WARPS, workspace: Workspace | None = None, per_sm: int = PER_SM) -> None:
+def launch(stream, kernel, rows: int, n: int, k: int, args: tuple,
+           config: tuple[int, int, int] = (BLOCK, WARPS, PER_SM),
+           workspace: Workspace | None = None) -> None:
     """`kernel`, whose parameters are `args`, then the workspace (of K = `k` partial sums per
-    chunk; made here when not given), then BLOCK and SLOTS, over `grid`'s blocks."""
+    chunk; made here when not given), then BLOCK and SLOTS, over `grid`'s blocks; `config` is
+    (BLOCK, warps, blocks per SM)."""
+    block, warps, per_sm = config
     ws = workspace or Workspace.for_rows(rows, n, block, k)
     ct.launch(stream, (grid(rows, n, block, per_sm),), kernel.replace_hints(num_warps=warps),
               (*args, *ws.args(rows, n, block, k), block, slots(n, block)))

@@ -97,8 +97,18 @@ def layer_norm_fwd_split(x, w, b, y, mean, rstd, eps, partials, tickets,
     """Rows split across blocks (_split_rows.py): each block keeps its chunk in registers and
     publishes the sums of d and d^2, d = x - k (k the row's first element, the shift of the
     looped kernel); their totals give the mean and variance. The chunk-0 block writes the
-    row's statistics."""
+    row's statistics. Only a row's last chunk can pass its end: its block takes the loop
+    that masks (a mask held for the whole loop costs a register per element)."""
     group, chunk, groups, chunks, tag = claim_chunk(x, tickets, BLOCK)
+    place = (group, chunk, groups, chunks, tag)
+    if (chunk + 1) * BLOCK <= x.shape[1]:
+        _split_rows_fwd(x, w, b, y, mean, rstd, eps, partials, place, BLOCK, SLOTS, False)
+    else:
+        _split_rows_fwd(x, w, b, y, mean, rstd, eps, partials, place, BLOCK, SLOTS, True)
+
+
+def _split_rows_fwd(x, w, b, y, mean, rstd, eps, partials, place, BLOCK, SLOTS, MASKED):
+    group, chunk, groups, chunks, tag = place
     n = x.shape[1]
     zero = ct.PaddingMode.ZERO
     inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] + chunk * BLOCK < n
@@ -107,20 +117,22 @@ def layer_norm_fwd_split(x, w, b, y, mean, rstd, eps, partials, tickets,
     for row in range(group, x.shape[0], groups):
         following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
         k_next = ct.load(x, index=(row + groups, 0), shape=(1, 1), padding_mode=zero)
-        d = ct.where(inside, t.astype(ct.float32) - k.astype(ct.float32), 0.0)
+        d = t.astype(ct.float32) - k.astype(ct.float32)
+        if MASKED:
+            d = ct.where(inside, d, 0.0)
         sums = ct.cat((ct.sum(d, axis=1, keepdims=True), ct.sum(d * d, axis=1, keepdims=True)),
                       axis=1)
         totals = ct.sum(row_partials(partials, row, chunk, chunks, tag, sums, SLOTS),
                         axis=0, keepdims=True)
         shift = column(totals, 0) / n
+        mu = k.astype(ct.float32) + shift
         r = ct.rsqrt(column(totals, 1) / n - shift * shift + eps)
-        out = (d - shift) * r * ct.load(w, index=(chunk,), shape=(BLOCK,),
-                                        padding_mode=zero).astype(ct.float32)[None, :]
-        out = out + ct.load(b, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(
-            ct.float32)[None, :]
+        wt = ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
+        bt = ct.load(b, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
+        out = (t.astype(ct.float32) - mu) * r * wt[None, :] + bt[None, :]
         ct.store(y, index=(row, chunk), tile=out.astype(y.dtype))
         if chunk == 0:
-            ct.store(mean, index=(row,), tile=ct.reshape(k.astype(ct.float32) + shift, (1,)))
+            ct.store(mean, index=(row,), tile=ct.reshape(mu, (1,)))
             ct.store(rstd, index=(row,), tile=ct.reshape(r, (1,)))
         t, k = following, k_next
 
@@ -361,8 +373,7 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
     stream = backend.stream()
     if split_block is not None and backend.gpu:
         _split_rows.launch(stream, layer_norm_fwd_split, rows, n, 2,
-                           (x, w, b, y, mean, rstd, 1e-5), block=split_block, warps=4,
-                           per_sm=1)
+                           (x, w, b, y, mean, rstd, 1e-5), (split_block, 4, 1))
     else:
         forward(stream, x, w, b, y, mean, rstd, rows, n, looped_block=looped_block or (
             split_block and 1024))

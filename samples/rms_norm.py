@@ -57,10 +57,10 @@ def rms_norm_looped(x, w, y, eps, BLOCK: ct.Constant[int]):
 def rms_norm_split(x, w, y, eps, partials, tickets, BLOCK: ct.Constant[int],
                    SLOTS: ct.Constant[int]):
     """Rows split across blocks (_split_rows.py): a block's BLOCK-column chunk stays in
-    registers while the row's sums of squares are added up across its group."""
+    registers while the row's sums of squares are added up across its group. w's chunk is
+    loaded for each row (from L2), not kept: its registers would leave room for fewer blocks."""
     group, chunk, groups, chunks, tag = claim_chunk(x, tickets, BLOCK)
     zero = ct.PaddingMode.ZERO
-    wt = ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
     t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
     for row in range(group, x.shape[0], groups):
         following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
@@ -68,8 +68,14 @@ def rms_norm_split(x, w, y, eps, partials, tickets, BLOCK: ct.Constant[int],
         parts = row_partials(partials, row, chunk, chunks, tag,
                              ct.sum(f * f, axis=1, keepdims=True), SLOTS)
         r = ct.rsqrt(ct.sum(parts, axis=0, keepdims=True) / x.shape[1] + eps)
+        wt = ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
         ct.store(y, index=(row, chunk), tile=(f * r * wt[None, :]).astype(y.dtype))
         t = following
+
+
+# (BLOCK, warps, blocks per SM) of rms_norm_split by dtype, where it beats rms_norm_looped: at
+# 4096 x 65536 (H200) 0.327 ms against 0.347 in bf16, 0.650 against 0.766 in fp32
+SPLIT = {"bfloat16": (4096, 4, 4), "float32": (4096, 8, 2)}
 
 
 LOOPED_ABOVE = 16384  # row length above which a block sweeps its row in chunks
@@ -79,8 +85,9 @@ def launch_rms_norm(stream, x, w, y, rows: int, n: int, eps: float = 1e-6,
                     looped_block: int | None = None, split: bool = False) -> None:
     """Whole rows up to LOOPED_ABOVE columns; longer ones split across blocks when `split`
     (the GPU) allows it, else swept by the looped kernel."""
-    if looped_block is None and n > LOOPED_ABOVE and split and _split_rows.pays(x, n):
-        _split_rows.launch(stream, rms_norm_split, rows, n, 1, (x, w, y, eps))
+    config = _split_rows.config_for(SPLIT, x, n) if split else None
+    if looped_block is None and n > LOOPED_ABOVE and config is not None:
+        _split_rows.launch(stream, rms_norm_split, rows, n, 1, (x, w, y, eps), config)
         return
     if looped_block is not None or n > LOOPED_ABOVE:
         ct.launch(stream, (persistent_grid(rows),), rms_norm_looped.replace_hints(num_warps=32),
@@ -110,7 +117,7 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
     y = backend.empty_like(x_host)
     if split_block is not None and backend.gpu:
         _split_rows.launch(backend.stream(), rms_norm_split, rows, n, 1, (x, w, y, 1e-6),
-                           block=split_block, warps=4, per_sm=1)
+                           (split_block, 4, 1))
     else:
         launch_rms_norm(backend.stream(), x, w, y, rows, n, looped_block=looped_block or (
             split_block and 1024), split=backend.gpu)

@@ -109,6 +109,11 @@ def softmax_split(x, out, partials, tickets, BLOCK: ct.Constant[int],
         t = following
 
 
+# (BLOCK, warps, blocks per SM) of softmax_split by dtype, where it beats softmax_looped: at
+# 4096 x 65536 (H200) 0.548 ms against 0.774 in fp32, 0.370 against 0.380 in bf16
+SPLIT = {"float32": (8192, 8, 2), "bfloat16": (4096, 4, 4)}
+
+
 def reference(x: np.ndarray) -> np.ndarray:
     wide = x.astype(np.float64)
     e = np.exp(wide - wide.max(axis=1, keepdims=True))
@@ -130,8 +135,9 @@ def launch_softmax(stream, x, out, rows: int, n: int, looped_block: int | None =
         ct.launch(stream, (ct.cdiv(rows, r),), softmax_rows.replace_hints(
             num_warps=8 if block >= 4096 else 4), (x, out, r, block))
         return "rows"
-    if looped_block is None and split and _split_rows.pays(x, n):
-        _split_rows.launch(stream, softmax_split, rows, n, 2, (x, out))
+    config = _split_rows.config_for(SPLIT, x, n) if split else None
+    if looped_block is None and config is not None:
+        _split_rows.launch(stream, softmax_split, rows, n, 2, (x, out), config)
         return "split"
     ct.launch(stream, (persistent_grid(rows),), softmax_looped.replace_hints(num_warps=32),
               (x, out, looped_block or 8192))
@@ -149,7 +155,7 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
     out = backend.empty_like(x_host)
     if split_block is not None and backend.gpu:
         _split_rows.launch(backend.stream(), softmax_split, rows, n, 2, (x, out),
-                           block=split_block, warps=4, per_sm=1)
+                           (split_block, 4, 1))
         variant = "split"
     else:
         variant = launch_softmax(backend.stream(), x, out, rows, n, looped_block or (

@@ -67,6 +67,7 @@ CASES = [
     ("layer_norm", lambda b: layer_norm.run(3, 40000, "float32", b, split_block=8192)),
     ("rms_norm", lambda b: rms_norm.run(200, 4097, "float16", b, split_block=1024)),
     ("rms_norm", lambda b: rms_norm.run(3, 70001, "float32", b)),
+    ("rms_norm", lambda b: rms_norm.run(2, 70001, "bfloat16", b)),
     ("rms_norm", lambda b: rms_norm.run(37, 300, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 5000, "bfloat16", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 2999, "float16", b, looped_block=512)),
@@ -163,7 +164,7 @@ def test_split_rows_reuse_their_workspace(monkeypatch: pytest.MonkeyPatch) -> No
         w = torch.randn(n, device="cuda")
         y = torch.full_like(x, float("nan"))
         _split_rows.launch(torch.cuda.current_stream(), rms_norm.rms_norm_split, rows, n, 1,
-                           (x, w, y, 1e-6), block=1024, warps=4, workspace=ws, per_sm=1)
+                           (x, w, y, 1e-6), (1024, 4, 1), ws)
         torch.cuda.synchronize()
         want = rms_norm.reference(x.cpu().numpy(), w.cpu().numpy())
         np.testing.assert_allclose(y.cpu().numpy(), want, rtol=1e-5, atol=1e-5)
