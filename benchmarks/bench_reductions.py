@@ -31,6 +31,7 @@ from layer_norm import (
     layer_norm_fwd,
     layer_norm_fwd_looped,
     layer_norm_fwd_split,
+    split_backward,
 )
 from rms_norm import rms_norm, rms_norm_looped, rms_norm_split
 from softmax import softmax_looped, softmax_rows, softmax_split
@@ -322,10 +323,14 @@ def case_rms_norm(x, tri):
     return impls, y, want, checks, 2 * x.numel() * x.element_size()
 
 
+# (BLOCK, warps, blocks per SM) of layer_norm_bwd_split, for rows of 16384 and more
+SPLIT_BACKWARD_CONFIGS = ((2048, 4, 3), (1024, 4, 5), (2048, 8, 2), (4096, 8, 1), (1024, 2, 8))
+
+
 def layer_norm_bwd_plans(rows: int, n: int):
     """tilelang's backward configurations for rows of n: whole rows held (tiles of 1024-8192
-    elements, 1 to 8 blocks per SM) up to 4096 columns, two passes (statistics, then a grid
-    over column chunks) from 16384."""
+    elements, 1 to 8 blocks per SM) up to 4096 columns; from 16384, rows split across blocks
+    and two passes (statistics, then a grid over column chunks)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     block = 1 << (n - 1).bit_length()
     if block <= 4096:
@@ -335,6 +340,8 @@ def layer_norm_bwd_plans(rows: int, n: int):
             if r >= 1:
                 for per_sm in (1, 2, 4, 8):
                     yield Backward("rows", r, block, warps, min(ct.cdiv(rows, r), per_sm * sms))
+    for config in SPLIT_BACKWARD_CONFIGS if block >= 16384 else ():
+        yield split_backward(rows, n, config, sms)
     for r, bl, warps in ((1, 4096, 8), (2, 4096, 16), (4, 2048, 16), (2, 2048, 8)):
         if block >= 16384:
             chunks = ct.cdiv(n, bl)
@@ -363,6 +370,8 @@ def case_layer_norm_bwd(x, tri):
     ours = []
     for plan in layer_norm_bwd_plans(rows, n):
         scratch = {k: torch.empty(s, device="cuda") for k, s in plan.scratch(rows, n).items()}
+        if plan.kind == "split":
+            scratch["exchange"] = Workspace.for_rows(rows, n, plan.a, 2)
         ours.append((plan.label(), lambda p=plan, s=scratch: backward(
             stream, dy, x, w, mean, rstd, dx, dw, db, p, s), plan.kernel()))
     xg = x.detach().requires_grad_()

@@ -181,6 +181,42 @@ def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_part, db_part, ROWS: ct.Constant
 
 
 @ct.kernel
+def layer_norm_bwd_split(dy, x, w, mean, rstd, dx, dw_part, db_part, partials, tickets,
+                         BLOCK: ct.Constant[int], SLOTS: ct.Constant[int]):
+    """Rows split across blocks (_split_rows.py), one pass: each block holds its chunk of x and
+    dy for a row, publishes its sums of x-hat * dy * w and dy * w, and with the row's totals
+    (c1, c2) writes dx; it sums dw and db of its columns over its group's rows (one partial row
+    of each per group). No mask: past the row's end dy is zero-padded, and every term there is
+    a product with it."""
+    group, chunk, groups, chunks, tag = claim_chunk(x, tickets, BLOCK)
+    n = x.shape[1]
+    zero = ct.PaddingMode.ZERO
+    dw = ct.zeros((1, BLOCK), ct.float32)
+    db = ct.zeros((1, BLOCK), ct.float32)
+    t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
+    g = ct.load(dy, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
+    for row in range(group, x.shape[0], groups):
+        t_next = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
+        g_next = ct.load(dy, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
+        r = ct.load(rstd, index=(row,), shape=(1,))[:, None]
+        xhat = (t.astype(ct.float32) - ct.load(mean, index=(row,), shape=(1,))[:, None]) * r
+        gf = g.astype(ct.float32)
+        dw += gf * xhat  # before the exchange: fewer tiles live across it
+        db += gf
+        gw = gf * ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(
+            ct.float32)[None, :]
+        sums = ct.cat((ct.sum(xhat * gw, axis=1, keepdims=True),
+                       ct.sum(gw, axis=1, keepdims=True)), axis=1)
+        totals = ct.sum(row_partials(partials, row, chunk, chunks, tag, sums, SLOTS), axis=0,
+                        keepdims=True) / n
+        d = (gw - (xhat * column(totals, 0) + column(totals, 1))) * r
+        ct.store(dx, index=(row, chunk), tile=d.astype(dx.dtype))
+        t, g = t_next, g_next
+    ct.store(dw_part, index=(group, chunk), tile=dw)
+    ct.store(db_part, index=(group, chunk), tile=db)
+
+
+@ct.kernel
 def layer_norm_bwd_stats(dy, x, w, mean, rstd, c1, c2, BLOCK: ct.Constant[int]):
     """Rows longer than a block holds, first of two passes: per row, the means of
     x-hat * dy * w (c1) and of dy * w (c2), summed element-wise over BLOCK-wide chunks (the
@@ -257,8 +293,9 @@ def config(n: int) -> tuple[int, int, int]:
 class Backward:
     """How the backward pass runs. kind "rows": layer_norm_bwd over tiles of (a, b) = (ROWS,
     BLOCK); "two_pass": layer_norm_bwd_stats (chunks of STATS_BLOCK) then
-    layer_norm_bwd_columns over (ROWS, BLOCK) = (a, b) tiles. `blocks` is the number of row
-    walkers (per column chunk)."""
+    layer_norm_bwd_columns over (ROWS, BLOCK) = (a, b) tiles; "split" (GPU only):
+    layer_norm_bwd_split over chunks of a = BLOCK columns (b: the blocks per SM it was sized
+    for). `blocks` is the number of row walkers (per column chunk)."""
 
     kind: str
     a: int
@@ -267,13 +304,14 @@ class Backward:
     blocks: int
 
     def label(self) -> str:
-        names = {"rows": "R={},B={}", "two_pass": "2-pass R={},B={}"}
+        names = {"rows": "R={},B={}", "two_pass": "2-pass R={},B={}", "split": "split B={},{}/SM"}
         return f"{names[self.kind].format(self.a, self.b)},w={self.warps},blocks={self.blocks}"
 
     def kernel(self):
         """The pass's main kernel, with this plan's warps (one object per plan kind and warps,
         so that its compiled forms are kept)."""
-        main = {"rows": layer_norm_bwd, "two_pass": layer_norm_bwd_columns}[self.kind]
+        main = {"rows": layer_norm_bwd, "two_pass": layer_norm_bwd_columns,
+                "split": layer_norm_bwd_split}[self.kind]
         return _hinted(main, self.warps)
 
     def scratch(self, rows: int, n: int) -> dict[str, tuple[int, ...]]:
@@ -292,27 +330,49 @@ def _hinted(kernel, warps: int):
 STATS_BLOCK = 8192  # chunk of layer_norm_bwd_stats, at 16 warps: 126 registers, no spills
 
 
-def default_backward(rows: int, n: int, sms: int = 132) -> Backward:
+# (BLOCK, warps, blocks per SM) of layer_norm_bwd_split
+SPLIT_BACKWARD = (2048, 4, 3)
+
+
+def split_backward(rows: int, n: int, config: tuple[int, int, int] = SPLIT_BACKWARD,
+                   sms: int = 132) -> Backward:
+    """The "split" plan of `config`: as many groups of a block per chunk as fit config's
+    blocks per SM, at most one per row."""
+    block, warps, per_sm = config
+    return Backward("split", block, per_sm, warps, _split_rows.grid(rows, n, block, per_sm, sms)
+                    // ct.cdiv(n, block))
+
+
+def default_backward(rows: int, n: int, sms: int = 132, split: bool = False) -> Backward:
     """Whole rows up to 4096 columns (tiles of 2048 elements, two blocks per SM; H100: 0.96 of
-    copy bandwidth in fp32, 0.82 in bf16), two passes beyond (a row's dw and db, 128 KB at
-    16384 columns, do not fit in registers next to the row; 0.52-0.56 fp32, 0.47-0.51 bf16):
-    about one block per SM."""
+    copy bandwidth in fp32, 0.82 in bf16). Beyond, the row's dw and db (128 KB at 16384
+    columns) do not fit in registers next to the row: on the GPU (`split`) rows split across
+    blocks, else two passes (0.52-0.56 fp32, 0.47-0.51 bf16 on the H100), about one block per
+    SM."""
     block = 1 << (n - 1).bit_length()
     if block <= 4096:
         r = max(1, 2048 // block)
         return Backward("rows", r, block, 4 if block < 4096 else 8,
                         max(1, min(ct.cdiv(rows, r), 2 * sms)))
+    if split and _split_rows.fits(n, sms, SPLIT_BACKWARD[0]):
+        return split_backward(rows, n, sms=sms)
     return Backward("two_pass", 1, 4096, 8, max(1, min(rows, sms // ct.cdiv(n, 4096))))
 
 
 def backward(stream, dy, x, w, mean, rstd, dx, dw, db, plan: Backward, scratch) -> None:
     """dx, dw and db (dw and db in w's dtype) with `plan`; `scratch` holds float32 arrays of
-    the shapes plan.scratch(rows, n) names."""
+    the shapes plan.scratch(rows, n) names (and for a "split" plan, under "exchange", a
+    _split_rows.Workspace of K = 2, made here when missing)."""
     rows, n = x.shape
     parts = (scratch["dw_part"], scratch["db_part"])
     if plan.kind == "rows":
         ct.launch(stream, (plan.blocks,), plan.kernel(),
                   (dy, x, w, mean, rstd, dx, *parts, plan.a, plan.b))
+    elif plan.kind == "split":
+        ws = scratch.get("exchange") or _split_rows.Workspace.for_rows(rows, n, plan.a, 2)
+        ct.launch(stream, (plan.blocks * ct.cdiv(n, plan.a),), plan.kernel(),
+                  (dy, x, w, mean, rstd, dx, *parts, *ws.args(rows, n, plan.a, 2), plan.a,
+                   _split_rows.slots(n, plan.a)))
     else:
         c1, c2 = scratch["c1"], scratch["c2"]
         ct.launch(stream, (persistent_grid(rows, 1),), _hinted(layer_norm_bwd_stats, 16),
@@ -378,7 +438,9 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
         forward(stream, x, w, b, y, mean, rstd, rows, n, looped_block=looped_block or (
             split_block and 1024))
     dw, db = backend.empty_like(host[1]), backend.empty_like(host[1])
-    plan = backward_plan or default_backward(rows, n)
+    plan = backward_plan or default_backward(rows, n, split=backend.gpu)
+    if plan.kind == "split" and not backend.gpu:  # its blocks wait for each other
+        plan = Backward("two_pass", 1, plan.a, 4, 2)
     scratch = {name: backend.empty_like(np.empty(shape, f32))
                for name, shape in plan.scratch(rows, n).items()}
     backward(stream, dy, x, w, mean, rstd, dx, dw, db, plan, scratch)

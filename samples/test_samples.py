@@ -68,6 +68,12 @@ CASES = [
     ("rms_norm", lambda b: rms_norm.run(200, 4097, "float16", b, split_block=1024)),
     ("rms_norm", lambda b: rms_norm.run(3, 70001, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(2, 70001, "bfloat16", b)),
+    # the backward pass split across blocks (GPU; two passes on the interpreter): groups of 5
+    # and 6 blocks over more rows than groups, the last chunk partial
+    ("layer_norm", lambda b: layer_norm.run(37, 5000, "bfloat16", b, backward_plan=(
+        layer_norm.split_backward(37, 5000, (1024, 4, 1))))),
+    ("layer_norm", lambda b: layer_norm.run(30, 3001, "float32", b, backward_plan=(
+        layer_norm.split_backward(30, 3001, (512, 4, 1))))),
     ("rms_norm", lambda b: rms_norm.run(37, 300, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 5000, "bfloat16", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 2999, "float16", b, looped_block=512)),
