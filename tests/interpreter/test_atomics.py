@@ -307,3 +307,30 @@ def test_ptx_fences_only_in_the_atomics_thread():
     assert marks[first - 1].startswith("@") and marks[first - 2] == "bar.sync", marks
     assert any(x.startswith("atom") for x in marks[first:second]), marks
     assert "bar.sync" not in marks[first:second] and marks[second + 1] == "bar.sync", marks
+
+
+@ct.kernel
+def read_by_atomics(x, out, ORDER: ct.Constant):
+    i = ct.arange(64, dtype=ct.int32) + ct.bid(0) * 64
+    old = ct.atomic_or(x, i, 0, memory_order=ORDER, memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(out, (ct.bid(0),), old + ct.atomic_add(x, i, 0, memory_order=ORDER))
+
+
+@pytest.mark.parametrize("order", [ct.MemoryOrder.RELAXED, ct.MemoryOrder.ACQ_REL])
+def test_atomics_of_zero_read(it, rng, order):
+    """An or / add of 0 returns the old values and leaves them (0 past the end)."""
+    x = rng.integers(-1000, 1000, 130).astype(np.int32)
+    before, out = x.copy(), np.zeros(192, np.int32)
+    it.launch(read_by_atomics, (3,), x, out, order)
+    it.assert_same(x, before)
+    it.assert_same(out, np.concatenate([2 * before, np.zeros(62, np.int32)]))
+
+
+def test_ptx_relaxed_atomics_of_zero_are_loads():
+    """Without a release, an integer or / add of 0 is an atomic load (ld.relaxed.gpu: polling
+    reads do not queue at L2 behind each other as atomics do); with one it stays an atomic."""
+    x, out = np.zeros(130, np.int32), np.zeros(192, np.int32)
+    relaxed = ct.compile(read_by_atomics, (x, out, ct.MemoryOrder.RELAXED), arch="sm_90").ptx
+    assert "ld.relaxed.gpu.global.b32" in relaxed and "atom." not in relaxed
+    acq_rel = ct.compile(read_by_atomics, (x, out, ct.MemoryOrder.ACQ_REL), arch="sm_90").ptx
+    assert "atom.global." in acq_rel and "ld.relaxed" not in acq_rel

@@ -217,9 +217,17 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
 def lower_atomic_rmw(lw: Lowering, op: ir.Operation) -> None:
     kind = ops.str_attr(op, "kind")
     scope = SCOPES[ops.str_attr(op, "memory_scope")]
+    # adding, or-ing or xor-ing an integer 0 only reads: without a release to order before the
+    # write, it is an atomic load (ld.relaxed), which other blocks' reads of the line do not
+    # queue behind at L2 as they do behind atomics (a loop polling for other blocks' values)
+    reads_only = (kind in ("add", "or", "xor")
+                  and ops.str_attr(op, "memory_order") in ("relaxed", "acquire"))
 
     def issue(a: _Indexed, ptr: ir.Value, r: int) -> ir.Value:
         update = a.extra[0].regs[r]
+        if reads_only and not a.array.dtype.is_float and _is_zero(update):
+            return llvm.load(update.type, ptr, alignment=a.array.dtype.itemsize,
+                             ordering=ORDERING.monotonic, syncscope=scope)
         return llvm.atomicrmw(_rmw_kind(kind, a.array.dtype), ptr, update,
                               ORDERING.monotonic, syncscope=scope)
 
@@ -227,6 +235,17 @@ def lower_atomic_rmw(lw: Lowering, op: ir.Operation) -> None:
         return const(scalar_type(a.array.dtype), 0)
 
     _atomic(lw, op, 1, issue, zero)
+
+
+def _is_zero(value: ir.Value) -> bool:
+    """Whether `value` is an integer constant 0."""
+    owner = value.owner
+    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
+        owner = owner.operation
+    if not isinstance(owner, ir.Operation) or owner.name != "arith.constant":
+        return False
+    attr = owner.attributes["value"]
+    return isinstance(attr, ir.IntegerAttr) and attr.value == 0
 
 
 @lowers("tile.atomic_cas")
