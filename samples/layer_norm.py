@@ -3,12 +3,13 @@
 Forward: a block normalizes ROWS whole rows (a (ROWS, BLOCK) tile, zero-padded past the row's
 end) and saves each row's mean and 1/std for the backward pass; a block sweeps a row longer
 than LOOPED_ABOVE twice (`layer_norm_fwd_looped`; `layer_norm_fwd_split`, the row's chunks
-in a group of blocks exchanging partial sums as in _split_rows.py, is the slower one here and
-taken only when asked for). Backward (default_backward):
-up to 4096 columns, a fixed number of blocks walk the rows ROWS at a time (the next rows
-loaded ahead), writing dx and summing dw and db over their rows; wider rows take two passes (per-row
-statistics, then a grid over column chunks). A last kernel adds up the per-block partial sums
-of dw and db column-wise.
+in a group of blocks exchanging partial sums as in _split_rows.py, is no faster here and
+taken only when asked for). Backward (default_backward): up to 4096 columns, a fixed number of
+blocks walk the rows ROWS at a time (the next rows loaded ahead), writing dx and summing dw and
+db over their rows; wider float32 rows are split across blocks on the GPU
+(`layer_norm_bwd_split`, one pass), other wide rows take two passes (per-row statistics, then
+a grid over column chunks). A last kernel adds up the per-block partial sums of dw and db
+column-wise.
 Statistics and math in float32 whatever the storage dtype.
 """
 
@@ -330,32 +331,36 @@ def _hinted(kernel, warps: int):
 STATS_BLOCK = 8192  # chunk of layer_norm_bwd_stats, at 16 warps: 126 registers, no spills
 
 
-# (BLOCK, warps, blocks per SM) of layer_norm_bwd_split
-SPLIT_BACKWARD = (2048, 4, 3)
+# (BLOCK, warps, blocks per SM) of layer_norm_bwd_split for float32 rows up to 16384 columns
+# and beyond: 16 chunks a row. H100, 2^28 elements: 0.75 and 0.63 of copy bandwidth at 16384 and
+# 65536 columns, against 0.52 and 0.56 for two passes; bf16 rows keep the two passes (0.48 /
+# 0.51, split 0.40 / 0.55 at best)
+SPLIT_BACKWARD = {16384: (1024, 2, 8), 65536: (4096, 8, 1)}
 
 
-def split_backward(rows: int, n: int, config: tuple[int, int, int] = SPLIT_BACKWARD,
+def split_backward(rows: int, n: int, config: tuple[int, int, int] | None = None,
                    sms: int = 132) -> Backward:
-    """The "split" plan of `config`: as many groups of a block per chunk as fit config's
-    blocks per SM, at most one per row."""
-    block, warps, per_sm = config
+    """The "split" plan of `config` (by default SPLIT_BACKWARD's for n): as many groups of a
+    block per chunk as fit config's blocks per SM, at most one per row."""
+    block, warps, per_sm = config or SPLIT_BACKWARD[16384 if n <= 16384 else 65536]
     return Backward("split", block, per_sm, warps, _split_rows.grid(rows, n, block, per_sm, sms)
                     // ct.cdiv(n, block))
 
 
-def default_backward(rows: int, n: int, sms: int = 132, split: bool = False) -> Backward:
+def default_backward(rows: int, n: int, sms: int = 132, split: bool = False,
+                     float32: bool = False) -> Backward:
     """Whole rows up to 4096 columns (tiles of 2048 elements, two blocks per SM; H100: 0.96 of
     copy bandwidth in fp32, 0.82 in bf16). Beyond, the row's dw and db (128 KB at 16384
-    columns) do not fit in registers next to the row: on the GPU (`split`) rows split across
-    blocks, else two passes (0.52-0.56 fp32, 0.47-0.51 bf16 on the H100), about one block per
-    SM."""
+    columns) do not fit in registers next to the row: float32 rows split across blocks on the
+    GPU (`split`), else two passes, about one block per SM."""
     block = 1 << (n - 1).bit_length()
     if block <= 4096:
         r = max(1, 2048 // block)
         return Backward("rows", r, block, 4 if block < 4096 else 8,
                         max(1, min(ct.cdiv(rows, r), 2 * sms)))
-    if split and _split_rows.fits(n, sms, SPLIT_BACKWARD[0]):
-        return split_backward(rows, n, sms=sms)
+    plan = split_backward(rows, n, sms=sms)
+    if split and float32 and _split_rows.fits(n, sms, plan.a):
+        return plan
     return Backward("two_pass", 1, 4096, 8, max(1, min(rows, sms // ct.cdiv(n, 4096))))
 
 
@@ -389,9 +394,10 @@ LOOPED_ABOVE = 16384  # row length above which the forward pass sweeps the row i
 def forward(stream, x, w, b, y, mean, rstd, rows: int, n: int, eps: float = 1e-5,
             looped_block: int | None = None) -> None:
     """Whole rows up to LOOPED_ABOVE columns; longer ones swept twice by the looped kernel
-    (layer_norm_fwd_split measured slower at 4096 x 65536, H200: 1.01 ms against 0.79 in
-    float32, 0.58 against 0.48 in bfloat16; its w and b chunks are loaded again for every
-    row: kept in registers they would not leave room for two chunks of x)."""
+    (layer_norm_fwd_split at 4096 x 65536 on the H100: 1.044 ms against 1.056 in float32,
+    0.517 against 0.537 in bfloat16, no gain worth a GPU-only path: at 254 registers (4096
+    columns, 4 warps) or with 288 bytes of spills (8192, 8 warps, 2 blocks per SM) it holds
+    fewer chunks in flight than the other split kernels; its w and b come from L2 per row)."""
     if looped_block is not None or n > LOOPED_ABOVE:
         ct.launch(stream, (persistent_grid(rows),),
                   layer_norm_fwd_looped.replace_hints(num_warps=32),
@@ -438,7 +444,8 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
         forward(stream, x, w, b, y, mean, rstd, rows, n, looped_block=looped_block or (
             split_block and 1024))
     dw, db = backend.empty_like(host[1]), backend.empty_like(host[1])
-    plan = backward_plan or default_backward(rows, n, split=backend.gpu)
+    plan = backward_plan or default_backward(rows, n, split=backend.gpu,
+                                             float32=dtype == "float32")
     if plan.kind == "split" and not backend.gpu:  # its blocks wait for each other
         plan = Backward("two_pass", 1, plan.a, 4, 2)
     scratch = {name: backend.empty_like(np.empty(shape, f32))
