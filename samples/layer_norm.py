@@ -334,7 +334,7 @@ STATS_BLOCK = 8192  # chunk of layer_norm_bwd_stats, at 16 warps: 126 registers,
 # (BLOCK, warps, blocks per SM) of layer_norm_bwd_split for float32 rows up to 16384 columns
 # and beyond: 16 chunks a row. H100, 2^28 elements: 0.75 and 0.63 of copy bandwidth at 16384 and
 # 65536 columns, against 0.52 and 0.56 for two passes; bf16 rows keep the two passes (0.48 /
-# 0.51, split 0.40 / 0.55 at best)
+# 0.51, split 0.43 / 0.39 at best)
 SPLIT_BACKWARD = {16384: (1024, 2, 8), 65536: (4096, 8, 1)}
 
 

@@ -74,6 +74,7 @@ CASES = [
         layer_norm.split_backward(37, 5000, (1024, 4, 1))))),
     ("layer_norm", lambda b: layer_norm.run(30, 3001, "float32", b, backward_plan=(
         layer_norm.split_backward(30, 3001, (512, 4, 1))))),
+    ("layer_norm", lambda b: layer_norm.run(30, 9000, "float32", b)),  # the default split
     ("rms_norm", lambda b: rms_norm.run(37, 300, "float32", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 5000, "bfloat16", b)),
     ("rms_norm", lambda b: rms_norm.run(3, 2999, "float16", b, looped_block=512)),
