@@ -128,9 +128,11 @@ def _split_rows_fwd(x, w, b, y, mean, rstd, eps, partials, place, BLOCK, SLOTS, 
         shift = column(totals, 0) / n
         mu = k.astype(ct.float32) + shift
         r = ct.rsqrt(column(totals, 1) / n - shift * shift + eps)
-        wt = ct.load(w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
-        bt = ct.load(b, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)
-        out = (t.astype(ct.float32) - mu) * r * wt[None, :] + bt[None, :]
+        # w, then b, loaded where used: one chunk-sized tile live with each (as layer_norm_fwd)
+        out = (t.astype(ct.float32) - mu) * r * ct.load(
+            w, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(ct.float32)[None, :]
+        out = out + ct.load(b, index=(chunk,), shape=(BLOCK,), padding_mode=zero).astype(
+            ct.float32)[None, :]
         ct.store(y, index=(row, chunk), tile=out.astype(y.dtype))
         if chunk == 0:
             ct.store(mean, index=(row,), tile=ct.reshape(mu, (1,)))
