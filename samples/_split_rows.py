@@ -10,15 +10,14 @@ chunk loaded before the current one's exchange, so the wait overlaps a load: wit
 per (row, chunk) the blocks of a row started at different times and the first ones held their
 registers idle until the last had loaded (0.5-0.7 of the looped kernels' speed, H200, bf16).
 
-Waiting on other blocks needs them to be running: a block takes a ticket (an atomic counter)
-rather than using its block index, so the tickets handed out belong to blocks that are running
-or done, and only the group of the last ticket can be incomplete. A launch is safe when one
-group fits on the GPU at once (`fits`). The interpreter runs blocks one after another, so these
+Waiting on other blocks needs them to be running: a block takes a ticket (_exchange.py) rather
+than using its block index, so the tickets handed out belong to blocks that are running or
+done, and only the group of the last ticket can be incomplete. A launch is safe when one group
+fits on the GPU at once (`fits`). The interpreter runs blocks one after another, so these
 kernels run only on the GPU; the samples take their looped kernels there.
 
-Workspace (`Workspace`): float32 partials (rows, SLOTS, K), an int32 counter per row and the
-ticket counter, zero before the first launch; every launch leaves the ticket counter zero and
-adds the chunk count to the row counters.
+Workspace (`Workspace`): int64 partials (rows x SLOTS x K tagged words) and the int64 ticket
+counter, zero before the first launch; no launch needs them reset.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from _common import sm_count
+from _exchange import all_tagged, tagged, take_ticket, untagged
 
 import tilelang as ct
 
@@ -37,40 +37,29 @@ BLOCK, WARPS, PER_SM = 4096, 4, 4  # a block's chunk (two in flight), warps, blo
 def claim_chunk(x, tickets, BLOCK):
     """(group, chunk, groups, chunks, tag) of this block: x's rows are cut into `chunks`
     chunks of BLOCK columns, the grid into `groups` groups of `chunks` blocks; group g takes
-    chunk `chunk` of rows g, g + groups, ... Taken from a ticket: the int64 counter holds the
-    launch's number (high 32 bits) and the tickets taken (low 32); the block that takes the last
-    ticket starts the next launch's number with no tickets taken. `tag` marks this launch's
-    partials: the launch's number + 1, so that a zeroed workspace holds none."""
+    chunk `chunk` of rows g, g + groups, ... Taken from a ticket (_exchange.py); `tag` marks
+    this launch's partials."""
     chunks = ct.num_tiles(x, axis=1, shape=(1, BLOCK))
-    ticket = ct.atomic_add(tickets, 0, 1, memory_order=ct.MemoryOrder.RELAXED)
-    launch, taken = ticket >> 32, ticket & 0xFFFFFFFF
-    if taken == ct.num_blocks(0) - 1:
-        ct.atomic_xchg(tickets, 0, (launch + 1) << 32, memory_order=ct.MemoryOrder.RELAXED)
-    return taken // chunks, taken % chunks, ct.num_blocks(0) // chunks, chunks, launch + 1
+    taken, tag = take_ticket(tickets)
+    return taken // chunks, taken % chunks, ct.num_blocks(0) // chunks, chunks, tag
 
 
 def row_partials(partials, row, chunk, chunks, tag, part, SLOTS):
     """The (SLOTS, K) partials of the row's chunks once all `chunks` are in, this block's (the
-    (1, K) float32 tile `part`) among them; slots past `chunks` read as zeros.
-
-    A partial travels as one 64-bit word, `tag` in the high half and the float's bits in the
-    low half, written and polled with relaxed atomics: a word with this launch's tag holds this
-    launch's value, so no fence orders a value before a flag (a fence waits for the block's
-    earlier stores, the row before's results: with a counter and fences the exchange cost
-    about 1.3 us per row, against 0.3 for the rest of a block's step, bf16, H200)."""
+    (1, K) float32 tile `part`) among them; slots past `chunks` read as zeros. Partials travel
+    as tagged words (_exchange.py): with a counter and fences the exchange cost about 1.3 us per
+    row, against 0.3 for the rest of a block's step (bf16, H200)."""
     k = part.shape[1]
     mine = (row * SLOTS + chunk) * k + ct.arange(k, dtype=ct.int32)[None, :]
-    bits = ct.bitcast(part, ct.int32).astype(ct.int64) & 0xFFFFFFFF
-    ct.atomic_xchg(partials, mine, bits | (tag << 32), memory_order=ct.MemoryOrder.RELAXED)
+    ct.atomic_xchg(partials, mine, tagged(part, tag), memory_order=ct.MemoryOrder.RELAXED)
     slot = ct.arange(SLOTS, dtype=ct.int32)[:, None]
     every = (row * SLOTS + slot) * k + ct.arange(k, dtype=ct.int32)[None, :]
     inside = slot < chunks
     while True:
         got = ct.atomic_or(partials, every, 0, memory_order=ct.MemoryOrder.RELAXED)
-        if ct.min(ct.where(inside & ((got >> 32) != tag), 0, 1)) == 1:
+        if all_tagged(got, tag, inside):
             break
-    values = ct.bitcast((got & 0xFFFFFFFF).astype(ct.int32), ct.float32)
-    return ct.where(inside, values, 0.0)
+    return ct.where(inside, untagged(got), 0.0)
 
 
 def column(parts, j):

@@ -24,7 +24,13 @@ covers the whole block's stores and loads: docs/language.md), but it is not the 
 the H100: the last block's sum is serial work at the end of each tile, where the second kernel
 spreads it over many blocks. Measured with the weight in L2 (CUDA-graph replay, bf16, H100):
 16x4096x4096 at 64x64x64, S=2: 33.5 TFLOP/s against 36.4 for two launches; S=4: 26.3 against
-31.2; 16x14336x4096 at 64x128x64, S=2: 36.9 against 39.4.
+31.2; 16x14336x4096 at 64x128x64, S=2: 36.9 against 39.4. Nor was a one-launch form without
+fences (tenth session, weights read from DRAM, CUDA-graph replay, 16x4096x4096 at 64x64x128,
+S=2: 15.8 us for the two launches): each block publishes its partial as tagged 64-bit words
+(samples/_exchange.py), the tile's last arrival on a relaxed counter polls the others' words
+and stores c, 16.9 us; with blocks taking their tiles from a ticket counter first (so that
+only earlier tickets are waited for), 18.3 us: that atomic is one more round trip before a
+block's first load.
 """
 
 from __future__ import annotations
