@@ -113,10 +113,17 @@ def _split_rows_fwd(x, w, b, y, mean, rstd, eps, partials, place, BLOCK, SLOTS, 
     n = x.shape[1]
     zero = ct.PaddingMode.ZERO
     inside = ct.arange(BLOCK, dtype=ct.int32)[None, :] + chunk * BLOCK < n
-    t = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
+    # the masking loop loads each row's chunk as it starts it, the other ahead of time: the
+    # kernel's registers are the larger loop's, and the mask with two chunks made it larger
+    following = ct.load(x, index=(group, chunk), shape=(1, BLOCK), padding_mode=zero)
     k = ct.load(x, index=(group, 0), shape=(1, 1), padding_mode=zero)
     for row in range(group, x.shape[0], groups):
-        following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK), padding_mode=zero)
+        if MASKED:
+            t = ct.load(x, index=(row, chunk), shape=(1, BLOCK), padding_mode=zero)
+        else:
+            t = following
+            following = ct.load(x, index=(row + groups, chunk), shape=(1, BLOCK),
+                                padding_mode=zero)
         k_next = ct.load(x, index=(row + groups, 0), shape=(1, 1), padding_mode=zero)
         d = t.astype(ct.float32) - k.astype(ct.float32)
         if MASKED:
@@ -137,7 +144,7 @@ def _split_rows_fwd(x, w, b, y, mean, rstd, eps, partials, place, BLOCK, SLOTS, 
         if chunk == 0:
             ct.store(mean, index=(row,), tile=ct.reshape(mu, (1,)))
             ct.store(rstd, index=(row,), tile=ct.reshape(r, (1,)))
-        t, k = following, k_next
+        k = k_next
 
 
 def _row_grads(t, g, wt, mu, r, inside, n):
