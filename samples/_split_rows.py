@@ -78,10 +78,10 @@ def fits(n: int, sms: int, block: int = BLOCK) -> bool:
     return ct.cdiv(n, block) <= sms
 
 
-def config_for(configs: dict, x, n: int) -> tuple[int, int, int] | None:
-    """The sample's (BLOCK, warps, blocks per SM) for rows of x's dtype (`configs` maps dtype
-    names to them), or None where the sample does not split rows (a dtype it has not measured a
-    gain for, or a row whose chunks do not fit the GPU at once)."""
+def config_for(configs: dict, x, n: int) -> tuple[int, ...] | None:
+    """The sample's (BLOCK, warps, blocks per SM[, occupancy]) for rows of x's dtype
+    (`configs` maps dtype names to them), or None where the sample does not split rows (a
+    dtype it has not measured a gain for, or a row whose chunks do not fit the GPU at once)."""
     config = configs.get(str(x.dtype).rsplit(".", 1)[-1])
     return config if config is not None and fits(n, sm_count(), config[0]) else None
 
@@ -118,12 +118,13 @@ def grid(rows: int, n: int, block: int = BLOCK, per_sm: int = PER_SM,
 
 
 def launch(stream, kernel, rows: int, n: int, k: int, args: tuple,
-           config: tuple[int, int, int] = (BLOCK, WARPS, PER_SM),
+           config: tuple[int, ...] = (BLOCK, WARPS, PER_SM),
            workspace: Workspace | None = None) -> None:
     """`kernel`, whose parameters are `args`, then the workspace (of K = `k` partial sums per
     chunk; made here when not given), then BLOCK and SLOTS, over `grid`'s blocks; `config` is
-    (BLOCK, warps, blocks per SM)."""
-    block, warps, per_sm = config
+    (BLOCK, warps, blocks per SM[, occupancy hint])."""
+    block, warps, per_sm, *occupancy = config
     ws = workspace or Workspace.for_rows(rows, n, block, k)
-    ct.launch(stream, (grid(rows, n, block, per_sm),), kernel.replace_hints(num_warps=warps),
+    hinted = kernel.replace_hints(num_warps=warps, occupancy=occupancy[0] if occupancy else None)
+    ct.launch(stream, (grid(rows, n, block, per_sm),), hinted,
               (*args, *ws.args(rows, n, block, k), block, slots(n, block)))

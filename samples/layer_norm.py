@@ -2,9 +2,9 @@
 
 Forward: a block normalizes ROWS whole rows (a (ROWS, BLOCK) tile, zero-padded past the row's
 end) and saves each row's mean and 1/std for the backward pass; a block sweeps a row longer
-than LOOPED_ABOVE twice (`layer_norm_fwd_looped`; `layer_norm_fwd_split`, the row's chunks
-in a group of blocks exchanging partial sums as in _split_rows.py, is no faster here and
-taken only when asked for). Backward (default_backward): up to 4096 columns, a fixed number of
+than LOOPED_ABOVE is split across a group of blocks exchanging partial sums on the GPU
+(`layer_norm_fwd_split`, _split_rows.py) and swept twice by one block on the interpreter
+(`layer_norm_fwd_looped`). Backward (default_backward): up to 4096 columns, a fixed number of
 blocks walk the rows ROWS at a time (the next rows loaded ahead), writing dx and summing dw and
 db over their rows; wider float32 rows are split across blocks on the GPU
 (`layer_norm_bwd_split`, one pass), other wide rows take two passes (per-row statistics, then
@@ -400,13 +400,21 @@ def backward(stream, dy, x, w, mean, rstd, dx, dw, db, plan: Backward, scratch) 
 LOOPED_ABOVE = 16384  # row length above which the forward pass sweeps the row in chunks
 
 
+# (BLOCK, warps, blocks per SM, occupancy hint) of layer_norm_fwd_split by dtype. At 4096 x
+# 65536 on the H100: 0.848 ms in fp32 (0.85 of copy bandwidth; 224 B of spills; the looped
+# kernel 1.06 at best), 0.491 in bf16 (0.73; 256 B of spills; looped 0.537)
+SPLIT = {"float32": (16384, 16, 1, None), "bfloat16": (8192, 8, 2, 2)}
+
+
 def forward(stream, x, w, b, y, mean, rstd, rows: int, n: int, eps: float = 1e-5,
-            looped_block: int | None = None) -> None:
-    """Whole rows up to LOOPED_ABOVE columns; longer ones swept twice by the looped kernel
-    (layer_norm_fwd_split at 4096 x 65536 on the H100: 1.044 ms against 1.056 in float32,
-    0.517 against 0.537 in bfloat16, no gain worth a GPU-only path: at 254 registers (4096
-    columns, 4 warps) or with 288 bytes of spills (8192, 8 warps, 2 blocks per SM) it holds
-    fewer chunks in flight than the other split kernels; its w and b come from L2 per row)."""
+            looped_block: int | None = None, split: bool = False) -> None:
+    """Whole rows up to LOOPED_ABOVE columns; longer ones split across blocks when `split`
+    (the GPU) allows it, else swept twice by the looped kernel."""
+    chunks = _split_rows.config_for(SPLIT, x, n) if split else None
+    if looped_block is None and n > LOOPED_ABOVE and chunks is not None:
+        _split_rows.launch(stream, layer_norm_fwd_split, rows, n, 2,
+                           (x, w, b, y, mean, rstd, eps), chunks)
+        return
     if looped_block is not None or n > LOOPED_ABOVE:
         ct.launch(stream, (persistent_grid(rows),),
                   layer_norm_fwd_looped.replace_hints(num_warps=32),
@@ -432,8 +440,8 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
         looped_block: int | None = None, offset: float = 0.0,
         backward_plan: Backward | None = None, split_block: int | None = None) -> None:
     """Forward and backward, checked against NumPy in float64. Rows longer than LOOPED_ABOVE
-    (or any row, given looped_block) take the looped forward pass; given split_block, the
-    split one on the GPU (the looped one on the interpreter); the backward runs as
+    are split across blocks on the GPU (any row, given split_block), else (and given
+    looped_block) swept twice by the looped forward pass; the backward runs as
     `backward_plan` says (default_backward's choice by default). `offset` shifts x (a large
     mean tests that the variance does not cancel)."""
     backend = backend or Backend()
@@ -451,7 +459,7 @@ def run(rows: int, n: int, dtype: str = "float32", backend: Backend | None = Non
                            (x, w, b, y, mean, rstd, 1e-5), (split_block, 4, 1))
     else:
         forward(stream, x, w, b, y, mean, rstd, rows, n, looped_block=looped_block or (
-            split_block and 1024))
+            split_block and 1024), split=backend.gpu)
     dw, db = backend.empty_like(host[1]), backend.empty_like(host[1])
     plan = backward_plan or default_backward(rows, n, split=backend.gpu,
                                              float32=dtype == "float32")
