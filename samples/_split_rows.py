@@ -30,7 +30,6 @@ from _exchange import all_tagged, tagged, take_ticket, untagged
 
 import tilelang as ct
 
-DEVICE = ct.MemoryScope.DEVICE
 BLOCK, WARPS, PER_SM = 4096, 4, 4  # a block's chunk (two in flight), warps, blocks per SM
 
 
@@ -89,7 +88,8 @@ def config_for(configs: dict, x, n: int) -> tuple[int, ...] | None:
 @dataclass
 class Workspace:
     """The split kernels' int64 partials (rows x SLOTS x K words) and ticket counter, zero when
-    made; every launch leaves the ticket counter at the next launch's number."""
+    made; every launch leaves the ticket counter at the next launch's number. One launch at a
+    time uses a workspace (launches in one stream): two at once would share tickets."""
 
     partials: Any
     tickets: Any
@@ -112,7 +112,9 @@ class Workspace:
 def grid(rows: int, n: int, block: int = BLOCK, per_sm: int = PER_SM,
          sms: int | None = None) -> int:
     """Blocks of a launch: as many groups (one block per chunk) as `per_sm` blocks per SM
-    make, at most one per row."""
+    make, at most one per row. `per_sm` should be the kernel's occupancy: blocks beyond what
+    the GPU holds at once start when a whole group has finished its rows, and the group of the
+    last resident ticket waits for them."""
     chunks = ct.cdiv(n, block)
     return chunks * max(1, min(rows, per_sm * (sms or sm_count()) // chunks))
 
