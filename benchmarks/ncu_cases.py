@@ -5,6 +5,7 @@ seq 4096, 4 x 16 heads, not causal; ours at 128x128 with 8 warps), gemm_ours / g
 4096^3; ours at 128x256x64 with 8 warps), softmax_ours / softmax_triton (bf16 rows of 65536,
 2^28 elements; ours looped B=8192 w=16, Triton's tutorial kernel with 16 warps), lnbwd_ours
 (layer-norm backward, bf16 rows of 4096, 2^28 elements, R=1 B=4096 w=16 over 132 blocks),
+lnbwdsplit_ours (the same, rows of 16384 split across blocks: chunks of 4096, 8 warps),
 lnfwd_ours / rms_ours (the looped layer norm and RMS norm forward, bf16 rows of 65536: their
 best configurations, B=8192 w=32 one block per SM and B=16384 w=32 a block per row).
 benchmarks/README.md ("Profiles") gives the ncu command and the figures.
@@ -27,7 +28,7 @@ import bench_matmul
 import tilelang as ct
 
 CASES = ("attn_ours", "attn_cudnn", "gemm_ours", "gemm_cublas", "softmax_ours",
-         "softmax_triton", "lnbwd_ours", "lnfwd_ours", "rms_ours")
+         "softmax_triton", "lnbwd_ours", "lnbwdsplit_ours", "lnfwd_ours", "rms_ours")
 ELEMENTS = 1 << 28  # bench_reductions.py's inputs
 
 
@@ -75,10 +76,10 @@ def softmax_case(ours: bool) -> Callable[[], None]:
     return lambda: triton[(rows,)](x, y, n, BLOCK=n, num_warps=16)
 
 
-def layer_norm_backward_case(ours: bool) -> Callable[[], None]:
-    from layer_norm import Backward, backward
+def layer_norm_backward_case(ours: bool, split: bool = False) -> Callable[[], None]:
+    from layer_norm import Backward, backward, split_backward
 
-    n = 4096
+    n = 16384 if split else 4096
     x = torch.randn(ELEMENTS // n, n, device="cuda", dtype=torch.bfloat16)
     rows = x.shape[0]
     w = torch.randn(n, device="cuda", dtype=x.dtype)
@@ -86,8 +87,12 @@ def layer_norm_backward_case(ours: bool) -> Callable[[], None]:
     dw, db = torch.empty_like(w), torch.empty_like(w)
     mean = x.float().mean(1)
     rstd = torch.rsqrt(x.float().var(1, unbiased=False) + 1e-5)
-    plan = Backward("rows", 1, 4096, 16, 132)
+    plan = split_backward(rows, n, (4096, 8, 1)) if split else Backward("rows", 1, 4096, 16, 132)
     scratch = {k: torch.empty(s, device="cuda") for k, s in plan.scratch(rows, n).items()}
+    if split:
+        from _split_rows import Workspace
+
+        scratch["exchange"] = Workspace.for_rows(rows, n, plan.a, 2)
     return lambda: backward(torch.cuda.current_stream(), dy, x, w, mean, rstd, dx, dw, db, plan,
                             scratch)
 
@@ -118,6 +123,7 @@ def main() -> None:
     torch.manual_seed(0)
     make = {"attn": attention_case, "gemm": gemm_case, "softmax": softmax_case,
             "lnbwd": layer_norm_backward_case, "lnfwd": norm_forward_case,
+            "lnbwdsplit": lambda ours: layer_norm_backward_case(ours, split=True),
             "rms": norm_forward_case}[case.split("_")[0]]
     run = make(case.startswith("lnfwd") if make is norm_forward_case else case.endswith("ours"))
     for _ in range(3):
