@@ -93,8 +93,8 @@ def looped_label(block: int, warps: int, occupancy: int | None, per_sm: int | No
 # (BLOCK, warps, occupancy, blocks per SM) of the split kernels (groups of a block per
 # BLOCK-column chunk of a row exchanging partial sums, striding over the rows), for rows over
 # 16384
-SPLIT_CONFIGS = ((4096, 4, None, 4), (4096, 8, None, 2), (8192, 8, None, 2), (8192, 8, 2, 2),
-                 (16384, 16, None, 1))
+SPLIT_CONFIGS = ((4096, 4, None, 4), (4096, 4, None, 3), (4096, 8, None, 2), (8192, 8, None, 2),
+                 (8192, 8, 2, 2), (16384, 16, None, 1))
 
 
 def split_configs(kernel, x, k: int, args: tuple):
