@@ -23,8 +23,8 @@ from common import bar_plot, copy_bandwidth, device_ms, driver_resources, save, 
 import tilelang as ct
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from _split_rows import Workspace, slots
-from _split_rows import grid as split_grid
+from _split_rows import Workspace
+from _split_rows import launch as split_launch
 from layer_norm import (
     Backward,
     backward,
@@ -107,11 +107,10 @@ def split_configs(kernel, x, k: int, args: tuple):
     out = []
     for block, warps, occ, per_sm in SPLIT_CONFIGS:
         ws = Workspace.for_rows(rows, n, block, k)
-        hk = hinted(kernel, warps, occ)
-        blocks = (split_grid(rows, n, block, per_sm),)
-        full = (*args, *ws.args(rows, n, block, k), block, slots(n, block))
+        config = (block, warps, per_sm, occ)
         out.append((label(f"split B={block},w={warps},{per_sm}/SM", occ),
-                    lambda hk=hk, g=blocks, a=full: ct.launch(stream, g, hk, a), hk))
+                    lambda c=config, ws=ws: split_launch(stream, kernel, rows, n, k, args, c, ws),
+                    hinted(kernel, warps, occ)))  # the variant split_launch runs
     return out
 
 

@@ -1,8 +1,8 @@
 """Sample: layer norm forward and backward over rows, y = (x - mean) * rstd * w + b.
 
 Forward: a block normalizes ROWS whole rows (a (ROWS, BLOCK) tile, zero-padded past the row's
-end) and saves each row's mean and 1/std for the backward pass; a block sweeps a row longer
-than LOOPED_ABOVE is split across a group of blocks exchanging partial sums on the GPU
+end) and saves each row's mean and 1/std for the backward pass; a row longer than
+LOOPED_ABOVE is split across a group of blocks exchanging partial sums on the GPU
 (`layer_norm_fwd_split`, _split_rows.py) and swept twice by one block on the interpreter
 (`layer_norm_fwd_looped`). Backward (default_backward): up to 4096 columns, a fixed number of
 blocks walk the rows ROWS at a time (the next rows loaded ahead), writing dx and summing dw and
@@ -367,9 +367,10 @@ def default_backward(rows: int, n: int, sms: int = 132, split: bool = False,
         r = max(1, 2048 // block)
         return Backward("rows", r, block, 4 if block < 4096 else 8,
                         max(1, min(ct.cdiv(rows, r), 2 * sms)))
-    plan = split_backward(rows, n, sms=sms)
-    if split and float32 and _split_rows.fits(n, sms, plan.a):
-        return plan
+    if split and float32:
+        plan = split_backward(rows, n, sms=sms)
+        if _split_rows.fits(n, sms, plan.a):
+            return plan
     return Backward("two_pass", 1, 4096, 8, max(1, min(rows, sms // ct.cdiv(n, 4096))))
 
 
