@@ -278,8 +278,14 @@ def measure(name: str, run: Callable[[], object], inputs: Inputs, causal: bool, 
                            lambda: timed(lambda i: run(), 1, budget_ms), work)
 
 
+def timing(run: Callable[[], object], budget_ms: float) -> Callable[[], tuple[float, float]]:
+    return lambda: timed(lambda i: run(), 1, budget_ms)
+
+
 def bench_ours(args, inputs: Inputs, d: int, causal: bool, work: float, kernels: dict,
-               row: dict) -> list[dict]:
+               row: dict, timings: dict) -> list[dict]:
+    """The sweep over tile configurations; `timings` gets each one's timing, keyed by (arch,
+    label), for the final rounds."""
     import torch
 
     def measure_config(arch: str, config: Config):
@@ -292,6 +298,7 @@ def bench_ours(args, inputs: Inputs, d: int, causal: bool, work: float, kernels:
             ct.launch(torch.cuda.current_stream(), grid, kern, params)
             return inputs.out
 
+        timings[arch, config.label] = timing(run, args.budget_ms)
         return measure(f"ours[{arch}] {config.label}", run, inputs, causal, work,
                        args.budget_ms), kern
 
@@ -310,15 +317,22 @@ def bench_case(args, seq: int, d: int, causal: bool, kernels: dict, tri) -> tupl
     print(f"d={d} {mode} seq {seq} ({batch} x {heads} heads)", flush=True)
     row = {"d": d, "mode": mode, "seq": seq, "batch x heads": f"{batch}x{heads}"}
     config_rows: list = []
+    timings: dict = {}
     if "ours" in args.impls:
-        config_rows = bench_ours(args, inputs, d, causal, work, kernels, row)
+        config_rows = bench_ours(args, inputs, d, causal, work, kernels, row, timings)
+    final = {}  # the final rounds' entries: column -> (result, timing)
     peers = {"sdpa": None, "cudnn": "cudnn", "flash": "flash"}
     for impl, backend in peers.items():
         if impl in args.impls:
             sdpa = sdpa_runner(backend)
-            result = measure(f"SDPA[{backend or 'default'}]", lambda sdpa=sdpa: sdpa(
-                inputs.q, inputs.k, inputs.v, causal), inputs, causal, work, args.budget_ms)
-            row[f"{impl}_result"], row[impl] = result, sweep.shown(result)
+
+            def run_sdpa(sdpa=sdpa):
+                return sdpa(inputs.q, inputs.k, inputs.v, causal)
+
+            result = measure(f"SDPA[{backend or 'default'}]", run_sdpa, inputs, causal, work,
+                             args.budget_ms)
+            row[f"{impl}_result"] = result
+            final[impl] = result, timing(run_sdpa, args.budget_ms)
     if "sdpa" in args.impls:
         row["sdpa_backend"] = sdpa_choice(inputs.q, inputs.k, inputs.v, causal)
     if tri is not None:
@@ -328,9 +342,16 @@ def bench_case(args, seq: int, d: int, causal: bool, kernels: dict, tri) -> tupl
 
         row["triton_result"] = measure("Triton", run_triton, inputs, causal, work,
                                        args.budget_ms)
-        row["Triton"] = sweep.shown(row["triton_result"])
         row["triton_cfg"] = tri.chosen()
-    ours = row.get(f"{sweep.ours_column(args.arch[0])}_result")
+        final["Triton"] = row["triton_result"], timing(run_triton, args.budget_ms)
+    column = sweep.ours_column(args.arch[0])
+    ours = row.get(f"{column}_result")
+    if ours is not None and (args.arch[0], ours.get("config")) in timings:
+        final[column] = ours, timings[args.arch[0], ours["config"]]
+    if args.rounds > 1:
+        sweep.rematch(final, args.rounds, work)
+    for name, (result, _) in final.items():
+        row[name] = sweep.shown(result)
     for peer, key in (("cuDNN", "cudnn"), ("flash", "flash"), ("sdpa", "sdpa"),
                       ("Triton", "triton")):
         row[f"ours/{peer}"] = sweep.ratio(ours, row.get(f"{key}_result"))

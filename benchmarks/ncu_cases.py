@@ -7,7 +7,9 @@ seq 4096, 4 x 16 heads, not causal; ours at 128x128 with 8 warps), gemm_ours / g
 (layer-norm backward, bf16 rows of 4096, 2^28 elements, R=1 B=4096 w=16 over 132 blocks),
 lnbwdsplit_ours (the same, rows of 16384 split across blocks: chunks of 4096, 8 warps),
 lnfwd_ours / rms_ours (the looped layer norm and RMS norm forward, bf16 rows of 65536: their
-best configurations, B=8192 w=32 one block per SM and B=16384 w=32 a block per row).
+best configurations, B=8192 w=32 one block per SM and B=16384 w=32 a block per row),
+decode_ours / decode_triton (bf16 16 x 14336 x 4096, the memory-bound decode shape: ours at
+64x128x64 with 4 warps and two blocks per SM, Triton's autotuned kernel from bench_matmul).
 benchmarks/README.md ("Profiles") gives the ncu command and the figures.
 
     python3 benchmarks/ncu_cases.py attn_ours     # under ncu, see the README
@@ -28,7 +30,8 @@ import bench_matmul
 import tilelang as ct
 
 CASES = ("attn_ours", "attn_cudnn", "gemm_ours", "gemm_cublas", "softmax_ours",
-         "softmax_triton", "lnbwd_ours", "lnbwdsplit_ours", "lnfwd_ours", "rms_ours")
+         "softmax_triton", "lnbwd_ours", "lnbwdsplit_ours", "lnfwd_ours", "rms_ours", "decode_ours",
+         "decode_triton")
 ELEMENTS = 1 << 28  # bench_reductions.py's inputs
 
 
@@ -58,6 +61,20 @@ def gemm_case(ours: bool) -> Callable[[], None]:
     config = bench_matmul.Config(128, 256, 64, 8)
     kernel = bench_matmul.matmul.replace_hints(num_warps=8)
     return lambda: ct.launch(torch.cuda.current_stream(), bench_matmul.grid(n, n, config),
+                             kernel, bench_matmul.launch_args(a, b, c, config))
+
+
+def decode_case(ours: bool) -> Callable[[], None]:
+    m, n, k = 16, 14336, 4096
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    if not ours:
+        gemm = bench_matmul.triton_matmul()
+        return lambda: gemm(a, b, c)
+    config = bench_matmul.Config(64, 128, 64, 4, occupancy=2)
+    kernel = bench_matmul.matmul.replace_hints(num_warps=4, occupancy=2)
+    return lambda: ct.launch(torch.cuda.current_stream(), bench_matmul.grid(m, n, config),
                              kernel, bench_matmul.launch_args(a, b, c, config))
 
 
@@ -124,7 +141,7 @@ def main() -> None:
     make = {"attn": attention_case, "gemm": gemm_case, "softmax": softmax_case,
             "lnbwd": layer_norm_backward_case, "lnfwd": norm_forward_case,
             "lnbwdsplit": lambda ours: layer_norm_backward_case(ours, split=True),
-            "rms": norm_forward_case}[case.split("_")[0]]
+            "rms": norm_forward_case, "decode": decode_case}[case.split("_")[0]]
     run = make(case.startswith("lnfwd") if make is norm_forward_case else case.endswith("ours"))
     for _ in range(3):
         run()

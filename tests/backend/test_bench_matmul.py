@@ -57,3 +57,26 @@ def test_each_arch_times_its_own_kernel_object():
     assert native is not sm80 and native.options == sm80.options
     assert sweep.kernel_for(kernels, ("native", "bf16", 1), bench_matmul.matmul, 8) is native
     assert sweep.kernel_for(kernels, ("o2",), bench_matmul.matmul, 4, 2).options.occupancy == 2
+
+
+def test_final_rounds_alternate_and_keep_each_median():
+    """sweep.rematch times the entries in turn, round after round, and gives each result the
+    median of its rounds; results that were not timed (wrong, error) are left as they are."""
+    calls = []
+
+    def timing(name, values):
+        values = iter(values)
+
+        def run():
+            calls.append(name)
+            return next(values), 0.0
+        return run
+
+    ours, peer, wrong = {"TFLOP/s": 9.0}, {"TFLOP/s": 1.0}, {"status": "wrong", "why": "nan"}
+    sweep.rematch({"ours": (ours, timing("ours", [2.0, 4.0, 3.0])),
+                   "peer": (peer, timing("peer", [1.0, 1.0, 5.0])),
+                   "bad": (wrong, timing("bad", [1.0] * 3))}, rounds=3, work=6e9)
+    assert calls == ["ours", "peer"] * 3
+    assert ours["sweep_TFLOP/s"] == 9.0 and ours["ms"] == 3.0 and ours["TFLOP/s"] == 2.0
+    assert peer["TFLOP/s"] == 6.0 and peer["rounds_ms"] == [1.0, 1.0, 5.0]
+    assert wrong == {"status": "wrong", "why": "nan"}
