@@ -97,25 +97,14 @@ def driver_resources(kernel) -> dict:
     """Registers per thread, local memory per thread (stack and spills) and shared memory of the
     kernel's loaded specialization, as the driver reports them, and the blocks per SM they let
     reside on the device (tilelang's theoretical occupancy, backend/occupancy.py)."""
-    from cuda.bindings import driver
-
-    from tilelang.backend.occupancy import LIMITS, occupancy
-    from tilelang.runtime.binary import device_arch
+    from tilelang.runtime.resources import of_launcher
 
     launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
     if not launchers:
         return {}
-    launcher = launchers[-1]
-    function = driver.CUfunction(launcher.loaded.handle)
-    attr = driver.CUfunction_attribute
-    regs = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, function)[1]
-    local = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)[1]
-    static = driver.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)[1]
-    found = {"regs": regs, "local_B": local, "smem_B": static + launcher.loaded.shared}
-    arch = device_arch(launcher.loaded.device)  # the device's limits, whatever the target
-    if arch in LIMITS:
-        found["blocks/SM"] = occupancy(arch, launcher.threads, regs, found["smem_B"]).blocks_per_sm
-    return found
+    found = of_launcher(launchers[-1])
+    return {"regs": found.registers, "local_B": found.local_bytes, "smem_B": found.shared_bytes,
+            **({"blocks/SM": found.blocks_per_sm} if found.occupancy is not None else {})}
 
 
 def table(rows: list[dict[str, Any]], columns: list[str]) -> str:

@@ -112,21 +112,38 @@ class Workspace:
 def grid(rows: int, n: int, block: int = BLOCK, per_sm: int = PER_SM,
          sms: int | None = None) -> int:
     """Blocks of a launch: as many groups (one block per chunk) as `per_sm` blocks per SM
-    make, at most one per row. `per_sm` should be the kernel's occupancy: blocks beyond what
-    the GPU holds at once start when a whole group has finished its rows, and the group of the
-    last resident ticket waits for them."""
+    make, at most one per row. `per_sm` must not exceed the kernel's occupancy (`launch` caps
+    it): blocks beyond what the GPU holds at once start when a whole group has finished its
+    rows, and the group of the last resident ticket waits for them (layer norm bf16, 4096
+    columns, 4 warps: 0.639 ms sized for 4 blocks per SM where 3 fit, 0.503 for 3)."""
     chunks = ct.cdiv(n, block)
     return chunks * max(1, min(rows, per_sm * (sms or sm_count()) // chunks))
 
 
+_resident: dict[tuple, int] = {}
+
+
+def resident_per_sm(kernel, args: tuple) -> int:
+    """Blocks of `kernel` an SM holds at once when launched with `args` (the loaded
+    specialization's occupancy), remembered per kernel and argument dtypes and shapes."""
+    key = (kernel, *((getattr(a, "dtype", a), getattr(a, "shape", None)) for a in args))
+    per_sm = _resident.get(key)
+    if per_sm is None:
+        per_sm = _resident[key] = max(1, ct.resources(kernel, args).blocks_per_sm or 1)
+    return per_sm
+
+
 def launch(stream, kernel, rows: int, n: int, k: int, args: tuple,
            config: tuple[int, ...] = (BLOCK, WARPS, PER_SM),
-           workspace: Workspace | None = None) -> None:
+           workspace: Workspace | None = None) -> int:
     """`kernel`, whose parameters are `args`, then the workspace (of K = `k` partial sums per
     chunk; made here when not given), then BLOCK and SLOTS, over `grid`'s blocks; `config` is
-    (BLOCK, warps, blocks per SM[, occupancy hint])."""
+    (BLOCK, warps, blocks per SM[, occupancy hint]), its blocks per SM capped at what the
+    compiled kernel's occupancy allows. Returns the number of blocks launched."""
     block, warps, per_sm, *occupancy = config
     ws = workspace or Workspace.for_rows(rows, n, block, k)
     hinted = kernel.replace_hints(num_warps=warps, occupancy=occupancy[0] if occupancy else None)
-    ct.launch(stream, (grid(rows, n, block, per_sm),), hinted,
-              (*args, *ws.args(rows, n, block, k), block, slots(n, block)))
+    full = (*args, *ws.args(rows, n, block, k), block, slots(n, block))
+    blocks = grid(rows, n, block, min(per_sm, resident_per_sm(hinted, full)))
+    ct.launch(stream, (blocks,), hinted, full)
+    return blocks

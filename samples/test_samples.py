@@ -179,3 +179,29 @@ def test_split_rows_reuse_their_workspace(monkeypatch: pytest.MonkeyPatch) -> No
         assert ws.tickets.item() == (launch + 1) << 32
     with pytest.raises(ValueError, match="cannot serve 40 rows of 5 chunks of 1"):
         ws.args(40, 5000, 1024, 1)
+
+
+@pytest.mark.gpu
+def test_split_rows_grid_stops_at_the_kernels_occupancy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A configuration asking for more blocks per SM than the compiled kernel holds gets the
+    kernel's occupancy (tilelang.resources), so every group it launches is resident at once."""
+    import _split_rows
+    import numpy as np
+    import torch
+
+    monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+    rows, n, block = 900, 5000, 1024
+    x = torch.randn(rows, n, device="cuda")
+    w = torch.randn(n, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    blocks = _split_rows.launch(torch.cuda.current_stream(), rms_norm.rms_norm_split, rows, n,
+                                1, (x, w, y, 1e-6), (block, 4, 64))
+    torch.cuda.synchronize()
+    hinted = rms_norm.rms_norm_split.replace_hints(num_warps=4, occupancy=None)
+    per_sm = [v for k, v in _split_rows._resident.items() if k[0] is hinted]
+    assert len(per_sm) == 1 and 1 <= per_sm[0] < 64
+    assert blocks == _split_rows.grid(rows, n, block, per_sm[0]) < _split_rows.grid(rows, n,
+                                                                                     block, 64)
+    np.testing.assert_allclose(y.cpu().numpy(), rms_norm.reference(x.cpu().numpy(),
+                                                                   w.cpu().numpy()),
+                               rtol=1e-5, atol=1e-5)

@@ -37,6 +37,11 @@ def __getattr__(name: str) -> object:
 
         globals()[name] = value = getattr(tilelang.compiler, name)
         return value
+    if name == "resources":  # the runtime's view of a loaded kernel (cuda.bindings)
+        from tilelang.runtime.resources import resources
+
+        globals()[name] = resources
+        return resources
     if name in ("tune", "autotune", "Config"):
         import tilelang.tune
 
@@ -70,5 +75,6 @@ __all__ = [
     "compile",  # imported on first use: __getattr__
     "kernel",
     "launch",
+    "resources",  # noqa: F405  (imported on first use: __getattr__)
     "tune",  # noqa: F405
 ]

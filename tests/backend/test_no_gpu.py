@@ -23,3 +23,21 @@ def test_host_arrays_without_a_gpu(monkeypatch):
     assert "TILELANG_INTERPRET=1" in info.value.hint
     ct.launch(None, (1,), add_one.replace_hints(interpret=True), (x,))  # what the hint says
     assert x.tolist() == [1.0] * 4
+
+
+def test_resources_of_an_interpreted_kernel_point_at_compile(monkeypatch):
+    """tilelang.resources reads a kernel loaded on a GPU: on the interpreter it says so and names
+    what gives the figures without one."""
+    monkeypatch.setenv("TILELANG_INTERPRET", "1")
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ct.TileValueError, match=r"resources\(add_one\): the kernel runs on the "
+                       r"interpreter.*tilelang.compile\(kernel, args\).resources\(\)"):
+        ct.resources(add_one, (x,))
+    assert not [k for k in add_one.cache if isinstance(k, tuple) and k[0] == "gpu"]
+
+
+def test_resources_without_a_gpu_name_the_argument(monkeypatch):
+    monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+    monkeypatch.setattr(binary, "gpu_count", lambda: 0)
+    with pytest.raises(ct.TileArgumentError, match="argument `x` is in cpu memory"):
+        ct.resources(add_one, (np.zeros(4, np.float32),))

@@ -38,7 +38,7 @@ def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
 def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     """Check everything, find or build the specialization, register it, launch."""
     gx, gy, gz = normalize_grid(grid)
-    signature, facts, device = _target(kernel, stream, args)
+    signature, facts, device = target(kernel, stream, args)
     launcher = specialization(kernel, signature, device)
     values = _parameter_values(kernel, signature, args, facts)
     launcher(stream_handle(stream, tuple(args), device), gx, gy, gz, values)
@@ -56,9 +56,9 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
         kernel.fast_launch = None  # generated before torch's import: again, with its types
 
 
-def _target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ...],
-                                                            list[tuple[str, ArrayFacts | None]],
-                                                            int]:
+def target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ...],
+                                                           list[tuple[str, ArrayFacts | None]],
+                                                           int]:
     """The signature the arguments select, their run-time leaves, and the device they are on."""
     signature = kernel.specialize(args)
     _check_parameter_count(kernel, signature)
@@ -68,7 +68,7 @@ def _target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ..
 
 def launch_device(kernel: Kernel, stream: Any, args: Any) -> int:
     """The device a launch with these arguments runs on (checking them as a launch does)."""
-    return _target(kernel, stream, args)[2]
+    return target(kernel, stream, args)[2]
 
 
 _DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
@@ -226,7 +226,7 @@ def _bfloat16_bits(x: float) -> int:
 def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int] | None:
     """The compile job (and device) a launch with these arguments would need first; None when
     the specialization is already loaded."""
-    signature, _, device = _target(kernel, stream, args)
+    signature, _, device = target(kernel, stream, args)
     arch = settings.arch_override() or binary.device_arch(device)
     if memory_key(signature, arch, device) in kernel.cache:
         return None
