@@ -24,6 +24,7 @@ output poisoned (NaN) where it takes one; a wrong one is reported as "wrong" and
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -57,10 +58,12 @@ class Config:
     bm: int
     bn: int
     warps: int
+    occupancy: int = 0  # > 0: the kernel's occupancy hint (blocks per SM, a shallower ring)
 
     @property
     def label(self) -> str:
-        return f"{self.bm}x{self.bn}w{self.warps}"
+        hint = f"o{self.occupancy}" if self.occupancy else ""
+        return f"{self.bm}x{self.bn}w{self.warps}{hint}"
 
 
 # per head dim, the sample's choice first; ptxas's registers/spills for each are in the dry run
@@ -289,7 +292,8 @@ def bench_ours(args, inputs: Inputs, d: int, causal: bool, work: float, kernels:
     import torch
 
     def measure_config(arch: str, config: Config):
-        kern = sweep.kernel_for(kernels, (arch, config), attention.flash_attention, config.warps)
+        kern = sweep.kernel_for(kernels, (arch, config), attention.flash_attention, config.warps,
+                                config.occupancy or None)
         grid = attention.grid(inputs.q.shape, config.bm)
         params = (inputs.q, inputs.k, inputs.v, inputs.out, d**-0.5, causal, config.bm,
                   config.bn, d)
@@ -443,9 +447,10 @@ def dry_run_config(arch: str, d: int, mode: str, config: Config, interpret: bool
     return sweep.dry_run_row(
         f"{arch} d={d} {mode} {config.label}",
         {"arch": arch, "d": d, "mode": mode, "config": config.label},
-        lambda: ct.compile(attention.flash_attention, (q, q.copy(), q.copy(), q.copy(), d**-0.5,
-                                                       causal, config.bm, config.bn, d),
-                           arch=arch, num_warps=config.warps),
+        lambda: ct.compile(
+            attention.flash_attention.replace_hints(occupancy=config.occupancy or None),
+            (q, q.copy(), q.copy(), q.copy(), d**-0.5, causal, config.bm, config.bn, d),
+            arch=arch, num_warps=config.warps),
         (lambda: interpreter_check(config, d, causal)) if interpret else None)
 
 
@@ -489,11 +494,16 @@ def parse_ints(text: str) -> tuple[int, ...]:
 
 
 def parse_configs(text: str) -> dict[int, tuple[Config, ...]]:
-    """'all' or BMxBNwW (warps default 4), comma-separated, the same for every head dim."""
+    """'all' or BMxBNwW[oO] (warps default 4; oO: the occupancy hint), comma-separated, the
+    same for every head dim."""
     if text.strip() == "all":
         return CONFIGS
-    configs = tuple(Config(*tile) for tile in sweep.parse_tiles(text, 2, "BMxBNwW", "64x32w8"))
-    return {d: configs for d in HEAD_DIMS}
+    configs = []
+    for part in text.split(","):
+        tile, occupancy = re.fullmatch(r"(.+?)(?:o(\d+))?", part.strip()).groups()
+        (bm, bn, warps), = sweep.parse_tiles(tile, 2, "BMxBNwW[oO]", "64x32w8")
+        configs.append(Config(bm, bn, warps, int(occupancy or 0)))
+    return {d: tuple(configs) for d in HEAD_DIMS}
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:

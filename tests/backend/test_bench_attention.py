@@ -13,9 +13,10 @@ import bench_attention
 
 
 def test_quick_and_config_arguments() -> None:
-    args = bench_attention.arguments(["--quick", "--configs", "64x16w8,128x32"])
+    args = bench_attention.arguments(["--quick", "--configs", "64x16w8,128x32,64x128w4o2"])
     assert args.seqs == (4096,) and args.head_dims == (128,)
-    assert [c.label for c in args.configs[128]] == ["64x16w8", "128x32w4"]
+    assert [c.label for c in args.configs[128]] == ["64x16w8", "128x32w4", "64x128w4o2"]
+    assert args.configs[64][2] == bench_attention.Config(64, 128, 4, occupancy=2)
     with pytest.raises(SystemExit):
         bench_attention.arguments(["--head-dims", "96"])
 

@@ -29,3 +29,31 @@ def test_occupancy_caps_registers():
 def test_occupancy_must_be_a_small_int(bad):
     with pytest.raises(ct.TileTypeError, match="occupancy must be an int from 1 to 32"):
         row_sum_of_squares.replace_hints(occupancy=bad)
+
+
+@ct.kernel
+def attention_like(q, k, v, out, BN: ct.Constant[int], D: ct.Constant[int]):
+    """The key loop of flash attention without its softmax: two products per key block on
+    staged operands (passes/staged_loops.py), q copied once."""
+    BM = 64
+    x = ct.load(q, index=(ct.bid(0), 0), shape=(BM, D))
+    acc = ct.zeros((BM, D), ct.float32)
+    for j in range(ct.num_tiles(k, axis=0, shape=(BN, D))):
+        keys = ct.load(k, index=(j, 0), shape=(BN, D), padding_mode=ct.PaddingMode.ZERO)
+        values = ct.load(v, index=(j, 0), shape=(BN, D), padding_mode=ct.PaddingMode.ZERO)
+        s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32))
+        acc = ct.mma(s.astype(v.dtype), values, acc)
+    ct.store(out, index=(ct.bid(0), 0), tile=acc.astype(out.dtype))
+
+
+@pytest.mark.parametrize("hint, blocks", [(None, 1), (2, 2)])
+def test_occupancy_caps_a_staged_loops_ring(hint, blocks):
+    """A key/value ring fills shared memory by default (4 stages of 32 KB); occupancy=2 keeps
+    it to what two blocks per SM can share (3 stages)."""
+    import ml_dtypes
+
+    q = np.zeros((1024, 64), ml_dtypes.bfloat16)
+    kernel = attention_like.replace_hints(num_warps=4, occupancy=hint)
+    resources = ct.compile(kernel, (q, q, q, q, 128, 64), arch="sm_90").resources()
+    assert resources.blocks_per_sm == blocks
+    assert (resources.shared_bytes > 228 * 1024 // 2) == (hint is None)

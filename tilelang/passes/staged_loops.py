@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
+from tilelang.backend.occupancy import LIMITS, RESERVED_SHARED
 from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import shape_of
@@ -37,6 +38,7 @@ from tilelang.passes.ir_utils import (
     defining_op,
     has_side_effects,
     is_within,
+    kernel_occupancy,
     name,
     scalar_slice,
 )
@@ -142,6 +144,9 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - once
     if limit // offset < MIN_STAGES:  # the same answer before and after the conversions
         return None
+    occupancy = kernel_occupancy(loop)
+    if occupancy > 1 and arch in LIMITS:  # the hint: that many blocks share an SM's memory
+        limit = min(limit, LIMITS[arch].shared // occupancy - RESERVED_SHARED - 1024 - once)
     stages = max(MIN_STAGES, min(MAX_STAGES, (limit - _scratch_bytes(inner)) // offset))
     order = {op: i for i, op in enumerate(inner)}
     return StagedLoop(loop, tuple(mmas), tuple(sorted(index_ops, key=order.__getitem__)),
