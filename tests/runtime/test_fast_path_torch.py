@@ -48,7 +48,7 @@ def test_the_slow_path_regenerates_a_fast_path_without_torch(monkeypatch) -> Non
     plain.fast_launch = fast_path.generate(plain, gpu_launch.slow_launch, stream_handle)
     monkeypatch.setitem(sys.modules, "torch", torch)
     launched = []
-    monkeypatch.setattr(gpu_launch, "_target", lambda k, s, a: (k.specialize(a), [], 0))
+    monkeypatch.setattr(gpu_launch, "target", lambda k, s, a: (k.specialize(a), [], 0))
     monkeypatch.setattr(gpu_launch, "_parameter_values", lambda *a: ())
     monkeypatch.setattr(gpu_launch, "native_entry", lambda *a: None)
     monkeypatch.setattr(gpu_launch, "stream_handle", lambda *a: 0)

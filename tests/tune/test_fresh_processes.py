@@ -28,7 +28,7 @@ from tilelang.tune import compile_pool
 binary.device_arch = lambda device: "sm_90"
 binary.load = lambda name, ptx, cubin, device, shared=0: binary.LoadedKernel(1, 0, 0, None,
                                                                             None, shared)
-gpu_launch._target = lambda kernel, stream, args: (kernel.specialize(args), [], 0)
+gpu_launch.target = lambda kernel, stream, args: (kernel.specialize(args), [], 0)
 sys.modules["tilelang.tune.autotune"].device_name = lambda args: "Fake GPU"
 sys.modules["tilelang.tune.search"]._benchmark = \\
     lambda stream, grid, kernel, args: 10.0 + abs(args[-1] - 512) / 64

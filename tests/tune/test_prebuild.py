@@ -29,7 +29,7 @@ def fake_gpu(monkeypatch):
     """An sm_90 device 0 that takes every launch's arguments."""
     monkeypatch.delenv("TILELANG_INTERPRET")
     monkeypatch.setattr(binary, "device_arch", lambda device: "sm_90")
-    monkeypatch.setattr(gpu_launch, "_target",
+    monkeypatch.setattr(gpu_launch, "target",
                         lambda kernel, stream, args: (kernel.specialize(args), [], 0))
 
 
