@@ -348,14 +348,7 @@ def bench_case(args, seq: int, d: int, causal: bool, kernels: dict, tri) -> tupl
                                        args.budget_ms)
         row["triton_cfg"] = tri.chosen()
         final["Triton"] = row["triton_result"], timing(run_triton, args.budget_ms)
-    column = sweep.ours_column(args.arch[0])
-    ours = row.get(f"{column}_result")
-    if ours is not None and (args.arch[0], ours.get("config")) in timings:
-        final[column] = ours, timings[args.arch[0], ours["config"]]
-    if args.rounds > 1:
-        sweep.rematch(final, args.rounds, work)
-    for name, (result, _) in final.items():
-        row[name] = sweep.shown(result)
+    ours = sweep.final_rounds(args, row, final, timings, work)
     for peer, key in (("cuDNN", "cudnn"), ("flash", "flash"), ("sdpa", "sdpa"),
                       ("Triton", "triton")):
         row[f"ours/{peer}"] = sweep.ratio(ours, row.get(f"{key}_result"))

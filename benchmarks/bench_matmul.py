@@ -378,14 +378,7 @@ def bench_case(args, dname: str, m: int, n: int, k: int, kernels: dict, tri,
         row["triton_result"] = measure("Triton", run_triton, inputs, tol, flops, args.budget_ms)
         row["triton_cfg"] = tri.chosen()
         final["Triton"] = row["triton_result"], timing(run_triton)
-    column = sweep.ours_column(args.arch[0])
-    ours = row.get(f"{column}_result")
-    if ours is not None and (args.arch[0], ours.get("config")) in timings:
-        final[column] = ours, timings[args.arch[0], ours["config"]]
-    if args.rounds > 1:
-        sweep.rematch(final, args.rounds, flops)
-    for name, (result, _) in final.items():
-        row[name] = sweep.shown(result)
+    ours = sweep.final_rounds(args, row, final, timings, flops)
     row["ours/cuBLAS"] = sweep.ratio(ours, row.get("cublas_result"))
     row["ours/Triton"] = sweep.ratio(ours, row.get("triton_result"))
     row["ours/roof"] = sweep.ratio(ours, {"TFLOP/s": roof})

@@ -176,6 +176,22 @@ def rematch(entries: dict[str, tuple[dict | None, Callable[[], tuple[float, floa
                        "TFLOP/s": work / ms / 1e9, "rounds_ms": ms_list})
 
 
+def final_rounds(args, row: dict, final: dict, timings: dict, work: float) -> dict | None:
+    """The end of a shape: the first arch's best configuration (its timing from `timings`,
+    keyed by (arch, label)) joins the peers in `final` (name -> (result, timing)), all are
+    timed again in turn when args.rounds > 1, and `row` gets their cells. Returns the best
+    configuration's result."""
+    column = ours_column(args.arch[0])
+    ours = row.get(f"{column}_result")
+    if ours is not None and (args.arch[0], ours.get("config")) in timings:
+        final[column] = ours, timings[args.arch[0], ours["config"]]
+    if args.rounds > 1:
+        rematch(final, args.rounds, work)
+    for name, (result, _) in final.items():
+        row[name] = shown(result)
+    return ours
+
+
 def print_compile_time(kernels: dict, started: float) -> None:
     compile_s = sum(t for kern in kernels.values() for _, t in kern.cache.get("timings", []))
     print(f"\ntilelang compile/load time: {compile_s:.1f} s over {len(kernels)} kernels; "

@@ -80,3 +80,19 @@ def test_final_rounds_alternate_and_keep_each_median():
     assert ours["sweep_TFLOP/s"] == 9.0 and ours["ms"] == 3.0 and ours["TFLOP/s"] == 2.0
     assert peer["TFLOP/s"] == 6.0 and peer["rounds_ms"] == [1.0, 1.0, 5.0]
     assert wrong == {"status": "wrong", "why": "nan"}
+
+
+def test_final_rounds_fill_the_row_with_the_best_configuration_and_peers():
+    from types import SimpleNamespace
+
+    best, peer = {"TFLOP/s": 5.0, "config": "64x64x64w4"}, {"TFLOP/s": 4.0}
+    row = {"ours_result": best}
+    timings = {("native", "64x64x64w4"): lambda: (1.0, 0.0), ("native", "other"): None}
+    args = SimpleNamespace(arch=("native",), rounds=3)
+    got = sweep.final_rounds(args, row, {"cuBLAS": (peer, lambda: (2.0, 0.0))}, timings, 2e9)
+    assert got is best and best["TFLOP/s"] == 2.0 and peer["TFLOP/s"] == 1.0
+    assert row["ours"] == 2.0 and row["cuBLAS"] == 1.0
+    args.rounds = 1  # the sweep's figures stay
+    row = {"ours_result": {"TFLOP/s": 5.0, "config": "64x64x64w4"}}
+    sweep.final_rounds(args, row, {}, timings, 2e9)
+    assert row["ours"] == 5.0
