@@ -30,7 +30,7 @@ class LoadedResources:
         return None if self.occupancy is None else self.occupancy.blocks_per_sm
 
 
-def resources(kernel: Any, args: Any, stream: Any = None, /) -> LoadedResources:
+def resources(kernel: Any, args: Any, stream: Any = None) -> LoadedResources:
     """What the specialization a launch of `kernel` with `args` runs takes on their device
     (registers, local and shared memory, threads) and its `blocks_per_sm` there; compiled and
     loaded if no launch has, not launched. Sizes grids of blocks that must all be resident:
