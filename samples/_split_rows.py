@@ -129,6 +129,8 @@ def resident_per_sm(kernel, args: tuple) -> int:
     key = (kernel, *((getattr(a, "dtype", a), getattr(a, "shape", None)) for a in args))
     per_sm = _resident.get(key)
     if per_sm is None:
+        if len(_resident) > 256:  # shapes come and go: keep the table small
+            _resident.clear()
         per_sm = _resident[key] = max(1, ct.resources(kernel, args).blocks_per_sm or 1)
     return per_sm
 
