@@ -7,6 +7,7 @@ import hashlib
 import json
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
@@ -145,7 +146,9 @@ class CompiledKernel:
             from tilelang.interpreter import compile_function
 
             assert self.tile_module is not None
-            self._program = compile_function(_kernel_func(self.tile_module))
+            with _COMPILING:  # it reads the MLIR module: one thread at a time
+                if self._program is None:
+                    self._program = compile_function(_kernel_func(self.tile_module))
         return self._program
 
     tile_module: ir.Module | None = None
@@ -175,7 +178,20 @@ def compile(
         raise e.with_traceback(None) from None
 
 
+# One compilation at a time per process: the front end and the MLIR passes are not written for
+# threads (launches from several threads compile their cold specializations one after another).
+_COMPILING = threading.RLock()
+
+
 def compile_signature(
+    fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
+    stop_after: str | None = None,
+) -> CompiledKernel:
+    with _COMPILING:
+        return _compile_signature(fn, signature, options, stop_after)
+
+
+def _compile_signature(
     fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
     stop_after: str | None = None,
 ) -> CompiledKernel:

@@ -4,6 +4,7 @@ parameters, the signature arguments select, and the caches the compiler and the 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,10 @@ class Kernel:
         self.native_entry: Any = None  # the last specialization, for the native hot path
         self.interpret = options.interpret
         self._variants: dict[KernelOptions, Kernel] = {}  # replace_hints' copies
+        # held while a specialization is compiled and put in `cache` (runtime/launch.py,
+        # runtime/build.py): threads that launch one cold specialization at once compile it
+        # once, and a launch never sees an entry half built; warm launches do not take it
+        self.lock = threading.RLock()
 
     @property
     def _pyfunc(self) -> Callable[..., Any]:
@@ -99,7 +104,8 @@ class Kernel:
         options = KernelOptions(**{**self.options.__dict__, **hints})
         variant = self._variants.get(options)
         if variant is None:
-            variant = self._variants[options] = Kernel(self.fn, options)
+            with self.lock:  # one copy per options, whichever thread asks first
+                variant = self._variants.setdefault(options, Kernel(self.fn, options))
         return variant
 
 

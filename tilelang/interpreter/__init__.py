@@ -11,7 +11,7 @@ from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError
 from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.interpreter import debug, gather, matmul, reduction, shape_ops
-from tilelang.interpreter.program import Program, compile_function
+from tilelang.interpreter.program import BID_SLOT, GRID_SLOT, Program, compile_function
 
 __all__ = ["Program", "compile_function", "run"]
 
@@ -20,18 +20,18 @@ def run(
     program: Program, grid: tuple[int, int, int], signature: tuple[ParamSpec, ...],
     args: tuple[Any, ...], names: tuple[str, ...],
 ) -> None:
-    """Run every block of `grid`; array arguments are written in place."""
+    """Run every block of `grid`; array arguments are written in place. Everything of this
+    launch lives in its own environments: launches of one program may run in several threads."""
     values = [
         _host_value(value, leaf, name)
         for arg, spec, name in zip(args, signature, names, strict=True)
         for leaf, value in leaves(spec, arg)
     ]
-    entry, state = program.entry, program.state
-    state.grid = grid
+    entry = program.entry
     with np.errstate(all="ignore"):
         for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
-            state.bid = (x, y, z)
             env: list[Any] = [None] * program.num_slots
+            env[BID_SLOT], env[GRID_SLOT] = (x, y, z), grid
             for slot, value in zip(entry.args, values, strict=True):
                 env[slot] = value
             entry.run(env)

@@ -8,7 +8,7 @@ import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, ops, printing
 from tilelang.errors import TileInterpreterError
-from tilelang.interpreter.program import Env, Step, _Compiler, rule
+from tilelang.interpreter.program import BID_SLOT, Env, Step, _Compiler, rule
 
 
 @rule("tile.print")
@@ -28,11 +28,10 @@ def _print(c: _Compiler, op: ir.Operation) -> Step:
 def _assert(c: _Compiler, op: ir.Operation) -> Step:
     (cond,) = [c.slot(v) for v in op.operands]
     message = ops.str_attr(op, "message")
-    state = c.state
 
     def step(env: Env) -> None:
         if not bool(env[cond]):
-            where = f"assertion failed in block {state.bid}"
+            where = f"assertion failed in block {env[BID_SLOT]}"
             raise TileInterpreterError(f"{where}: {message}" if message else where)
 
     return step

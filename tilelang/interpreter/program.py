@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import mlir.ir as ir
@@ -34,31 +34,30 @@ class Block:
             step(env)
 
 
-@dataclass
-class GridState:
-    """The block being run: read by tile.bid / tile.num_blocks."""
+# The first slots of every environment hold the launch's own state, written by `run` for each
+# block: a compiled Program is shared by every launch (and thread) of its specialization, so it
+# holds nothing of any one launch.
+BID_SLOT = 0  # the block being run: (x, y, z), read by tile.bid and tile.assert
+GRID_SLOT = 1  # the launch's grid: (x, y, z), read by tile.num_blocks
+RESERVED_SLOTS = 2
 
-    bid: tuple[int, int, int] = (0, 0, 0)
-    grid: tuple[int, int, int] = (1, 1, 1)
 
-
-@dataclass
+@dataclass(frozen=True)
 class Program:
-    """A compiled kernel: run `entry` once per block with the arguments in its arg slots."""
+    """A compiled kernel: run `entry` once per block with the arguments in its arg slots (and
+    the block index and grid in BID_SLOT and GRID_SLOT); immutable, shared by launches."""
 
     entry: Block
     num_slots: int
-    state: GridState = field(default_factory=GridState)
 
 
 class _Compiler:
     def __init__(self) -> None:
         self.slots: dict[ir.Value, int] = {}
-        self.state = GridState()
 
     def slot(self, value: ir.Value) -> int:
         if value not in self.slots:
-            self.slots[value] = len(self.slots)
+            self.slots[value] = RESERVED_SLOTS + len(self.slots)
         return self.slots[value]
 
     def block(self, block: ir.Block) -> Block:
@@ -84,7 +83,7 @@ class _Compiler:
 def compile_function(func_op: ir.Operation) -> Program:
     compiler = _Compiler()
     entry = compiler.block(func_op.regions[0].blocks[0])
-    return Program(entry, len(compiler.slots), compiler.state)
+    return Program(entry, RESERVED_SLOTS + len(compiler.slots))
 
 
 def _located(op: ir.Operation, step: Step) -> Step:
@@ -248,10 +247,10 @@ def _arange(c: _Compiler, op: ir.Operation) -> Step:
 def _grid(c: _Compiler, op: ir.Operation) -> Step:
     _, r = _io(c, op)
     axis = ops.int_attr(op, "axis")
-    state, is_bid = c.state, op.name == "tile.bid"
+    source = BID_SLOT if op.name == "tile.bid" else GRID_SLOT
 
     def step(env: Env) -> None:
-        env[r] = np.int32(state.bid[axis] if is_bid else state.grid[axis])
+        env[r] = np.int32(env[source][axis])
 
     return step
 

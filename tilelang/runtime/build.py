@@ -21,7 +21,10 @@ def specialization(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int
     key = memory_key(signature, arch, device)
     launcher = kernel.cache.get(key)
     if launcher is None:
-        launcher = kernel.cache[key] = _build(kernel, signature, arch, device)
+        with kernel.lock:  # threads launching it cold at once build it once
+            launcher = kernel.cache.get(key)
+            if launcher is None:
+                launcher = kernel.cache[key] = _build(kernel, signature, arch, device)
     return launcher
 
 

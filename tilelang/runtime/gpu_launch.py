@@ -27,9 +27,10 @@ MAX_FAST_ENTRIES = 4096
 
 
 def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
-    if kernel.fast_launch is None:
-        kernel.fast_launch = fast_path.generate(kernel, slow_launch, stream_handle)
-    kernel.fast_launch(stream, grid, args)
+    fast = kernel.fast_launch  # read once: another thread's slow path may reset it
+    if fast is None:
+        fast = kernel.fast_launch = fast_path.generate(kernel, slow_launch, stream_handle)
+    fast(stream, grid, args)
 
 
 # ----- the slow path ---------------------------------------------------------------------------
@@ -51,8 +52,8 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     entry = native_entry(kernel, signature, args, launcher)
     if entry is not None:  # arguments the C path cannot read keep the previous entry
         kernel.native_entry = entry
-    if kernel.fast_launch is not None and "torch" in sys.modules and \
-            not fast_path.uses_torch(kernel.fast_launch):
+    fast = kernel.fast_launch
+    if fast is not None and "torch" in sys.modules and not fast_path.uses_torch(fast):
         kernel.fast_launch = None  # generated before torch's import: again, with its types
 
 

@@ -39,14 +39,16 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
         >>> tilelang.launch(stream, (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
     """
     try:
-        if type(kernel) is Kernel and kernel.fast_launch is not None and \
+        # read once: another thread's slow path may replace it (gpu_launch.slow_launch)
+        fast = kernel.fast_launch if type(kernel) is Kernel else None
+        if fast is not None and \
                 kernel.interpret is not True and not (kernel.interpret is None and interpret()):
             entry = kernel.native_entry
             if entry is not None:  # the hot path, all in C (runtime/native/launch.c)
                 result = _native_fast(entry, stream, grid, args)
                 if result is None:
                     return
-            kernel.fast_launch(stream, grid, args)  # the Python path: it validates, and raises
+            fast(stream, grid, args)  # the Python path: it validates, and raises
             return
         custom = getattr(kernel, "__tilelang_launch__", None)
         if custom is not None:  # an autotuned kernel (tilelang/tune/autotune.py) picks its own
@@ -69,8 +71,13 @@ def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
     key = ("interpret", signature)
     compiled = kernel.cache.get(key)
     if compiled is None:
-        options = CompileOptions(kernel.options.num_warps)
-        compiled = kernel.cache[key] = compile_signature(kernel.fn, signature, options, "tile-opt")
+        with kernel.lock:  # another thread may be compiling it: wait for its entry
+            compiled = kernel.cache.get(key)
+            if compiled is None:
+                options = CompileOptions(kernel.options.num_warps)
+                compiled = compile_signature(kernel.fn, signature, options, "tile-opt")
+                compiled.interpreter_program()  # built before other threads can see it
+                kernel.cache[key] = compiled
     program = compiled.interpreter_program()
     interpreter.run(program, grid, signature, tuple(args), compiled.param_names)
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,15 @@ from tilelang import settings
 
 SOURCE = Path(__file__).parent / "native" / "launch.c"
 _module: Any = False  # False: not tried yet; None: unavailable
+_loading = threading.Lock()  # threads launching at once build and load it once
 
 
 def native_module() -> Any:
     global _module
     if _module is False:
-        _module = _build_and_load()
+        with _loading:
+            if _module is False:
+                _module = _build_and_load()
     return _module
 
 

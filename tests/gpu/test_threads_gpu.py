@@ -1,0 +1,120 @@
+"""Launches from several Python threads at once on the GPU, each thread with its own torch
+stream and tensors: every element is checked (a launch must never run with another thread's
+arguments, and a specialization compiled cold while others launch warm is compiled once)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import tilelang as ct
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.gpu
+
+THREADS = 8
+N = 65536
+BLOCK = 64
+
+
+@ct.kernel
+def double(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), 2 * ct.load(x, (i,), (B,)))
+
+
+@ct.kernel
+def add_one(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), ct.load(x, (i,), (B,)) + 1)
+
+
+@ct.kernel
+def negate(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), -ct.load(x, (i,), (B,)))
+
+
+def in_threads(work: Callable[[int], Any], count: int = THREADS) -> list[Any]:
+    """Run work(0) ... work(count - 1) in threads released together; their results, or raise
+    the first exception one of them raised."""
+    start = threading.Barrier(count)
+    results: list[Any] = [None] * count
+    errors: list[BaseException] = []
+
+    def body(t: int) -> None:
+        try:
+            start.wait()
+            results[t] = work(t)
+        except BaseException as e:  # handed to the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=body, args=(t,)) for t in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def own_input(t: int, dtype: Any = None) -> Any:
+    """Thread t's data: no element equal to any other thread's (exact in float32)."""
+    x = torch.arange(N, device="cuda", dtype=torch.float32) + t * N
+    return x.to(dtype) if dtype is not None else x
+
+
+def mismatches(kernel: Any, fn: Callable[[Any], Any], t: int, repeats: int = 4,
+               dtype: Any = None) -> int:
+    """Launch `kernel` `repeats` times on this thread's own stream; wrong elements, in all."""
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        x = own_input(t, dtype)
+        outs = [torch.full_like(x, float("nan")) for _ in range(repeats)]
+        for y in outs:
+            ct.launch(stream, (N // BLOCK,), kernel, (x, y, BLOCK))
+        stream.synchronize()
+        want = fn(x)
+        return sum(int((y != want).sum()) for y in outs)
+
+
+def test_one_kernel_from_eight_threads():
+    x = own_input(0)
+    ct.launch(torch.cuda.current_stream(), (N // BLOCK,), double, (x, torch.empty_like(x), BLOCK))
+    torch.cuda.synchronize()
+    for _ in range(3):
+        assert in_threads(lambda t: mismatches(double, lambda x: 2 * x, t)) == [0] * THREADS
+
+
+def test_one_kernel_cold_from_eight_threads():
+    kernel = ct.kernel(double._pyfunc)
+    assert in_threads(lambda t: mismatches(kernel, lambda x: 2 * x, t)) == [0] * THREADS
+    gpu_entries = [key for key in kernel.cache if isinstance(key, tuple) and key[0] == "gpu"]
+    assert len({key[1] for key in gpu_entries}) == 1
+    assert len(kernel.cache.get("timings", [])) == 1  # built (or read from disk) once
+
+
+def test_different_kernels_at_once():
+    kernels = [(double, lambda x: 2 * x), (add_one, lambda x: x + 1), (negate, lambda x: -x)]
+    for _ in range(2):
+        bad = in_threads(lambda t: mismatches(*kernels[t % len(kernels)], t))
+        assert bad == [0] * THREADS
+
+
+def test_cold_compile_races_warm_launches():
+    kernel = ct.kernel(double._pyfunc)
+    x = own_input(0)
+    ct.launch(torch.cuda.current_stream(), (N // BLOCK,), kernel, (x, torch.empty_like(x), BLOCK))
+    torch.cuda.synchronize()
+
+    def work(t: int) -> int:
+        dtype = torch.float32 if t % 2 else torch.float64
+        return mismatches(kernel, lambda x: 2 * x, t, dtype=dtype)
+
+    assert in_threads(work) == [0] * THREADS
+    assert len(kernel.cache.get("timings", [])) == 2  # float32 before, float64 once
