@@ -145,13 +145,14 @@ def test_an_entry_without_a_cubin_gives_its_ptx(fresh):
     assert disk_cache.load("ptx-only") == ({"name": "k"}, "// ptx text", None)
 
 
-@pytest.mark.parametrize("damage", ["meta", "ptx"])
+@pytest.mark.parametrize("damage", ["header", "ptx"])
 def test_a_damaged_or_partial_entry_is_a_miss(fresh, damage):
     disk_cache.store("entry", {"name": "k"}, "// ptx text", None)
-    folder = Path(os.environ["TILELANG_CACHE_DIR"]) / "entry"
-    if damage == "meta":
-        (folder / "meta.json").write_text("{not json")
+    entry = Path(os.environ["TILELANG_CACHE_DIR"]) / "entry.entry"
+    data = entry.read_bytes()
+    if damage == "header":
+        entry.write_bytes(data.replace(b'"name"', b'"nome"'))
     else:
-        (folder / "kernel.ptx").unlink()
+        entry.write_bytes(data[:-3])
     assert disk_cache.load("entry") is None
     assert disk_cache.load("no-such-entry") is None
