@@ -225,12 +225,21 @@ def _extremum(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool,
     if not tile.shape:
         return tile
     op = "maximum" if name == "max" else "minimum"
-    identity = float("-inf") if name == "max" else float("inf")
-    if tile.dtype.kind == "b":
-        identity = name == "min"
+    identity = _extremum_identity(name == "max", tile.dtype, propagate_nan)
     combine = _nan_combine(op) if propagate_nan else _binary_combine(op)
     (result,) = reduce_tiles([tile], axes, [identity], combine)
     return _finish([result], axes, keepdims)[0]
+
+
+def _extremum_identity(largest: bool, dtype: DType, propagate_nan: bool) -> bool | float:
+    """What pads a row whose length is not a power of two. Where NaNs are ignored, NaN itself
+    is the identity (an all-NaN row stays NaN, and its argmax is its first index); an infinity
+    there would win over the row's NaNs."""
+    if dtype.kind == "b":
+        return not largest
+    if dtype.is_float and not propagate_nan:
+        return float("nan")
+    return float("-inf") if largest else float("inf")
 
 
 @lowers(lang.max)
@@ -286,9 +295,7 @@ def _arg(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool) -> T
     if not tile.shape:
         return build.constant(0, dt.int32)
     index = _flat_index(tile.shape, axes)
-    worst = float("-inf") if name == "argmax" else float("inf")
-    if tile.dtype.kind == "b":
-        worst = name == "argmin"
+    worst = _extremum_identity(name == "argmax", tile.dtype, propagate_nan)
     better = "greater" if name == "argmax" else "less"
     _, result = reduce_tiles([tile, index], axes, [worst, 2**31 - 1],
                              _arg_combine(better, propagate_nan))

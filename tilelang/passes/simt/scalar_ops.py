@@ -88,18 +88,38 @@ def approximate_div(a, b, dtype):
     return _float_binary(asm)(a, b, dtype)
 
 
+def _safe_divisor(b: ir.Value, dtype: DType) -> tuple[ir.Value, ir.Value, ir.Value | None]:
+    """(divisor, b == 0, b == -1 or None): LLVM's integer division by zero, and the signed
+    MIN // -1, are undefined behaviour that the optimiser may turn into anything, so the
+    hardware never sees them: those divide by 1 and the caller selects the documented result
+    (0 for a zero divisor; -a and 0 for -1, which wrap as NumPy's do)."""
+    zero = arith.cmpi(arith.CmpIPredicate.eq, b, const(b.type, 0))
+    minus_one = None if dtype.kind in "ub" else \
+        arith.cmpi(arith.CmpIPredicate.eq, b, const(b.type, -1))
+    unsafe = zero if minus_one is None else arith.ori(zero, minus_one)
+    return arith.select(unsafe, const(b.type, 1), b), zero, minus_one
+
+
 def floordiv(a, b, dtype):
     if dtype.is_float:  # the quotient is rounded to the dtype before the floor (as cuTile does)
         return narrow(math.floor(widen(div(a, b, dtype), dtype)), dtype)
-    return arith.divui(a, b) if dtype.kind in "ub" else arith.floordivsi(a, b)
+    safe, zero, minus_one = _safe_divisor(b, dtype)
+    if minus_one is None:
+        quotient = arith.divui(a, safe)
+    else:
+        quotient = arith.select(minus_one, arith.subi(const(a.type, 0), a),
+                                arith.floordivsi(a, safe))
+    return arith.select(zero, const(a.type, 0), quotient)
 
 
 def mod(a, b, dtype):
     if dtype.is_float:
         return _float_binary(lambda x, y: _floor_fix(arith.remf(x, y), y, F32))(a, b, dtype)
-    if dtype.kind in "ub":
-        return arith.remui(a, b)
-    return _floor_fix(arith.remsi(a, b), b, dtype)
+    safe, zero, minus_one = _safe_divisor(b, dtype)
+    if minus_one is None:
+        return arith.select(zero, const(a.type, 0), arith.remui(a, safe))
+    remainder = _floor_fix(arith.remsi(a, safe), safe, dtype)  # 0 where safe is 1
+    return arith.select(zero, const(a.type, 0), remainder)
 
 
 def power(a, b, dtype):

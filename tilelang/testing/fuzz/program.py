@@ -1,0 +1,177 @@
+"""Fuzzing: a random tile program as data (SSA nodes), and its kernel's Python source.
+
+A program is a list of nodes, each computing one tile from earlier ones, plus the outputs that
+store some of them. The same data drives the source text (what tilelang compiles), the NumPy
+reference (evaluate.py) and the shrinker (shrink.py), and is saved as JSON for regressions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilelang.testing.fuzz.reference import kind
+
+
+@dataclass
+class Node:
+    """One SSA value: `op` over the nodes `args`, of `dtype` and `shape`. `exact` is False where
+    the docs leave the result's last bits open (transcendental functions, float sums)."""
+
+    op: str
+    dtype: str
+    shape: tuple[int, ...]
+    args: tuple[int, ...] = ()
+    attrs: dict[str, Any] = field(default_factory=dict)
+    exact: bool = True
+
+
+@dataclass
+class Array:
+    """A kernel array parameter: an input (`role` "in", "table" or "small") or an output
+    ("out", "scatter", "atomic"), with its shape and dtype."""
+
+    role: str
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclass
+class Output:
+    """What writes an output array: `store` of node `value` at tile (bid, 0, ...), `scatter`
+    of `value` at `index` where `mask`, or `atomic` (`fn`) of `value` at `index`."""
+
+    kind: str
+    array: int
+    value: int
+    index: int | None = None
+    mask: int | None = None
+    fn: str = "add"
+
+
+@dataclass
+class Program:
+    seed: int
+    grid: int
+    arrays: list[Array]
+    nodes: list[Node]
+    outputs: list[Output]
+    scalars: list[int] = field(default_factory=list)  # values of the int scalar parameters
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> Program:
+        data = json.loads(text)
+        nodes = [Node(**{**n, "shape": tuple(n["shape"]), "args": tuple(n["args"])})
+                 for n in data["nodes"]]
+        for n in nodes:
+            for key in ("shape", "order", "axes"):
+                if key in n.attrs:
+                    n.attrs[key] = tuple(n.attrs[key])
+        arrays = [Array(a["role"], a["dtype"], tuple(a["shape"])) for a in data["arrays"]]
+        outputs = [Output(**o) for o in data["outputs"]]
+        return cls(data["seed"], data["grid"], arrays, nodes, outputs, data["scalars"])
+
+
+# ----- source ---------------------------------------------------------------------------------
+
+
+def _dt(dtype: str) -> str:
+    return f"ct.{dtype}"
+
+
+def _loose(value: Any, dtype: str) -> str:
+    if kind(dtype) == "b":
+        return repr(bool(value))
+    if kind(dtype) == "f":
+        return repr(float(value))
+    return repr(int(value))
+
+
+def _expression(p: Program, n: Node) -> str:
+    a = [f"v{i}" for i in n.args]
+    at = n.attrs
+    if n.op == "load":
+        index = ", ".join(["ct.bid(0)", *["0"] * (len(n.shape) - 1)])
+        order = f", order={at['order']}" if at["order"] != tuple(range(len(n.shape))) else ""
+        return (f"ct.load(x{at['array']}, ({index},), {n.shape}{order}, "
+                f"padding_mode=ct.PaddingMode.{at['padding']})")
+    if n.op == "bid":
+        return "ct.bid(0)"
+    if n.op == "scalar":
+        return f"s{at['param']}"
+    if n.op == "full":
+        return f"ct.full({n.shape}, {_loose(at['value'], n.dtype)}, {_dt(n.dtype)})"
+    if n.op == "arange":
+        return f"ct.arange({n.shape[0]}, dtype=ct.int32)"
+    if n.op == "binary":
+        if "const" in at:
+            c = _loose(at["const"], p.nodes[n.args[0]].dtype)
+            a = [a[0], c] if at["side"] == "right" else [c, a[0]]
+        nan = ", propagate_nan=True" if at.get("propagate_nan") else ""
+        return f"ct.{at['fn']}({a[0]}, {a[1]}{nan})"
+    if n.op == "unary":
+        return f"ct.{at['fn']}({a[0]})"
+    if n.op == "where":
+        return f"ct.where({a[0]}, {a[1]}, {a[2]})"
+    if n.op == "astype":
+        return f"ct.astype({a[0]}, {_dt(n.dtype)})"
+    if n.op == "reduce":
+        nan = ", propagate_nan=True" if at.get("propagate_nan") else ""
+        return f"ct.{at['fn']}({a[0]}, axis={at['axis']}, keepdims={at['keepdims']}{nan})"
+    if n.op == "scan":
+        return f"ct.{at['fn']}({a[0]}, axis={at['axis']}, reverse={at['reverse']})"
+    if n.op == "reshape":
+        return f"ct.reshape({a[0]}, {n.shape})"
+    if n.op == "permute":
+        return f"ct.permute({a[0]}, {at['axes']})"
+    if n.op == "expand_dims":
+        return f"ct.expand_dims({a[0]}, {at['axis']})"
+    if n.op == "broadcast_to":
+        return f"ct.broadcast_to({a[0]}, {n.shape})"
+    if n.op == "gather":
+        mask = f", mask={a[1]}" if len(a) > 1 else ""
+        pad = _loose(at["padding_value"], n.dtype)
+        return f"ct.gather(x{at['array']}, {a[0]}{mask}, padding_value={pad})"
+    if n.op == "mma":
+        return f"ct.mma({a[0]}, {a[1]}, {a[2]})"
+    raise KeyError(n.op)
+
+
+def _statements(p: Program, i: int, n: Node) -> list[str]:
+    a = [f"v{j}" for j in n.args]
+    at = n.attrs
+    if n.op == "loop":
+        trips = f"s{at['param']}" if "param" in at else str(at["trips"])
+        step = f"ct.{at['fn']}(v{i}, {a[1]})"
+        if at.get("add_index"):
+            step = f"{step} + ct.astype(k{i}, {_dt(n.dtype)})"
+        return [f"v{i} = {a[0]}", f"for k{i} in range({trips}):", f"    v{i} = {step}"]
+    if n.op == "if":
+        return [f"if {a[0]}:", f"    v{i} = ct.{at['fn']}({a[1]}, {a[2]})", "else:",
+                f"    v{i} = {a[1]}"]
+    return [f"v{i} = {_expression(p, n)}"]
+
+
+def _write(p: Program, o: Output) -> str:
+    name = f"x{o.array}"
+    if o.kind == "store":
+        index = ", ".join(["ct.bid(0)", *["0"] * (len(p.nodes[o.value].shape) - 1)])
+        return f"ct.store({name}, ({index},), v{o.value})"
+    if o.kind == "scatter":
+        mask = f", mask=v{o.mask}" if o.mask is not None else ""
+        return f"ct.scatter({name}, v{o.index}, v{o.value}{mask})"
+    return f"ct.atomic_{o.fn}({name}, v{o.index}, v{o.value})"
+
+
+def kernel_source(p: Program, name: str = "fuzz_kernel") -> str:
+    params = [f"x{k}" for k in range(len(p.arrays))] + [f"s{k}" for k in range(len(p.scalars))]
+    body = [line for i, n in enumerate(p.nodes) for line in _statements(p, i, n)]
+    body += [_write(p, o) for o in p.outputs]
+    lines = ["import tilelang as ct", "", "", "@ct.kernel",
+             f"def {name}({', '.join(params)}):", *[f"    {line}" for line in body], ""]
+    return "\n".join(lines)
