@@ -341,8 +341,11 @@ class _Assigner:
         if layout is not None or op is None:
             return layout
         if name(op) == "tile.reshape" and is_tile_type(op.operands[0].type):
+            src, dst = shape_of(op.operands[0].type), shape_of(tile.type)
+            if not rules.is_linear_reshape(src, dst):  # the padding moves: no free layout
+                return None
             source = self._arriving_layout(op.operands[0])
-            return source.reshape(shape_of(tile.type)) if source is not None else None
+            return rules.reshape_layout(source, dst) if source is not None else None
         if is_elementwise(op):
             return next((found for v in op.operands if is_tile_type(v.type)
                          and (found := self._arriving_layout(v)) is not None), None)

@@ -66,6 +66,7 @@ class Program:
     @classmethod
     def from_json(cls, text: str) -> Program:
         data = json.loads(text)
+        data.pop("note", None)
         nodes = [Node(**{**n, "shape": tuple(n["shape"]), "args": tuple(n["args"])})
                  for n in data["nodes"]]
         for n in nodes:
