@@ -149,13 +149,13 @@ def _run_gpu(p: Program, arrays: list[np.ndarray]) -> list[np.ndarray]:
 
     import tilelang as ct
 
-    device = [_to_torch(a).cuda() for a in arrays]
+    device = [to_torch(a).cuda() for a in arrays]
     ct.launch(torch.cuda.current_stream(), (p.grid,), kernel_of(p), (*device, *p.scalars))
     torch.cuda.synchronize()
-    return [_from_torch(t, a.dtype) for t, a in zip(device, arrays, strict=True)]
+    return [from_torch(t, a.dtype) for t, a in zip(device, arrays, strict=True)]
 
 
-def _to_torch(a: np.ndarray) -> Any:
+def to_torch(a: np.ndarray) -> Any:
     import torch
 
     if a.dtype == np.bool_:
@@ -165,7 +165,7 @@ def _to_torch(a: np.ndarray) -> Any:
     return raw.view(getattr(torch, _dtype_name(a.dtype)))
 
 
-def _from_torch(t: Any, dtype: np.dtype) -> np.ndarray:
+def from_torch(t: Any, dtype: np.dtype) -> np.ndarray:
     import torch
 
     t = t.cpu()

@@ -1,0 +1,141 @@
+"""Differential fuzzing, CPU tier: a bounded run (reference, interpreter, compile to PTX), the
+saved reproducers, and checks that the fuzzer itself can fail."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilelang.testing.fuzz import check, generate, kernel_source
+from tilelang.testing.fuzz import reference as ref
+from tilelang.testing.fuzz.__main__ import main
+from tilelang.testing.fuzz.program import Array, Node, Output, Program
+from tilelang.testing.fuzz.shrink import prune, shrink
+
+SIDES = ("reference", "interpreter", "compile")
+REGRESSIONS = sorted((Path(__file__).parent / "regressions").glob("*.json"))
+CHUNK = 50
+
+
+@pytest.mark.parametrize("first", range(0, 250, CHUNK))
+def test_bounded_run_has_no_mismatch(first: int) -> None:
+    failures = {}
+    for seed in range(first, first + CHUNK):
+        report = check(generate(seed), SIDES)
+        if not report.ok:
+            failures[seed] = report.mismatches
+    assert not failures, "\n".join(f"seed {s}: {m[0]}" for s, m in failures.items())
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
+def test_saved_reproducers_pass(path: Path) -> None:
+    program = Program.from_json(path.read_text())
+    report = check(program, SIDES)
+    assert report.ok, report.mismatches
+
+
+def test_regressions_exist() -> None:
+    assert REGRESSIONS, "tests/fuzz/regressions holds the reproducers of the bugs fixed"
+
+
+def _adder(dtype: str = "int32") -> Program:
+    """y = x + x over tiles of 8 (an array of 13: two blocks, the second ragged), stored into
+    an array of 20 whose last 4 elements no block writes."""
+    arrays = [Array("in", dtype, (13,)), Array("out", dtype, (20,))]
+    nodes = [Node("load", dtype, (8,), (), {"array": 0, "order": (0,), "padding": "ZERO"}),
+             Node("binary", dtype, (8,), (0, 0), {"fn": "add"})]
+    return Program(7, 2, arrays, nodes, [Output("store", 1, 1)])
+
+
+def test_a_wrong_reference_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert check(_adder(), SIDES).ok
+    real = ref.binary
+    monkeypatch.setattr(ref, "binary", lambda name, a, b, **kw: real(name, a, b, **kw) + 1)
+    report = check(_adder(), SIDES)
+    assert any("interpreter vs reference" in m for m in report.mismatches)
+
+
+def test_unwritten_and_extra_elements_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ref, "store_tile", lambda array, index, tile: None)
+    report = check(_adder(), SIDES)
+    assert report.mismatches and "16 of 20 elements differ" in report.mismatches[0]
+
+
+def test_inexact_outputs_compare_within_their_dtypes_tolerance() -> None:
+    from tilelang.testing.fuzz.check import _unequal
+
+    want = np.array([1.0, np.nan, np.inf, 0.0], np.float32)
+    close = np.array([1.00001, np.nan, np.inf, 0.0], np.float32)
+    assert not _unequal(want, close, 2e-4, "float32").any()
+    assert _unequal(want, close, 0.0, "float32").tolist() == [True, False, False, False]
+    assert _unequal(want, np.array([1.0, 1.0, -np.inf, 0.0], np.float32), 2e-4,
+                    "float32").tolist() == [False, True, True, False]
+
+
+def test_shrinking_keeps_the_failure_and_drops_the_rest() -> None:
+    seed = next(s for s in range(500) if any(
+        n.attrs.get("fn") == "argmax" for n in generate(s).nodes) and len(generate(s).nodes) > 8)
+    big = generate(seed)
+
+    def has_argmax(p: Program) -> bool:
+        return any(n.attrs.get("fn") == "argmax" for n in p.nodes)
+
+    small = shrink(big, has_argmax)
+    assert has_argmax(small)
+    assert len(small.nodes) <= 3 < len(big.nodes)
+    assert small.grid == 1
+    assert check(small, SIDES).ok  # still a well-typed program
+
+
+def test_programs_round_trip_through_json() -> None:
+    for seed in range(20):
+        p = generate(seed)
+        assert kernel_source(Program.from_json(p.to_json())) == kernel_source(p)
+
+
+def test_prune_drops_dead_nodes_and_arrays() -> None:
+    p = _adder()
+    p.nodes.append(Node("load", "int32", (8,), (), {"array": 0, "order": (0,),
+                                                    "padding": "NAN"}))
+    p.arrays.insert(0, Array("table", "int8", (3,)))
+    for n in p.nodes:
+        n.attrs["array"] = 1
+    p.outputs[0].array = 2
+    pruned = prune(p)
+    assert len(pruned.nodes) == 2 and len(pruned.arrays) == 2
+    assert check(pruned, SIDES).ok
+
+
+def test_the_generator_covers_the_language() -> None:
+    seen: collections.Counter[str] = collections.Counter()
+    for seed in range(400):
+        p = generate(seed)
+        seen.update(n.op for n in p.nodes)
+        seen.update(f"{n.op}:{n.attrs['fn']}" for n in p.nodes if "fn" in n.attrs)
+        seen.update(f"padding:{n.attrs['padding']}" for n in p.nodes if n.op == "load")
+        seen.update("order" for n in p.nodes if n.op == "load" and n.attrs["order"] != tuple(
+            range(len(n.shape))))
+        seen.update(f"out:{o.kind}" for o in p.outputs)
+        seen.update(f"dtype:{n.dtype}" for n in p.nodes)
+        seen.update("nan-reduction" for n in p.nodes if n.attrs.get("propagate_nan"))
+        seen.update("ragged" for n in p.nodes if n.op == "reduce" and any(
+            d & (d - 1) for d in p.nodes[n.args[0]].shape))
+    wanted = ["load", "where", "astype", "reshape", "permute", "expand_dims", "broadcast_to",
+              "gather", "mma", "loop", "if", "scan:cumsum", "scan:cumprod", "order", "ragged",
+              "nan-reduction", "out:scatter", "out:atomic", "binary:floordiv", "binary:mod",
+              "binary:bitwise_lshift", "binary:bitwise_rshift", "unary:exp",
+              *(f"reduce:{f}" for f in ("sum", "prod", "max", "min", "argmax", "argmin")),
+              *(f"padding:{m}" for m in ("ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF")),
+              *(f"dtype:{d}" for d in ref.NP_DTYPES)]
+    assert [w for w in wanted if not seen[w]] == []
+
+
+def test_command_line_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--count", "3", "--seed", "11", "--jobs", "1", "--save", ""]) == 0
+    out = capsys.readouterr().out
+    assert "interpreter: 3 of 3 programs ran" in out and "0 failing programs" in out
+    assert main(["--show", "11"]) == 0
+    assert "@ct.kernel" in capsys.readouterr().out
