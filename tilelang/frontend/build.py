@@ -15,6 +15,7 @@ from tilelang.language.dtypes import DType
 
 def op(name: str, operands: list[TileValue], dtype: DType, shape: tuple[int, ...], **attrs):
     """Emit `tile.<name>` on tile values, returning its single result as a TileValue."""
+    semantics.check_tile_size(shape, "the result tile shape")  # broadcasts and products too
     result = ops.create(name, [v.value for v in operands], [tensor_type(shape, dtype)], **attrs)
     return TileValue(result.result, dtype, shape)
 

@@ -128,7 +128,29 @@ def check_shape(shape: object, what: str = "tile shape") -> tuple[int, ...]:
     for i, d in enumerate(shape):
         if d <= 0:
             raise TileValueError(f"dimension {i} of {what} {shape} is not positive")
+    check_tile_size(shape, what)
     return shape
+
+
+# The most elements a tile may have (docs/language.md, "Tiles"): a block holds its tiles in
+# registers and shared memory (256 KB and 227 KB per SM on the H100), so a tile far beyond this
+# cannot become a working kernel, and compiling one takes minutes; the interpreter holds each
+# tile as a NumPy array (2**24 float64 elements are 128 MiB).
+MAX_TILE_ELEMENTS = 2**24
+
+
+def check_tile_size(shape: tuple[int, ...], what: str = "tile shape") -> None:
+    """A `TileValueError` for a tile shape of more than MAX_TILE_ELEMENTS elements."""
+    size = 1
+    for d in shape:
+        size *= d
+    if size > MAX_TILE_ELEMENTS:
+        raise TileValueError(
+            f"{what} {shape} has {size} elements; a tile may have at most "
+            f"{MAX_TILE_ELEMENTS} (2**24)",
+            hint="use smaller tiles and more blocks, or loop over the data in tiles inside the "
+                 "kernel",
+        )
 
 
 def normalize_axis(axis: object, ndim: int, what: str = "axis") -> int:

@@ -135,7 +135,7 @@ def generate(kernel: Kernel, slow: Any, stream_handle: Any) -> Any:
         "    elif g == 0: gx = gy = gz = 1",
         "    else: return slow(kernel, stream, grid, args)",
         "    if type(gx) is not int or type(gy) is not int or type(gz) is not int or \\",
-        "            gx <= 0 or gy <= 0 or gz <= 0:",
+        "            not (0 < gx < 2147483648 and 0 < gy < 65536 and 0 < gz < 65536):",
         "        return slow(kernel, stream, grid, args)  # it raises the right error",
         f"    err = launcher.call(h, gx, gy, gz{call_args})",
         "    if err is not None: return slow(kernel, stream, grid, args)  # validate, or raise",
