@@ -26,6 +26,8 @@ class ArrayFacts:
 def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     """Facts of an array-like argument, or None if `obj` is not an array."""
     module = type(obj).__module__.split(".")[0]
+    if _is_masked(obj):
+        raise masked_array_error(name)
     if (module == "numpy" and not hasattr(obj, "__array_interface__")) or is_numpy_scalar(obj):
         return None  # NumPy scalars (np.float32(2.0), ...) are scalar arguments
     if module == "torch" and hasattr(obj, "data_ptr"):
@@ -39,6 +41,23 @@ def array_facts(obj: Any, name: str) -> ArrayFacts | None:
 
         return ArrayFacts(*dlpack_fields(obj, name))
     return None
+
+
+def _is_masked(obj: Any) -> bool:
+    import sys
+
+    ma = sys.modules.get("numpy.ma")  # never imported: no masked array exists
+    return ma is not None and isinstance(obj, ma.MaskedArray)
+
+
+def masked_array_error(name: str) -> TileArgumentError:
+    """A NumPy masked array: a kernel would read and write the masked elements too."""
+    return TileArgumentError(
+        f"argument `{name}` is a NumPy masked array; kernels take plain arrays and would ignore "
+        "its mask (reading and writing the masked elements too)",
+        hint="pass `a.filled(value)` (masked elements replaced by a value), or `a.data` and "
+             "`np.ma.getmaskarray(a)` as two arrays and test the mask in the kernel",
+    )
 
 
 def is_numpy_scalar(obj: Any) -> bool:

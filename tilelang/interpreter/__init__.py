@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError
+from tilelang.interface.host_arrays import masked_array_error
 from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.interpreter import debug, gather, matmul, reduction, shape_ops
 from tilelang.interpreter.program import BID_SLOT, GRID_SLOT, Program, compile_function
+from tilelang.interpreter.writes import Write
 
 __all__ = ["Program", "compile_function", "run"]
 
@@ -22,32 +24,48 @@ def run(
 ) -> None:
     """Run every block of `grid`; array arguments are written in place. Everything of this
     launch lives in its own environments: launches of one program may run in several threads."""
-    values = [
-        _host_value(value, leaf, name)
-        for arg, spec, name in zip(args, signature, names, strict=True)
-        for leaf, value in leaves(spec, arg)
-    ]
+    found = [(leaf, value, name) for arg, spec, name in zip(args, signature, names, strict=True)
+             for leaf, value in leaves(spec, arg)]
+    values = [_host_value(value, leaf, name, program.writes.get(i))
+              for i, (leaf, value, name) in enumerate(found)]
     entry = program.entry
     with np.errstate(all="ignore"):
-        for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
+        for bid in _blocks(grid):
             env: list[Any] = [None] * program.num_slots
-            env[BID_SLOT], env[GRID_SLOT] = (x, y, z), grid
+            env[BID_SLOT], env[GRID_SLOT] = bid, grid
             for slot, value in zip(entry.args, values, strict=True):
                 env[slot] = value
             entry.run(env)
 
 
-def _host_value(arg: Any, spec: ParamSpec, name: str) -> Any:
+def _blocks(grid: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
+    """The block indices in CUDA's order, x fastest, made as they are needed (itertools.product
+    would first make a tuple of every x index)."""
+    for z in range(grid[2]):
+        for y in range(grid[1]):
+            for x in range(grid[0]):
+                yield x, y, z
+
+
+def _host_value(arg: Any, spec: ParamSpec, name: str, write: Write | None = None) -> Any:
     if isinstance(spec, ArraySpec):
-        return host_array(arg, name)
+        return host_array(arg, name, write)
     return np_dtype(spec.dtype).type(arg)  # type: ignore[union-attr]
 
 
-def host_array(arg: Any, name: str) -> np.ndarray:
-    """A writable NumPy view of an array argument (NumPy array or CPU torch tensor)."""
+def host_array(arg: Any, name: str, write: Write | None = None) -> np.ndarray:
+    """A NumPy view of an array argument (NumPy array or CPU torch tensor). `write`: the kernel
+    writes to it (a read-only array is refused then, pointing at the write)."""
     if isinstance(arg, np.ndarray):
-        if not arg.flags.writeable:
-            raise TileArgumentError(f"argument `{name}` is a read-only NumPy array")
+        if isinstance(arg, np.ma.MaskedArray):
+            raise masked_array_error(name)
+        if write is not None and not arg.flags.writeable:
+            raise TileArgumentError(
+                f"argument `{name}` is a read-only NumPy array, and the kernel writes to it "
+                f"({write.what})", loc=write.loc,
+                hint="pass a writable array (e.g. a copy: np.array(x)); read-only arrays are "
+                     "accepted for parameters the kernel only reads",
+            )
         return arg
     if type(arg).__module__.split(".")[0] == "torch":
         return _torch_view(arg, name)

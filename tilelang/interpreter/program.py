@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import mlir.ir as ir
@@ -14,6 +14,7 @@ from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.errors import TileError, TileInterpreterError, TileUnsupportedFeatureError
 from tilelang.interpreter import memory
+from tilelang.interpreter.writes import Write, written_arguments
 
 Env = list[Any]
 Step = Callable[[Env], None]
@@ -45,10 +46,12 @@ RESERVED_SLOTS = 2
 @dataclass(frozen=True)
 class Program:
     """A compiled kernel: run `entry` once per block with the arguments in its arg slots (and
-    the block index and grid in BID_SLOT and GRID_SLOT); immutable, shared by launches."""
+    the block index and grid in BID_SLOT and GRID_SLOT); immutable, shared by launches.
+    `writes`: the arguments (by number) the kernel writes to, and the first op that does."""
 
     entry: Block
     num_slots: int
+    writes: dict[int, Write] = field(default_factory=dict)
 
 
 class _Compiler:
@@ -83,7 +86,7 @@ class _Compiler:
 def compile_function(func_op: ir.Operation) -> Program:
     compiler = _Compiler()
     entry = compiler.block(func_op.regions[0].blocks[0])
-    return Program(entry, RESERVED_SLOTS + len(compiler.slots))
+    return Program(entry, RESERVED_SLOTS + len(compiler.slots), written_arguments(func_op))
 
 
 def _located(op: ir.Operation, step: Step) -> Step:

@@ -20,7 +20,7 @@ from tilelang.runtime.fast_path import fast_key, is_torch_tensor
 from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.launcher import Launcher
 from tilelang.runtime.native_launch import native_module
-from tilelang.runtime.streams import stream_device, stream_handle
+from tilelang.runtime.streams import check_stream, stream_device, stream_handle
 from tilelang.runtime.tensor_maps import native_plan
 
 MAX_FAST_ENTRIES = 4096
@@ -39,6 +39,7 @@ def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
 def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     """Check everything, find or build the specialization, register it, launch."""
     gx, gy, gz = normalize_grid(grid)
+    check_stream(stream)  # before a first launch compiles
     signature, facts, device = target(kernel, stream, args)
     launcher = specialization(kernel, signature, device)
     values = _parameter_values(kernel, signature, args, facts)

@@ -10,6 +10,7 @@ from tilelang import settings
 from tilelang.errors import TileError
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.runtime.grid import normalize_grid
+from tilelang.runtime.streams import check_stream
 from tilelang.settings import interpret
 
 
@@ -56,6 +57,7 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
             return
         k = as_kernel(kernel)
         if use_interpreter(k):
+            check_stream(stream)  # it runs no stream, but takes what a GPU launch takes
             _interpret(k, normalize_grid(grid), args)
         else:
             _launch_on_gpu(stream, grid, k, args)

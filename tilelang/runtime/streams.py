@@ -18,14 +18,37 @@ def stream_handle(stream: Any, args: tuple[Any, ...] = (), device: int | None = 
     protocol = getattr(stream, "__cuda_stream__", None)
     if protocol is not None:
         return int(protocol()[1])
-    for attr in ("cuda_stream", "ptr", "handle"):  # torch, CuPy, cuda.core
+    for attr in HANDLE_ATTRIBUTES:
         value = getattr(stream, attr, None)
         if value is not None:
             return int(value)
-    raise TileArgumentError(
-        f"cannot use {type(stream).__name__} as a CUDA stream",
-        hint="pass a torch.cuda.Stream, a cuda.core Stream, a CuPy stream or an object with "
-             "__cuda_stream__",
+    raise not_a_stream(stream)
+
+
+HANDLE_ATTRIBUTES = ("cuda_stream", "ptr", "handle")  # torch, CuPy, cuda.core
+
+
+def check_stream(stream: Any) -> None:
+    """Refuse what `stream_handle` would refuse, without asking CUDA anything: the interpreter
+    runs no stream but takes only what a GPU launch takes."""
+    if stream is None or (isinstance(stream, int) and not isinstance(stream, bool)):
+        return
+    if hasattr(stream, "__cuda_stream__"):
+        return
+    if any(getattr(stream, attr, None) is not None for attr in HANDLE_ATTRIBUTES):
+        return
+    raise not_a_stream(stream)
+
+
+def not_a_stream(stream: Any) -> TileArgumentError:
+    shown = repr(stream)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return TileArgumentError(
+        f"cannot use {type(stream).__name__} {shown} as a CUDA stream; a stream is None (the "
+        "current torch stream, else the default stream), a torch.cuda.Stream, a cuda.core "
+        "Stream, a CuPy stream, an object with __cuda_stream__, or a raw CUstream handle (int)",
+        hint="pass None to use the current stream (the interpreter runs no stream but takes "
+             "only what a GPU launch takes)",
     )
 
 
