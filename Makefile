@@ -1,7 +1,7 @@
 # Common tasks; each assumes the virtual environment of the README (.venv).
 PY ?= .venv/bin/python
 
-.PHONY: setup test test-gpu lint samples bench
+.PHONY: setup test test-gpu lint samples bench fuzz fuzz-gpu
 
 setup:
 	python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'
@@ -11,6 +11,12 @@ test:
 
 test-gpu:
 	$(PY) -m pytest -m gpu -q
+
+fuzz:
+	$(PY) -m tilelang.testing.fuzz --count 2000
+
+fuzz-gpu:
+	$(PY) -m tilelang.testing.fuzz --count 20000 --gpu
 
 lint:
 	$(PY) -m ruff check tilelang tests samples benchmarks

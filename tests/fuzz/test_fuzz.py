@@ -71,8 +71,9 @@ def test_inexact_outputs_compare_within_their_dtypes_tolerance() -> None:
     close = np.array([1.00001, np.nan, np.inf, 0.0], np.float32)
     assert not _unequal(want, close, 2e-4, "float32").any()
     assert _unequal(want, close, 0.0, "float32").tolist() == [True, False, False, False]
-    assert _unequal(want, np.array([1.0, 1.0, -np.inf, 0.0], np.float32), 2e-4,
-                    "float32").tolist() == [False, True, True, False]
+    far = np.array([1.1, 1.0, -np.inf, 0.0], np.float32)
+    assert _unequal(want, far, 2e-4, "float32").tolist() == [True, False, False, False]
+    assert _unequal(want, far, 0.0, "float32").tolist() == [True, True, True, False]
 
 
 def test_shrinking_keeps_the_failure_and_drops_the_rest() -> None:

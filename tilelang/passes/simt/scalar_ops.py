@@ -163,9 +163,12 @@ def maximum(a, b, dtype):
 
 
 def _shift(a: ir.Value, b: ir.Value, dtype: DType, left: bool) -> ir.Value:
-    """Shifts by a negative amount or by the width or more saturate, like PTX's."""
+    """Shifts by a negative amount or by the width or more saturate, like PTX's. The amount
+    is first clamped to the width: the NVPTX backend folds `select(b < 64, a << b, 0)` into
+    one shl.b64, whose amount is 32 bits, so 2**32 or -2**63 would shift by their low word."""
     width = const(a.type, dtype.bitwidth)
-    in_range = arith.cmpi(arith.CmpIPredicate.ult, b, width)  # negative amounts are huge
+    b = arith.minui(b, width)  # negative amounts are huge
+    in_range = arith.cmpi(arith.CmpIPredicate.ult, b, width)
     safe = arith.select(in_range, b, const(a.type, 0))
     if left:
         return arith.select(in_range, arith.shli(a, safe), const(a.type, 0))

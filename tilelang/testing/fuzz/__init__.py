@@ -1,6 +1,7 @@
 """Testing: differential fuzzing of random tile programs (NumPy reference, interpreter, GPU).
 
-`python -m tilelang.testing.fuzz --help` runs it from the command line; docs/testing.md says how.
+`python -m tilelang.testing.fuzz --help` runs it from the command line; docs/compiler.md
+("Differential fuzzing") says how.
 """
 
 from tilelang.testing.fuzz.check import Report, check, run_side

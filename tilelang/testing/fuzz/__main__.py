@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tilelang.testing.fuzz.check import check, run_seed
 from tilelang.testing.fuzz.generate import generate
-from tilelang.testing.fuzz.program import kernel_source
+from tilelang.testing.fuzz.program import Program, kernel_source
 from tilelang.testing.fuzz.shrink import save, shrink
 
 REGRESSIONS = Path(__file__).resolve().parents[3] / "tests" / "fuzz" / "regressions"
@@ -36,11 +36,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder for the shrunk reproducers ('' saves none)")
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk")
     parser.add_argument("--show", type=int, help="print the source of one seed's program")
+    parser.add_argument("--replay", type=Path, nargs="+", help="run saved reproducers (JSON)")
     args = parser.parse_args(argv)
     if args.show is not None:
         print(kernel_source(generate(args.show)))
         return 0
     sides = ("reference", "interpreter", "gpu" if args.gpu else "compile")
+    if args.replay:
+        reports = [check(Program.from_json(path.read_text()), sides) for path in args.replay]
+        for path, report in zip(args.replay, reports, strict=True):
+            print(f"{path}: {'; '.join(report.mismatches) or 'ok'}")
+        return 0 if all(r.ok for r in reports) else 1
     started = time.perf_counter()
     failures, ran = run_many(args.seed, args.count, sides, args.jobs)
     elapsed = time.perf_counter() - started

@@ -117,7 +117,7 @@ class Generator:
                 i, j = j, i
             args, attrs = (i, j), {}
             j_shape = tuple(np.broadcast_shapes(self.nodes[i].shape, self.nodes[j].shape))
-            exact = a.exact and self.nodes[j].exact
+            exact = self.nodes[i].exact and self.nodes[j].exact
         attrs["fn"] = fn
         if fn in ("minimum", "maximum") and kind(a.dtype) == "f":
             attrs["propagate_nan"] = r.random() < 0.3
