@@ -67,6 +67,7 @@ class Program:
     def from_json(cls, text: str) -> Program:
         data = json.loads(text)
         data.pop("note", None)
+        data.pop("known_gpu_miscompile", None)
         nodes = [Node(**{**n, "shape": tuple(n["shape"]), "args": tuple(n["args"])})
                  for n in data["nodes"]]
         for n in nodes:
