@@ -142,8 +142,12 @@ def trusted_dir(create: bool = False) -> Path | None:
     missing (and not `create`) or cannot be made, or it is not private to this user (another
     user's, or writable by others: they could put code into this user's kernels), which a
     warning names with its fix. `create` makes a missing folder, mode 0700."""
-    if not settings.disk_cache_enabled():
-        return None
+    return private_dir(create) if settings.disk_cache_enabled() else None
+
+
+def private_dir(create: bool = False) -> Path | None:
+    """`trusted_dir` whether or not the disk cache is on (the C launcher is built in the cache
+    folder either way)."""
     root = settings.cache_dir()
     if create and _make_private(root):
         return root
@@ -162,6 +166,15 @@ def _make_private(root: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def owned_privately(found: os.stat_result) -> bool:
+    """Whether a file or folder (its stat) is this user's and not writable by others: in a
+    private cache folder, one made before the folder was private (by whoever could write it
+    then) is not."""
+    if not hasattr(os, "getuid"):  # no POSIX owners and modes (Windows)
+        return True
+    return found.st_uid == os.getuid() and not found.st_mode & 0o022
 
 
 def _private(root: Path, found: os.stat_result) -> bool:

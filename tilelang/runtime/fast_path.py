@@ -149,24 +149,54 @@ def _compiled(source: str, filename: str) -> Any:
     """The code of a generated fast path, from the disk cache when a process compiled the same
     source before (compiling it took 0.6-0.8 ms of a first launch here, ~2 ms on the H100's
     host; reading it back a few tens of µs), keyed by the source, its name and Python's
-    bytecode version."""
+    bytecode version. A file is read only from a private cache folder, only if this user wrote
+    it, and only if its first line is the sha256 of its key and the marshalled code after it:
+    anything else is compiled again (and replaced)."""
     import importlib.util
     import marshal
 
     if not settings.disk_cache_enabled():
         return compile(source, filename, "exec")
-    digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + f"{filename}\n{source}".encode())
-    path = os.path.join(settings.cache_dir(), "fast-path", digest.hexdigest()[:32] + ".bin")
+    from tilelang.runtime import disk_cache
+
+    key = hashlib.sha256(importlib.util.MAGIC_NUMBER + f"{filename}\n{source}".encode())
+    name = Path("fast-path") / (key.hexdigest()[:32] + ".bin")
+    root = disk_cache.trusted_dir()
+    code = _read_code(root / name, name.stem) if root is not None else None
+    if code is None:
+        code = compile(source, filename, "exec")
+        data = marshal.dumps(code)
+        disk_cache.write_file(settings.cache_dir() / name, _seal(name.stem, data) + data)
+    return code
+
+
+def _seal(key: str, data: bytes) -> bytes:
+    return hashlib.sha256(f"{key}\n".encode() + data).hexdigest().encode() + b"\n"
+
+
+def _read_code(path: Path, key: str) -> Any:
+    """The code object a fast-path file holds; None where it is missing, not this user's, or
+    does not match its digest."""
+    import marshal
+    import types
+
+    from tilelang.runtime.disk_cache import owned_privately
+
     try:
         with open(path, "rb") as f:
-            return marshal.loads(f.read())
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
-    code = compile(source, filename, "exec")
-    from tilelang.runtime.disk_cache import write_file
-
-    write_file(Path(path), marshal.dumps(code))
-    return code
+            if not owned_privately(os.fstat(f.fileno())):
+                return None
+            data = f.read()
+    except OSError:
+        return None
+    seal, _, payload = data.partition(b"\n")
+    if seal + b"\n" != _seal(key, payload):
+        return None
+    try:
+        code = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
 
 
 def _argument_lines(i: int, kind: kinds.Kind) -> list[str]:
