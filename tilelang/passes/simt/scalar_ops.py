@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import mlir.ir as ir
-from mlir.dialects import arith, llvm, math
+from mlir.dialects import arith, llvm, math, scf
 
 from tilelang import settings
 from tilelang.language import dtypes as dt
@@ -129,14 +129,26 @@ def power(a, b, dtype):
 
 
 def _int_power(a: ir.Value, b: ir.Value, dtype: DType) -> ir.Value:
-    """Square-and-multiply over every exponent bit; negative exponents truncate 1/a**n."""
+    """Square-and-multiply while exponent bits remain (a loop: unrolled over every bit, the
+    select chain was miscompiled at -O3, tests/fuzz/regressions/seed118331_gpu.json and two
+    more); negative exponents truncate 1/a**n."""
     t = a.type
     one, zero = const(t, 1), const(t, 0)
-    result, base = one, a
-    for bit in range(dtype.bitwidth - (dtype.kind == "i")):
-        bit_set = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(b, const(t, 1 << bit)), zero)
-        result = arith.select(bit_set, arith.muli(result, base), result)
-        base = arith.muli(base, base)
+    exponent = b
+    if dtype.kind == "i":
+        exponent = arith.select(arith.cmpi(arith.CmpIPredicate.slt, b, zero), zero, b)
+    loop = scf.WhileOp([t, t, t], [one, a, exponent])
+    before = loop.before.blocks.append(t, t, t)
+    with ir.InsertionPoint(before):
+        more = arith.cmpi(arith.CmpIPredicate.ne, before.arguments[2], zero)
+        scf.ConditionOp(more, list(before.arguments))
+    after = loop.after.blocks.append(t, t, t)
+    with ir.InsertionPoint(after):
+        result, base, bits = after.arguments
+        odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(bits, one), zero)
+        result = arith.select(odd, arith.muli(result, base), result)
+        scf.YieldOp([result, arith.muli(base, base), arith.shrui(bits, one)])
+    result = loop.results[0]
     if dtype.kind == "u":
         return result
     negative = arith.cmpi(arith.CmpIPredicate.slt, b, zero)
@@ -242,7 +254,22 @@ def _ieee_sqrt(x: ir.Value) -> ir.Value:
 
 
 def _neg(x, dtype, approx=False):
-    return arith.negf(x) if dtype.is_float else arith.subi(const(x.type, 0), x)
+    return arith.negf(x) if dtype.is_float else _int_neg(x, dtype)
+
+
+def _int_neg(x: ir.Value, dtype: DType) -> ir.Value:
+    """-x as ~x + 1 in inline PTX. ptxas 13 (-O3) folds a `neg` (or `0 - x`) into the
+    three-input integer max/min it forms (VIMNMX3) and drops it, so `max(-a, -b, -c)` took one
+    operand un-negated (tests/fuzz/regressions/seed117797_gpu.json); LLVM would turn ~x + 1
+    back into 0 - x, so the two's complement is spelt where only ptxas sees it. Bytes go
+    through a 16-bit register (PTX has no 8-bit ones)."""
+    width = max(dtype.bitwidth, 16)
+    letter = {16: "h", 32: "r", 64: "l"}[width]
+    wide = ir.IntegerType.get_signless(width)
+    value = arith.extui(wide, x) if dtype.bitwidth < 16 else x
+    text = f"not.b{width} $0, $1;\n\tadd.s{width} $0, $0, 1;"
+    negated = llvm.inline_asm(wide, [value], text, f"={letter},{letter}")
+    return arith.trunci(x.type, negated) if dtype.bitwidth < 16 else negated
 
 
 def _invert(x, dtype, approx=False):
