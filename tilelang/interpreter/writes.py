@@ -8,17 +8,8 @@ from dataclasses import dataclass
 
 import mlir.ir as ir
 
+from tilelang.dialect.op_table import ARRAY_SELECT, Trait, has_trait, op_def
 from tilelang.errors import Loc
-
-# ops that write the memory of their first operand, an array, and how the user wrote them
-WRITES = {
-    "tile.store": "a store",
-    "tile.scatter": "a scatter",
-    "tile.atomic_rmw": "an atomic update",
-    "tile.atomic_cas": "an atomic compare-and-swap",
-}
-# ops whose result array is a view of (one of) their array operands
-VIEWS = ("tile.slice", "tile.raw_view", "tile.array_select")
 
 
 @dataclass(frozen=True)
@@ -36,9 +27,10 @@ def written_arguments(func_op: ir.Operation) -> dict[int, Write]:
     arrays = [a.arg_number for a in entry.arguments if _is_array(a.type)]
     found: dict[int, Write] = {}
     for op in _operations(entry):
-        what = WRITES.get(op.name)
-        if what is None:
+        record = op_def(op)  # ops that write write through their first operand, an array
+        if record is None or not record.has(Trait.WRITES):
             continue
+        what = record.what
         for number in _origins(op.operands[0], entry, arrays):
             if number not in found:
                 found[number] = Write(what, _loc(op))
@@ -60,9 +52,9 @@ def _origins(value: ir.Value, entry: ir.Block, arrays: list[int]) -> list[int]:
         return [value.arg_number]
     if isinstance(value, ir.OpResult):
         op = value.owner.operation
-        if op.name == "tile.array_select":
+        if op.name == ARRAY_SELECT.name:
             return [n for v in list(op.operands)[1:] for n in _origins(v, entry, arrays)]
-        if op.name in VIEWS:
+        if has_trait(op, Trait.ARRAY_VIEW):  # a view of its first operand
             return _origins(op.operands[0], entry, arrays)
         if op.name == "scf.if":  # what either branch yields
             k = value.result_number

@@ -16,6 +16,7 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, ops, parse_array_type, with_layout
+from tilelang.dialect.op_table import Trait, has_trait
 from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.layout import LinearLayout, to_text
 from tilelang.layout.wgmma import accumulator_layout
@@ -118,7 +119,7 @@ class _Assigner:
             return None
         if n == "tile.permute":
             return None  # a relabelling of coordinate bits, like a linear reshape
-        if n in rules.SUBTILE_OPS:
+        if has_trait(op, Trait.SUBTILE):
             return self._subtile_layouts(op)[0]
         if n in INDEXED:  # memory accesses are never deferred (nor repeated)
             return self._first_fixed(op) or self.default(result)
@@ -280,7 +281,7 @@ class _Assigner:
             return {0: rules.permute_operand_layout(op, layout)}
         if n == "tile.mma":
             return dict(enumerate(self.mma_layouts(op)))
-        if n in rules.SUBTILE_OPS:
+        if has_trait(op, Trait.SUBTILE):
             return self._subtile_layouts(op)[1]
         return {}
 

@@ -7,11 +7,7 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, ops
-
-SIDE_EFFECTS = ("tile.store", "tile.load",  # loads are not moved or merged across stores
-                "tile.gather", "tile.scatter", "tile.atomic_rmw", "tile.atomic_cas",
-                "tile.print", "tile.assert")  # output: never removed, merged or reordered
-READS = ("tile.load", "tile.gather")  # memory accesses that only read
+from tilelang.dialect.op_table import EFFECTS, MMA, Trait, has_trait
 
 
 def walk_ops(root: ir.Operation, post_order: bool = False) -> list[ir.Operation]:
@@ -37,14 +33,20 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
 
 
 def is_pure_tile_op(op: ir.Operation) -> bool:
-    return name(op).startswith("tile.") and name(op) not in SIDE_EFFECTS
+    return has_trait(op, Trait.PURE)
+
+
+def has_effects(op: ir.Operation) -> bool:
+    """A tile op that reads or writes memory or makes output: kept in place (loads are not
+    moved or merged across stores; output is never removed, merged or reordered)."""
+    return has_trait(op, EFFECTS)
 
 
 def has_side_effects(op: ir.Operation) -> bool:
     """Whether `op` or anything nested in it writes memory or is unknown to us."""
     for inner in [op, *walk_ops(op)]:
         n = name(inner)
-        if n in SIDE_EFFECTS and n not in READS:
+        if has_trait(inner, Trait.WRITES | Trait.OUTPUT):
             return True
         if not (n.startswith(("tile.", "scf.", "arith.", "math.")) or n == "gpu.yield"):
             return True
@@ -53,8 +55,8 @@ def has_side_effects(op: ir.Operation) -> bool:
 
 def is_pure_scalar(op: ir.Operation) -> bool:
     """A tile op computing scalars from scalars alone: no memory, no regions, no tiles."""
-    return name(op).startswith("tile.") and name(op) not in ("tile.load", "tile.mma") and \
-        "atomic" not in name(op) and not op.regions and len(op.results) > 0 and \
+    return is_pure_tile_op(op) and name(op) != MMA.name and \
+        not op.regions and len(op.results) > 0 and \
         not any(isinstance(r.type, ir.ShapedType) for r in op.results)
 
 

@@ -97,7 +97,6 @@ def combined_result_layout(op: ir.Operation, layout: LinearLayout) -> LinearLayo
 
 # ----- permute, cat, extract, insert ----------------------------------------------------------
 
-SUBTILE_OPS = ("tile.cat", "tile.extract", "tile.insert")
 
 
 def permute_operand_layout(op: ir.Operation, layout: LinearLayout) -> LinearLayout:

@@ -30,7 +30,7 @@ from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.layout.mma import split_warps
-from tilelang.passes.ir_utils import SIDE_EFFECTS, defining_op, kernel_occupancy, name
+from tilelang.passes.ir_utils import defining_op, has_effects, kernel_occupancy, name
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
 MAX_STAGES = 8  # more stages: more bytes in flight (memory-bound shapes gain most)
@@ -188,7 +188,7 @@ def _index_ops(body: ir.Block, inner: list[ir.Operation],
     """The body's other ops, when all are scalar computations (no tiles, no effects)."""
     rest = [op for op in inner[:-1] if op not in parts]
     for op in rest:
-        if not name(op).startswith("tile.") or op.regions or name(op) in SIDE_EFFECTS:
+        if not name(op).startswith("tile.") or op.regions or has_effects(op):
             return None
         if any(is_tile_type(r.type) for r in op.results):
             return None

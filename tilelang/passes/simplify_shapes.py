@@ -7,11 +7,13 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang.dialect import ops
+from tilelang.dialect.op_table import BROADCAST, CAST, RESHAPE, SPLAT
 from tilelang.dialect.types import is_tile_type
 from tilelang.passes.ir_utils import defining_op, name, replace, walk_ops
 
 NAME = "tile-simplify-shapes"
-SHAPE_OPS = ("tile.reshape", "tile.broadcast", "tile.splat", "tile.cast")
+# the ops this pass simplifies (its rules below)
+SIMPLIFIED = tuple(r.name for r in (RESHAPE, BROADCAST, SPLAT, CAST))
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ def run(module: ir.Operation, options: Options) -> None:
     """Rules: an op to its own type is its operand; reshape of reshape is one reshape;
     reshape/broadcast of a splat is a splat (or the scalar itself)."""
     for op in walk_ops(module):
-        if name(op) not in SHAPE_OPS:
+        if name(op) not in SIMPLIFIED:
             continue
         source = op.operands[0]
         result_type = op.results[0].type

@@ -17,17 +17,17 @@ from collections.abc import Callable
 import mlir.ir as ir
 
 from tilelang.dialect import layout_text, ops
+from tilelang.dialect.op_table import Trait, has_trait
 from tilelang.dialect.types import is_tile_type, parse_array_type, shape_of
 from tilelang.layout import LinearLayout, from_text
 from tilelang.layout.boxes import CHUNK_BYTES, BoxBuffer
 from tilelang.layout.staging import access_cost, choose_staging, contiguous_registers
-from tilelang.passes.ir_utils import SIDE_EFFECTS, name
+from tilelang.passes.ir_utils import has_effects, name
 from tilelang.passes.matmul_loops import WGMMA_ARCHS
 
 STORE_ATTR = "tile.tma_store"  # unit attribute on a tile.store
 TMA_DTYPES = ("bfloat16", "float16", "float32", "float8_e4m3fn", "float8_e5m2")
 BOX_ALIGN = 1024  # the 128-byte swizzle's atoms: what a box's start is aligned to
-VIEWS = ("tile.slice", "tile.raw_view", "tile.array_select")  # arrays that alias their source
 
 
 def tma_stores(func: ir.Operation, arch: str, tma: bool,
@@ -95,5 +95,4 @@ def shared_bytes(op: ir.Operation) -> int:
 
 def _inert(user: ir.Operation) -> bool:
     """Uses that neither access the array's memory nor make a view of it (shape queries)."""
-    n = name(user)
-    return n not in SIDE_EFFECTS and n not in VIEWS
+    return not has_effects(user) and not has_trait(user, Trait.ARRAY_VIEW)
