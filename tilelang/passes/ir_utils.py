@@ -7,7 +7,7 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, ops
-from tilelang.dialect.op_table import EFFECTS, MMA, Trait, has_trait
+from tilelang.dialect.op_table import EFFECTS, GATHER, MMA, Trait, has_trait
 
 
 def walk_ops(root: ir.Operation, post_order: bool = False) -> list[ir.Operation]:
@@ -54,8 +54,11 @@ def has_side_effects(op: ir.Operation) -> bool:
 
 
 def is_pure_scalar(op: ir.Operation) -> bool:
-    """A tile op computing scalars from scalars alone: no memory, no regions, no tiles."""
-    return is_pure_tile_op(op) and name(op) != MMA.name and \
+    """A tile op computing scalars from scalars alone (or a scalar gather): no regions, no
+    tiles, no writes."""
+    # a scalar gather (an index read from a table) counts: the loops that copy these ahead
+    # hold no writes
+    return (is_pure_tile_op(op) or name(op) == GATHER.name) and name(op) != MMA.name and \
         not op.regions and len(op.results) > 0 and \
         not any(isinstance(r.type, ir.ShapedType) for r in op.results)
 
