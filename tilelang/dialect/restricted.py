@@ -1,7 +1,7 @@
 """Dialect: the meaning of conversions to the restricted floats (tfloat32 and the 8-bit floats).
 
 These dtypes support no arithmetic; `astype` is how values get in and out. The rules, which the
-GPU lowering (passes/simt/float8.py) must match:
+GPU lowering (passes/simt/restricted.py) must match:
 - conversion to any of them rounds to nearest, ties to even, once (a float64 or integer source is
   first narrowed to float32 rounding to odd, which keeps the final rounding exact);
 - to float8_e4m3fn / float8_e5m2 it saturates: a value beyond the largest finite one (infinities
@@ -18,7 +18,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from tilelang.dialect.semantics import _round_to_odd_float32
+from tilelang.dialect.round_to_odd import round_to_odd_float32
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
@@ -45,7 +45,7 @@ def _exact_float32(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.bool_:
         return x.astype(np.float32)
     if x.dtype.kind in "iu" or x.dtype == np.float64:
-        return _round_to_odd_float32(x)
+        return round_to_odd_float32(x)
     return x.astype(np.float32)  # float16, bfloat16, the 8-bit floats: exact
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
+from tilelang.dialect.round_to_odd import round_to_odd_float32
 from tilelang.language.dtypes import DType
 
 
@@ -148,27 +149,8 @@ def cast(x: np.ndarray, dtype: np.dtype | DType) -> np.ndarray:
         return np.where(big, info.max, v.astype(dtype)).astype(dtype)
     if dtype == ml_dtypes.bfloat16 and x.dtype.itemsize >= 4 and x.dtype != np.float32:
         # ml_dtypes converts through float32, which rounds twice: round to odd first instead
-        return _round_to_odd_float32(x).astype(dtype)
+        return round_to_odd_float32(x).astype(dtype)
     return x.astype(dtype)
-
-
-def _round_to_odd_float32(x: np.ndarray) -> np.ndarray:
-    """float64 or 32/64-bit integers as float32, rounded toward zero with the last bit set when
-    inexact ("round to odd"): rounding that to bfloat16 then equals rounding `x` directly."""
-    if x.dtype.kind in "iu":  # keep the top 24 bits of |x| exactly, the rest as a sticky bit
-        m = x.astype(np.uint64)
-        if x.dtype.kind == "i":
-            m = np.where(x < 0, ~m + np.uint64(1), m)
-        shift = np.maximum(np.frexp(m.astype(np.float64))[1] - 24, 0).astype(np.uint64)
-        q = m >> shift
-        q |= ((q << shift) != m).astype(np.uint64)
-        f = np.ldexp(q.astype(np.float64), shift.astype(np.int32)).astype(np.float32)
-        return np.where(x < 0, -f, f)
-    f = x.astype(np.float32)
-    wide = f.astype(np.float64)
-    f = np.where(np.abs(wide) > np.abs(x), np.nextafter(f, np.float32(0)), f)
-    inexact = (wide != x) & ~np.isnan(x)
-    return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
 BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
