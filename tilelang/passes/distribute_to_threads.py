@@ -34,8 +34,8 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     warp_specialize,
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
+from tilelang.passes.simt.addressing import SHARED_SYMBOL
 from tilelang.passes.simt.context import Lowering, ordered_accesses
-from tilelang.passes.simt.shapes import SHARED_SYMBOL
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR, tensor_maps_json
 
 NAME = "tile-distribute-to-threads"

@@ -11,8 +11,8 @@ import mlir.ir as ir
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
+from tilelang.passes.simt.addressing import layout_of
 from tilelang.passes.simt.context import Lowering
-from tilelang.passes.simt.memory import _layout
 from tilelang.passes.simt.values import ArrayArgs, Distributed, scalar_type
 
 
@@ -27,7 +27,7 @@ def flat_types(old: ir.Value) -> list[ir.Type]:
     if is_array(t):
         return parameter_types(t)
     if is_tile_type(t):
-        return [scalar_type(dtype_of(t))] * _layout(t).num_registers
+        return [scalar_type(dtype_of(t))] * layout_of(t).num_registers
     return [scalar_type(dtype_of(t))]
 
 
@@ -37,7 +37,7 @@ def unflatten(old: ir.Value, values: Iterator[ir.Value]) -> Any:
         return array_args(t, [next(values) for _ in parameter_types(t)])
     if not is_tile_type(t):
         return next(values)
-    layout = _layout(t)
+    layout = layout_of(t)
     regs = tuple(next(values) for _ in range(layout.num_registers))
     return Distributed(regs, layout, dtype_of(t), shape_of(t))
 

@@ -20,9 +20,9 @@ from tilelang.dialect import dtype_of, ops, printing
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
 from tilelang.language.dtypes import DType
+from tilelang.passes.simt.addressing import gep
 from tilelang.passes.simt.context import Lowering, const, lowers, when
 from tilelang.passes.simt.grid import DIMENSIONS
-from tilelang.passes.simt.memory import _gep
 from tilelang.passes.simt.shapes import row_major, shared_base, store_shared
 from tilelang.passes.simt.values import Distributed, i32, memory_type
 from tilelang.passes.simt.vprintf import Printer, call_vprintf
@@ -52,7 +52,7 @@ def lower_print(lw: Lowering, op: ir.Operation) -> None:
                 if isinstance(item, str):
                     printer.text(item)
                 else:
-                    element = llvm.load(mem, _gep(base, const(ir.IntegerType.get_signless(64),
+                    element = llvm.load(mem, gep(base, const(ir.IntegerType.get_signless(64),
                                                               starts[i] + item), mem))
                     printer.argument(spec, _promote(element, dtypes[i]))
         printer.flush()
@@ -92,7 +92,7 @@ def _gather(lw: Lowering, tiles: dict[int, Distributed]) -> dict[int, int]:
     base = shared_base()
     gpu.barrier()  # an earlier user of the buffer may still be reading it
     for i, tile in tiles.items():
-        store_shared(lw, tile, _gep(base, const(i32(), starts[i]), memory_type(tile.dtype)),
+        store_shared(lw, tile, gep(base, const(i32(), starts[i]), memory_type(tile.dtype)),
                      row_major(tile.shape))
     gpu.barrier()
     return starts

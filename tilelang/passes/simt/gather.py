@@ -31,9 +31,9 @@ from mlir.dialects import arith, gpu, llvm, scf
 
 from tilelang.dialect import ops
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, to_memory, to_register
 from tilelang.passes.simt.context import Lowering, const, lowers, when
-from tilelang.passes.simt.memory import _gep, _to_memory, _to_register
-from tilelang.passes.simt.shapes import SHARED_SYMBOL, coordinate
+from tilelang.passes.simt.shapes import coordinate
 from tilelang.passes.simt.values import (
     ArrayArgs,
     Distributed,
@@ -91,7 +91,7 @@ class _Indexed:
         return ok
 
     def pointer(self, offset: ir.Value) -> ir.Value:
-        return _gep(self.array.ptr, offset, self.mem)
+        return gep(self.array.ptr, offset, self.mem)
 
 
 def _and(a: ir.Value | None, b: ir.Value) -> ir.Value:
@@ -124,8 +124,8 @@ def lower_gather(lw: Lowering, op: ir.Operation) -> None:
     for r in range(g.layout.num_registers):
         ok, offset = g.element(r, mask)
         value = _guarded(ok, g.mem, lambda o=offset: llvm.load(g.mem, g.pointer(o)),
-                         lambda r=r: _to_memory(padding.regs[r], dtype))
-        regs.append(_to_register(value, dtype))
+                         lambda r=r: to_memory(padding.regs[r], dtype))
+        regs.append(to_register(value, dtype))
     lw.set(op.results[0], Distributed(tuple(regs), g.layout, dtype, g.shape))
 
 
@@ -138,7 +138,7 @@ def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
     def store_owned() -> None:
         for r in owned_registers(s.layout):
             ok, offset = s.element(r, mask)
-            data = _to_memory(value.regs[r], s.array.dtype)
+            data = to_memory(value.regs[r], s.array.dtype)
             when(ok, lambda d=data, o=offset: llvm.store(d, s.pointer(o)))
 
     when(lw.owner_predicate(s.layout), store_owned)
@@ -282,11 +282,11 @@ def _spread(lw: Lowering, a: _Indexed, old: dict[int, ir.Value], across_threads:
 
     def write() -> None:
         for r in old:
-            llvm.store(local[r], _gep(base, offsets[r], mem))
+            llvm.store(local[r], gep(base, offsets[r], mem))
 
     when(lw.owner_predicate(a.layout), write)
     gpu.barrier()
-    return [llvm.load(mem, _gep(base, offsets[r], mem)) for r in range(a.layout.num_registers)]
+    return [llvm.load(mem, gep(base, offsets[r], mem)) for r in range(a.layout.num_registers)]
 
 
 def _shared_offset(lw: Lowering, layout: LinearLayout, r: int) -> ir.Value:

@@ -6,8 +6,8 @@ import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
 from tilelang.dialect import ops, parse_array_type
+from tilelang.passes.simt.addressing import GEP_DYNAMIC
 from tilelang.passes.simt.context import Lowering, lowers
-from tilelang.passes.simt.memory import GEP_DYNAMIC
 from tilelang.passes.simt.values import ArrayArgs, i32, i64, memory_type
 
 DIMENSIONS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)

@@ -13,7 +13,6 @@ PTX is shorter, with no branch per element.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 import mlir.ir as ir
@@ -22,9 +21,9 @@ from mlir.dialects import arith, llvm, scf, vector
 from tilelang.dialect import ops
 from tilelang.dialect.semantics import np_dtype, padding_value
 from tilelang.dialect.types import shape_of
-from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
 from tilelang.passes.simt import restricted, words
+from tilelang.passes.simt.addressing import gep, layout_of, to_memory, to_register
 from tilelang.passes.simt.context import (
     Lowering,
     const,
@@ -42,8 +41,6 @@ from tilelang.passes.simt.values import (
     scalar_type,
 )
 from tilelang.passes.tma_stores import STORE_ATTR
-
-GEP_DYNAMIC = -2147483648  # rawConstantIndices marker for "the next dynamic index"
 
 
 @dataclass
@@ -200,9 +197,9 @@ def _element_address(lw: Lowering, a: Access, register: int,
     key = ("address", offset)
     address = a.masked_parts.get(key)
     if address is None:
-        address = a.masked_parts[key] = _gep(a.array.ptr, offset, mem)
+        address = a.masked_parts[key] = gep(a.array.ptr, offset, mem)
     if static * _bits(mem) // 8 >= 1 << 31:  # beyond a PTX displacement: into the address
-        return ok, _gep(address, const(i64(), static), mem), 0
+        return ok, gep(address, const(i64(), static), mem), 0
     return ok, address, static
 
 
@@ -278,24 +275,8 @@ def _thread_bounds(lw: Lowering, a: Access) -> tuple[list, list, ir.Value]:
     return lows, highs, arith.addi(a.base, _thread_offset(lw, a))
 
 
-def _gep(ptr: ir.Value, offset: ir.Value, elem: ir.Type) -> ir.Value:
-    flags = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)
-    return llvm.GEPOp(ptr.type, ptr, [offset], ir.DenseI32ArrayAttr.get([GEP_DYNAMIC]), elem,
-                      flags).result
-
-
 def _chunks(a: Access) -> list[int]:
     return list(range(0, a.layout.num_registers, a.vector))
-
-
-def _to_register(value: ir.Value, dtype) -> ir.Value:
-    if dtype is dt.bool_:
-        return arith.cmpi(arith.CmpIPredicate.ne, value, const(value.type, 0))
-    return value
-
-
-def _to_memory(value: ir.Value, dtype) -> ir.Value:
-    return arith.extui(ir.IntegerType.get_signless(8), value) if dtype is dt.bool_ else value
 
 
 # ----- load ------------------------------------------------------------------------------------
@@ -310,7 +291,7 @@ def lower_load(lw: Lowering, op: ir.Operation) -> None:
     if not shape:
         lw.set(result, _load_scalar(lw, op, array))
         return
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     a = prepare(lw, array, [lw.get(v) for v in list(op.operands)[1:]], layout, shape,
                 ops.array_attr(op, "order"), _steps(op))
     padding = ops.str_attr(op, "padding_mode")
@@ -358,19 +339,6 @@ def _steps(op: ir.Operation) -> tuple[int, ...] | None:
     return ops.array_attr(op, "steps") if "steps" in op.attributes else None
 
 
-def _layout(t: ir.Type) -> LinearLayout:
-    from tilelang.dialect import layout_text
-
-    return _parse_layout(layout_text(t))
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_layout(text: str) -> LinearLayout:
-    """A layout from its text, parsed once (layouts are immutable; a kernel names each many
-    times)."""
-    from tilelang.layout import from_text
-
-    return from_text(text)
 
 
 def _load_fast(lw: Lowering, a: Access) -> list[ir.Value]:
@@ -378,7 +346,7 @@ def _load_fast(lw: Lowering, a: Access) -> list[ir.Value]:
     base = arith.addi(a.base, _thread_offset(lw, a))
     regs: list[ir.Value] = []
     for first in _chunks(a):
-        address = _gep(a.array.ptr, arith.addi(base, _register_offset(a, first)), mem)
+        address = gep(a.array.ptr, arith.addi(base, _register_offset(a, first)), mem)
         if a.vector == 1:
             values = [llvm.load(mem, address)]
         else:
@@ -386,7 +354,7 @@ def _load_fast(lw: Lowering, a: Access) -> list[ir.Value]:
             loaded = llvm.load(vec_type, address, alignment=a.vector * a.array.dtype.itemsize)
             values = [vector.extract(loaded, static_position=[j], dynamic_position=[])
                       for j in range(a.vector)]
-        regs.extend(_to_register(v, a.array.dtype) for v in values)
+        regs.extend(to_register(v, a.array.dtype) for v in values)
     return regs
 
 
@@ -405,11 +373,11 @@ def _load_masked(lw: Lowering, a: Access, padding: str) -> list[ir.Value]:
         else:
             branch = scf.IfOp(ok, [mem], has_else=True)
             with ir.InsertionPoint(branch.then_block):
-                scf.YieldOp([llvm.load(mem, _gep(address, const(i64(), static), mem))])
+                scf.YieldOp([llvm.load(mem, gep(address, const(i64(), static), mem))])
             with ir.InsertionPoint(branch.else_block):
                 scf.YieldOp([pad])
             loaded = branch.results[0]
-        regs.append(_to_register(loaded, a.array.dtype))
+        regs.append(to_register(loaded, a.array.dtype))
     return regs
 
 
@@ -469,7 +437,7 @@ def _from_ptx(value: ir.Value, t: ir.Type) -> ir.Value:
 def _load_scalar(lw: Lowering, op: ir.Operation, array: ArrayArgs) -> ir.Value:
     """A 0-d load (0-d array): one element, no bounds."""
     mem = memory_type(array.dtype)
-    return _to_register(llvm.load(mem, array.ptr), array.dtype)
+    return to_register(llvm.load(mem, array.ptr), array.dtype)
 
 
 # ----- store -----------------------------------------------------------------------------------
@@ -485,7 +453,7 @@ def lower_store(lw: Lowering, op: ir.Operation) -> None:
         is_first = arith.cmpi(arith.CmpIPredicate.eq, lw.thread_index("lane"), const(i32(), 0))
         first = arith.andi(is_first, arith.cmpi(arith.CmpIPredicate.eq,
                                                 lw.thread_index("warp"), const(i32(), 0)))
-        when(first, lambda: llvm.store(_to_memory(value, array.dtype), array.ptr))
+        when(first, lambda: llvm.store(to_memory(value, array.dtype), array.ptr))
         return
     tile = value
     if STORE_ATTR in op.attributes and lw.tma:
@@ -517,8 +485,8 @@ def _store_fast(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, ..
     for first in _chunks(a):
         if first not in owned_set:
             continue
-        address = _gep(a.array.ptr, arith.addi(base, _register_offset(a, first)), mem)
-        values = [_to_memory(tile.regs[first + j], a.array.dtype) for j in range(a.vector)]
+        address = gep(a.array.ptr, arith.addi(base, _register_offset(a, first)), mem)
+        values = [to_memory(tile.regs[first + j], a.array.dtype) for j in range(a.vector)]
         if a.vector == 1:
             llvm.store(values[0], address)
         else:
@@ -530,11 +498,11 @@ def _store_masked(lw: Lowering, a: Access, tile: Distributed, owned: tuple[int, 
     mem = memory_type(a.array.dtype)
     for r in owned:
         ok, address, static = _element_address(lw, a, r, mem)
-        value = _to_memory(tile.regs[r], a.array.dtype)
+        value = to_memory(tile.regs[r], a.array.dtype)
         if _bits(mem) in PTX_REGISTERS:
             _predicated_store(address, static, ok, value)
             continue
         branch = scf.IfOp(ok, [], has_else=False)
         with ir.InsertionPoint(branch.then_block):
-            llvm.store(value, _gep(address, const(i64(), static), mem))
+            llvm.store(value, gep(address, const(i64(), static), mem))
             scf.YieldOp([])

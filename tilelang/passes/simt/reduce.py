@@ -19,8 +19,8 @@ from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout
 from tilelang.layout.reduction import bit_roles
 from tilelang.passes.simt import restricted
+from tilelang.passes.simt.addressing import layout_of
 from tilelang.passes.simt.context import Lowering, const, lowers, when
-from tilelang.passes.simt.memory import _layout
 from tilelang.passes.simt.shapes import coordinate
 from tilelang.passes.simt.values import Distributed, i32, i64, memory_type
 from tilelang.passes.simt.warp import Scratch, shuffle
@@ -91,7 +91,7 @@ def lower_reduce(lw: Lowering, op: ir.Operation) -> None:
         values.append(_pairwise(combine, here))
     for bit in _roles(layout, "lane", axes, "reduced"):
         values = [combine(v, [shuffle(x, 1 << bit, "xor") for x in v]) for v in values]
-    out_layout = _layout(op.results[0].type)
+    out_layout = layout_of(op.results[0].type)
     if _roles(layout, "warp", axes, "reduced"):
         values = _across_warps(lw, layout, out_layout, axes, values, combine)
     for k, result in enumerate(op.results):

@@ -23,15 +23,15 @@ from tilelang.layout.subtiles import (
     subtile_registers,
 )
 from tilelang.passes.ir_utils import defining_op
+from tilelang.passes.simt.addressing import layout_of
 from tilelang.passes.simt.context import Lowering, const, lowers
-from tilelang.passes.simt.memory import _layout
 from tilelang.passes.simt.values import Distributed, scalar_type
 
 
 @lowers("tile.permute")
 def lower_permute(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.tile(op.operands[0]), op.results[0]
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     assert layout == source.layout.permute(ops.array_attr(op, "axes")), "layouts disagree"
     lw.set(result, Distributed(source.regs, layout, source.dtype, shape_of(result.type)))
 
@@ -40,7 +40,7 @@ def lower_permute(lw: Lowering, op: ir.Operation) -> None:
 def lower_cat(lw: Lowering, op: ir.Operation) -> None:
     first, second = lw.tile(op.operands[0]), lw.tile(op.operands[1])
     result = op.results[0]
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     assert first.layout == second.layout, "cat operands in different layouts"
     assert layout == concat_layout(first.layout, ops.int_attr(op, "axis")), "layouts disagree"
     regs = first.regs + second.regs
@@ -101,7 +101,7 @@ def _select_tree(lw: Lowering, regs: tuple[ir.Value, ...], picks: tuple[int, ...
 def lower_extract(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.tile(op.operands[0]), op.results[0]
     indices = list(op.operands)[1:]
-    layout, sub = _layout(result.type), padded_shape(shape_of(result.type))
+    layout, sub = layout_of(result.type), padded_shape(shape_of(result.type))
     assert layout == subtile_layout(source.layout, sub), "layouts disagree"
     static = _static_index(indices)
     if static is not None:
@@ -120,7 +120,7 @@ def lower_insert(lw: Lowering, op: ir.Operation) -> None:
     indices, result = list(op.operands)[2:], op.results[0]
     sub = padded_shape(value.shape)
     assert value.layout == subtile_layout(dest.layout, sub), "layouts disagree"
-    assert _layout(result.type) == dest.layout, "layouts disagree"
+    assert layout_of(result.type) == dest.layout, "layouts disagree"
     static = _static_index(indices)
     chosen = _static_chosen(static) if static is not None else _dynamic_chosen(lw, indices, dest)
     regs = []

@@ -22,6 +22,7 @@ from tilelang.layout import (
     plan_conversion,
 )
 from tilelang.passes.layout_rules import is_linear_reshape
+from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, layout_of
 from tilelang.passes.simt.context import (
     Lowering,
     const,
@@ -30,16 +31,13 @@ from tilelang.passes.simt.context import (
     register_coords,
     when,
 )
-from tilelang.passes.simt.memory import _gep, _layout
 from tilelang.passes.simt.values import Distributed, i64, memory_type, scalar_type
-
-SHARED_SYMBOL = "__tile_shared"
 
 
 @lowers("tile.splat")
 def lower_splat(lw: Lowering, op: ir.Operation) -> None:
     result = op.results[0]
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     scalar = lw.get(op.operands[0])
     regs = (scalar,) * layout.num_registers
     lw.set(result, Distributed(regs, layout, dtype_of(result.type), shape_of(result.type)))
@@ -48,7 +46,7 @@ def lower_splat(lw: Lowering, op: ir.Operation) -> None:
 @lowers("tile.arange")
 def lower_arange(lw: Lowering, op: ir.Operation) -> None:
     result = op.results[0]
-    layout, dtype = _layout(result.type), dtype_of(result.type)
+    layout, dtype = layout_of(result.type), dtype_of(result.type)
     regs = []
     for r in range(layout.num_registers):
         index = coordinate(lw, layout, r, 0)
@@ -69,7 +67,7 @@ def coordinate(lw: Lowering, layout: LinearLayout, register: int, dim: int) -> i
 @lowers("tile.broadcast")
 def lower_broadcast(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.tile(op.operands[0]), op.results[0]
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     assert source.layout == layout.broadcast_operand(source.layout.shape), "layouts disagree"
     lw.set(result, Distributed(source.regs, layout, source.dtype, shape_of(result.type)))
 
@@ -80,14 +78,14 @@ def lower_reshape(lw: Lowering, op: ir.Operation) -> None:
     source = lw.get(op.operands[0])
     shape = shape_of(result.type)
     if not isinstance(source, Distributed):  # a scalar becoming a 1-element tile
-        layout = _layout(result.type)
+        layout = layout_of(result.type)
         lw.set(result, Distributed((source,) * layout.num_registers, layout,
                                    dtype_of(result.type), shape))
         return
     if not shape:  # a 1-element tile becoming a scalar: every thread holds that element
         lw.set(result, source.regs[0])
         return
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     if is_linear_reshape(source.shape, shape):
         lw.set(result, Distributed(source.regs, layout, source.dtype, shape))
     else:
@@ -100,7 +98,7 @@ def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
     from tilelang.passes.simt.warp import convert_by_shuffles
 
     source, result = lw.tile(op.operands[0]), op.results[0]
-    layout = _layout(result.type)
+    layout = layout_of(result.type)
     plan = plan_conversion(source.layout, layout)
     if plan.kind is ConversionKind.IDENTICAL:
         regs = source.regs
@@ -140,7 +138,7 @@ def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
     regs = []
     for r in range(layout.num_registers):
         offset, _ = _offset(lw, layout, shape, dst_strides, r)
-        value = llvm.load(mem, _gep(base, _clamp(offset, size), mem))
+        value = llvm.load(mem, gep(base, _clamp(offset, size), mem))
         if source.dtype.kind == "b":
             value = arith.cmpi(arith.CmpIPredicate.ne, value, const(mem, 0))
         regs.append(value)
@@ -162,7 +160,7 @@ def store_shared(lw: Lowering, source: Distributed, base: ir.Value,
         value = source.regs[r]
         if source.dtype.kind == "b":
             value = arith.extui(mem, value)
-        when(valid, lambda v=value, o=offset: llvm.store(v, _gep(base, o, mem)))
+        when(valid, lambda v=value, o=offset: llvm.store(v, gep(base, o, mem)))
 
 
 def row_major(shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -21,8 +21,8 @@ from tilelang.layout.staging import (
     matrix_load,
     matrix_staging,
 )
+from tilelang.passes.simt.addressing import gep
 from tilelang.passes.simt.context import Lowering, const
-from tilelang.passes.simt.memory import _gep
 from tilelang.passes.simt.values import Distributed, i32, i64, memory_type
 
 
@@ -131,7 +131,7 @@ def thread_term(lw: Lowering, terms: dict[str, tuple[int, ...]],
 
 def _address(base: ir.Value, thread: ir.Value, register_term: int, mem: ir.Type) -> ir.Value:
     offset = arith.xori(thread, const(i32(), register_term)) if register_term else thread
-    return _gep(base, arith.extui(i64(), offset), mem)
+    return gep(base, arith.extui(i64(), offset), mem)
 
 
 def _to_memory(value: ir.Value, mem: ir.Type) -> ir.Value:

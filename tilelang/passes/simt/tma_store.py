@@ -25,8 +25,8 @@ from tilelang.layout import owned_registers
 from tilelang.layout.boxes import CHUNK_BYTES, BoxBuffer
 from tilelang.layout.staging import contiguous_registers
 from tilelang.passes.simt import tma
+from tilelang.passes.simt.addressing import gep, to_memory
 from tilelang.passes.simt.context import Lowering, const, when
-from tilelang.passes.simt.memory import _gep, _to_memory
 from tilelang.passes.simt.shapes import shared_base
 from tilelang.passes.simt.staging import thread_term
 from tilelang.passes.simt.values import ArrayArgs, Distributed, i32, i64, memory_type
@@ -78,8 +78,8 @@ def _write_boxes(boxes: BoxBuffer, round_boxes: list[int], slot: ir.Value, threa
         # several, no thread bit touches box bits)
         register_term = boxes.offset(coord) + (round_boxes.index(box) - box) * box_elems
         offset = arith.xori(thread, const(i32(), register_term)) if register_term else thread
-        address = _gep(start, arith.extui(i64(), offset), mem)
-        values = [_to_memory(tile.regs[r + j], array.dtype) for j in range(width)]
+        address = gep(start, arith.extui(i64(), offset), mem)
+        values = [to_memory(tile.regs[r + j], array.dtype) for j in range(width)]
         if width == 1:
             llvm.store(values[0], address)
         else:

@@ -6,9 +6,8 @@ import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
 from tilelang.layout import LaneShuffle
+from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep
 from tilelang.passes.simt.context import Lowering, const
-from tilelang.passes.simt.memory import _gep
-from tilelang.passes.simt.shapes import SHARED_SYMBOL
 from tilelang.passes.simt.values import i32, i64
 
 SHUFFLE_MODES = {"xor": gpu.ShuffleMode.XOR, "up": gpu.ShuffleMode.UP,
@@ -115,6 +114,6 @@ class Scratch:
         """Address of element `index` (i64) of a reserved array."""
         start, elem = array
         base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
-        byte = _gep(base, const(i64(), start), _int(8))
-        return _gep(byte, index, elem)
+        byte = gep(base, const(i64(), start), _int(8))
+        return gep(byte, index, elem)
 
