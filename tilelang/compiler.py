@@ -24,10 +24,12 @@ from tilelang.backend.targets import check_arch
 from tilelang.dialect import make_context
 from tilelang.dialect.locations import to_loc
 from tilelang.errors import (
+    Loc,
     TileCompilerExecutionError,
     TileError,
     TileInternalError,
     TileValueError,
+    hide_internal_frames,
 )
 from tilelang.frontend.kernel import build_module
 from tilelang.frontend.source import kernel_source
@@ -175,7 +177,9 @@ def compile(
         )
         return compile_signature(k.fn, signature, options, stop_after)
     except TileError as e:
-        raise e.with_traceback(None) from None
+        if not hide_internal_frames(e):
+            raise e from None
+        raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
 # One compilation at a time per process: the front end and the MLIR passes are not written for
@@ -187,16 +191,32 @@ def compile_signature(
     fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
     stop_after: str | None = None,
 ) -> CompiledKernel:
+    if stop_after is not None and stop_after not in STAGES:
+        raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
     with _COMPILING:
-        return _compile_signature(fn, signature, options, stop_after)
+        try:
+            return _compile_signature(fn, signature, options, stop_after)
+        except TileError as e:
+            if e.loc is None:  # an error about the whole kernel: it names the kernel
+                e.loc = _kernel_loc(fn)
+            raise
+
+
+def _kernel_loc(fn: Any) -> Loc | None:
+    """The kernel's `def name` line, for errors that concern no line of its body."""
+    try:
+        source = kernel_source(fn)
+    except TileError:
+        return None
+    tree = source.tree
+    return Loc(source.filename, tree.lineno, tree.col_offset, tree.lineno,
+               tree.col_offset + len(f"def {tree.name}"), tree.name)
 
 
 def _compile_signature(
     fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
     stop_after: str | None = None,
 ) -> CompiledKernel:
-    if stop_after is not None and stop_after not in STAGES:
-        raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
     started = time.perf_counter()  # the "tile" stage's time includes reading the source
     source = kernel_source(fn)
     names = tuple(p.name for p in kernel_parameters(fn))

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+import difflib
 import linecache
+import os
+import sys
+import types
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from tilelang import settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +50,9 @@ class Loc:
         where = f'  File "{self.file}", line {self.line}, col {self.col + 1}'
         if self.end_col is not None and self.end_line in (None, self.line):
             where += f"-{self.end_col}"
-        if self.function:
-            where += f", in {self.function}"
+        function = self.function or enclosing_function(self.file, self.line)
+        if function:
+            where += f", in {function}"
         text = linecache.getline(self.file, self.line).rstrip("\n")
         if not text:
             return where
@@ -54,6 +63,30 @@ class Loc:
         if self.end_col is not None and self.end_line in (None, self.line):
             return max(self.end_col, self.col + 1)
         return len(text.rstrip())
+
+
+def enclosing_function(file: str, line: int) -> str | None:
+    """The name of the innermost `def` around `line` of `file` (the kernel's or a helper's):
+    locations read back from MLIR ops (errors of later stages, of the interpreter) carry no
+    function name."""
+    lines = linecache.getlines(file)
+    if not lines:
+        return None
+    text = "".join(lines)
+    spans = _FUNCTIONS.get(file)
+    if spans is None or spans[0] != text:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        spans = (text, [(n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree)
+                        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)])
+        _FUNCTIONS[file] = spans
+    around = [(first, name) for first, last, name in spans[1] if first <= line <= last]
+    return max(around)[1] if around else None
+
+
+_FUNCTIONS: dict[str, tuple[str, list[tuple[int, int, str]]]] = {}
 
 
 def _carets(text: str, col: int, end_col: int) -> str:
@@ -82,6 +115,52 @@ class TileError(Exception):
         if self.hint:
             text += f"  hint: {self.hint}"
         return text.rstrip("\n") if self.loc is None else text
+
+
+def did_you_mean(name: str, candidates: Iterable[str], quote: str = "`") -> str:
+    """". Did you mean: `load`?" (to end a message) for the candidate closest to a misspelt
+    `name`, as Python suggests for attributes and names; "" when none is close."""
+    names = [c for c in candidates if isinstance(c, str) and c != name and
+             not (c.startswith("_") and not name.startswith("_"))]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return f". Did you mean: {quote}{close[0]}{quote}?" if close else ""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# before Python 3.11 a bare `raise` re-raises the traceback the exception was caught with
+_BARE_RAISE_KEEPS_TRACEBACK = sys.version_info >= (3, 11)
+
+
+def hide_internal_frames(error: BaseException) -> bool:
+    """Leave only the user's frames in the traceback of `error` (a TileError leaving a public
+    function: `launch`, `compile`, ...), and no chained exception. True when a bare `raise`
+    then shows the user's frames only (Python 3.11+); before 3.11, re-raise with
+    `raise error from None`, which shows the frame of the function that raises it:
+
+        except TileError as e:
+            if not hide_internal_frames(e):
+                raise e from None
+            raise  # adds no frame of this function: the traceback ends at the user's call
+
+    With TILELANG_FRONTEND_DEBUG=1 the compiler's frames stay."""
+    error.__cause__ = None
+    error.__suppress_context__ = True
+    if settings.frontend_debug():
+        return True
+    kept, hidden = [], []
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        (hidden if code.co_filename.startswith(_PACKAGE) else kept).append(tb)
+        tb = tb.tb_next
+    # the code objects it passed through, for those who ask (tilelang/torch/ops.py)
+    error._internal_code = (*getattr(error, "_internal_code", ()),  # type: ignore[attr-defined]
+                            *(tb.tb_frame.f_code for tb in hidden))
+    chain = None
+    for tb in reversed(kept):
+        chain = types.TracebackType(chain, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    error.__traceback__ = chain
+    return _BARE_RAISE_KEEPS_TRACEBACK
 
 
 class TileSyntaxError(TileError):

@@ -4,8 +4,8 @@ tracebacks users see from tilelang.compile and tilelang.launch."""
 
 from __future__ import annotations
 
-import inspect
 import math
+import sys
 import traceback
 
 import numpy as np
@@ -335,22 +335,23 @@ def _error_kernel():
 def test_no_compiler_frames_from_compile(fe):
     with pytest.raises(TileTypeError) as info:
         ct.compile(_error_kernel(), (fe.array(),))
-    fe.check_traceback(info.value, entry="compile")
+    fe.check_traceback(info.value, caller="test_no_compiler_frames_from_compile")
     frames = traceback.extract_tb(info.value.__traceback__)
-    assert frames[-1].filename == inspect.getfile(ct.compile)
+    if sys.version_info >= (3, 11):  # the traceback ends at the call of ct.compile
+        assert frames[-1].filename == __file__ and "ct.compile(" in frames[-1].line
 
 
 def test_no_compiler_frames_from_launch(fe):
     with pytest.raises(TileTypeError) as info:
         ct.launch(None, (1,), _error_kernel(), (fe.array(),))
-    fe.check_traceback(info.value, entry="launch")
+    fe.check_traceback(info.value, caller="test_no_compiler_frames_from_launch")
     fe.check_rendering(info.value)
 
 
 def test_no_compiler_frames_for_argument_errors(fe):
     with pytest.raises(TileArgumentError) as info:
         ct.launch(None, (1,), _error_kernel(), (fe.array(), 1))
-    fe.check_traceback(info.value, entry="launch")
+    fe.check_traceback(info.value, caller="test_no_compiler_frames_for_argument_errors")
 
 
 def test_constant_fold_error_keeps_no_python_context(fe):

@@ -12,7 +12,12 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.backend.targets import MAX_SHARED_PER_BLOCK, check_arch
-from tilelang.errors import TileError, TileUnsupportedFeatureError, TileValueError
+from tilelang.errors import (
+    TileError,
+    TileUnsupportedFeatureError,
+    TileValueError,
+    hide_internal_frames,
+)
 from tilelang.export.abi import parameter_block
 from tilelang.export.describe import describe
 from tilelang.export.header import header_text
@@ -54,7 +59,9 @@ def export(kernel: Any, directory: str | os.PathLike[str], *signature: Any,
     try:
         return _export(kernel, Path(directory), signature, arch, name, cubin)
     except TileError as e:
-        raise e.with_traceback(None) from None
+        if not hide_internal_frames(e):
+            raise e from None
+        raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
 def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | None,

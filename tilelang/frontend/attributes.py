@@ -6,7 +6,7 @@ import enum
 import types
 from typing import Any
 
-from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
+from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, did_you_mean
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import (
@@ -50,11 +50,25 @@ def get_attribute(obj: Any, name: str) -> Any:
                     f"`{_name_of(obj)}.{name}` (part of cuTile's API) is not supported by "
                     "tilelang yet") from None
             if isinstance(obj, types.ModuleType):  # cuTile's message, with the module's name
-                raise TileTypeError(f"Module '{obj.__name__}' has no attribute '{name}'") from None
-            raise TileTypeError(f"{_name_of(obj)} has no attribute `{name}`") from None
-    if is_loose(obj) and not isinstance(obj, bool) and name in TILE_METHODS:
+                hint = did_you_mean(name, _public(obj), quote="'")  # as Python's
+                raise TileTypeError(f"Module '{obj.__name__}' has no attribute '{name}'{hint}"
+                                    ) from None
+            raise TileTypeError(f"{_name_of(obj)} has no attribute `{name}`"
+                                f"{did_you_mean(name, _public(obj))}") from None
+    loose = is_loose(obj) and not isinstance(obj, bool)
+    if loose and name in TILE_METHODS:
         return BoundMethod(build.to_tile(obj), name)  # a number is a 0-d tile (`n.astype(...)`)
-    raise TileTypeError(f"{describe(obj)} has no attribute `{name}` usable in a kernel")
+    raise TileTypeError(f"{describe(obj)} has no attribute `{name}` usable in a kernel"
+                        f"{did_you_mean(name, TILE_METHODS if loose else ())}")
+
+
+def _public(obj: Any) -> list[str]:
+    """The names a misspelt attribute of a module, class or dtype may have meant."""
+    return [n for n in dir(obj) if not n.startswith("_")]
+
+
+def _no_attribute(what: str, name: str, attributes: tuple[str, ...]) -> TileTypeError:
+    return TileTypeError(f"{what} has no attribute `{name}`{did_you_mean(name, attributes)}")
 
 
 def _name_of(obj: Any) -> str:
@@ -72,7 +86,7 @@ def _tile_attribute(tile: TileValue, name: str) -> Any:
         return BoundMethod(tile, name)
     if name in FUTURE_TILE_METHODS:
         raise TileUnsupportedFeatureError(f"Tile.{name} is not supported yet")
-    raise TileTypeError(f"a tile has no attribute `{name}`")
+    raise _no_attribute("a tile", name, ("shape", "dtype", "ndim", *TILE_METHODS))
 
 
 def _array_attribute(array: ArrayValue, name: str) -> Any:
@@ -86,7 +100,7 @@ def _array_attribute(array: ArrayValue, name: str) -> Any:
         return array.ndim
     if name in ARRAY_METHODS:
         return BoundMethod(array, name, getattr(views.Array, name))
-    raise TileTypeError(f"an array has no attribute `{name}`")
+    raise _no_attribute("an array", name, ("shape", "strides", "dtype", "ndim", *ARRAY_METHODS))
 
 
 def _view_attribute(view: TiledViewValue, name: str) -> Any:
@@ -98,7 +112,8 @@ def _view_attribute(view: TiledViewValue, name: str) -> Any:
         return view.steps
     if name in VIEW_METHODS:
         return BoundMethod(view, name, getattr(views.TiledView, name))
-    raise TileTypeError(f"a tiled view has no attribute `{name}`")
+    raise _no_attribute("a tiled view", name,
+                        ("dtype", "tile_shape", "traversal_steps", *VIEW_METHODS))
 
 
 def _raw_attribute(raw: RawMemoryValue, name: str) -> Any:
@@ -106,7 +121,7 @@ def _raw_attribute(raw: RawMemoryValue, name: str) -> Any:
         return raw.flat.dtype
     if name in RAW_METHODS:
         return BoundMethod(raw, name, getattr(views.RawArrayMemory, name))
-    raise TileTypeError(f"raw array memory has no attribute `{name}`")
+    raise _no_attribute("raw array memory", name, ("dtype", *RAW_METHODS))
 
 
 def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue | int:

@@ -19,6 +19,7 @@ from tilelang.errors import (
 )
 from tilelang.frontend import builtins as registry
 from tilelang.frontend import context_managers, dataclass_values, exits, static
+from tilelang.frontend.binding import bind
 from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, recursion_error
 from tilelang.frontend.local_functions import LocalFunction, call_local
@@ -167,10 +168,7 @@ def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[st
     if len(em.frames) >= MAX_INLINE_DEPTH:
         raise recursion_error()
     source = parse_function(fn)
-    try:
-        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
-    except TypeError as e:
-        raise TileTypeError(f"{fn.__name__}(): {e}") from None
+    bound = bind(fn.__name__, inspect.signature(fn, follow_wrapped=False), args, kwargs)
     bound.apply_defaults()
     em.frames.append(Frame(source, dict(bound.arguments), em.loc))
     try:

@@ -20,6 +20,7 @@ from typing import Any
 
 from tilelang.errors import TileSyntaxError, TileTypeError
 from tilelang.frontend import semantics
+from tilelang.frontend.binding import bind
 from tilelang.frontend.emitter import (
     MAX_INLINE_DEPTH,
     Emitter,
@@ -83,10 +84,7 @@ _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDi
 def create(fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """Call a @contextmanager function: bind its arguments, run nothing yet (as Python)."""
     gen = fn.__wrapped__
-    try:
-        bound = inspect.signature(gen, follow_wrapped=False).bind(*args, **kwargs)
-    except TypeError as e:
-        raise TileTypeError(f"{gen.__name__}(): {e}") from None
+    bound = bind(gen.__name__, inspect.signature(gen, follow_wrapped=False), args, kwargs)
     bound.apply_defaults()
     return GeneratorContextManager(gen, dict(bound.arguments), list(args), dict(kwargs))
 

@@ -16,8 +16,9 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileTypeError, TileValueError
+from tilelang.errors import TileTypeError, TileValueError, did_you_mean
 from tilelang.frontend import build
+from tilelang.frontend.binding import bind
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
 from tilelang.interface.arguments import is_instance  # the front end's name for it too
@@ -74,10 +75,7 @@ def _generated_init(cls: type) -> bool:
 def construct(em: Any, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """`cls(*args, **kwargs)` in a kernel."""
     _check_class(cls)
-    try:
-        bound = inspect.signature(cls).bind(*args, **kwargs)
-    except TypeError as e:
-        raise TileTypeError(f"{cls.__name__}(): {e}") from None
+    bound = bind(cls.__name__, inspect.signature(cls), args, kwargs)
     bound.apply_defaults()
     instance = make_instance(cls, bound.arguments)
     post_init = getattr(cls, "__post_init__", None)
@@ -116,7 +114,9 @@ def attribute(em: Any, instance: Any, name: str) -> Any:
     try:
         found = inspect.getattr_static(cls, name)
     except AttributeError:
-        raise TileTypeError(f"{cls.__name__} has no attribute `{name}`") from None
+        names = [f.name for f in dataclasses.fields(cls)] + [n for n in dir(cls) if n[0] != "_"]
+        raise TileTypeError(f"{cls.__name__} has no attribute `{name}`"
+                            f"{did_you_mean(name, names)}") from None
     if isinstance(found, property):
         return _inline(em, found.fget, [instance], {})  # type: ignore[arg-type]
     if isinstance(found, staticmethod):

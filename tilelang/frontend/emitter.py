@@ -23,6 +23,7 @@ from tilelang.errors import (
     TileTypeError,
     TileUndefinedVariableError,
     TileValueError,
+    did_you_mean,
 )
 from tilelang.frontend.source import FunctionSource
 from tilelang.frontend.values import Undefined
@@ -223,8 +224,9 @@ class Emitter:
         if hasattr(builtins, name):
             return getattr(builtins, name)
         # cuTile's wording and class (a TileTypeError); still a TileNameError as Python's is
+        known = [*frame.scope, *frame.source.closure, *frame.source.globals, *dir(builtins)]
         raise TileUndefinedVariableError(f"Undefined variable {name} used: name `{name}` is not "
-                                         "defined")
+                                         f"defined{did_you_mean(name, known)}")
 
     def bind(self, target: ast.expr, value: Any) -> None:
         """Assign `value` to an assignment target (a name or a tuple of targets)."""

@@ -12,8 +12,9 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileSyntaxError, TileTypeError
+from tilelang.errors import TileSyntaxError
 from tilelang.frontend import exits
+from tilelang.frontend.binding import bind
 from tilelang.frontend.emitter import (
     MAX_INLINE_DEPTH,
     Emitter,
@@ -71,10 +72,7 @@ def call_local(em: Emitter, fn: LocalFunction, args: list[Any], kwargs: dict[str
     """Emit `fn`'s body in place with its arguments bound; return its result."""
     if len(em.frames) >= MAX_INLINE_DEPTH:
         raise recursion_error()
-    try:
-        bound = fn.signature.bind(*args, **kwargs)
-    except TypeError as e:
-        raise TileTypeError(f"{fn.name}(): {e}") from None
+    bound = bind(fn.name, fn.signature, args, kwargs)
     bound.apply_defaults()
     closure = {**fn.source.closure, **fn.frame.scope}
     source = dataclasses.replace(fn.source, name=fn.name, closure=closure)

@@ -44,6 +44,13 @@ from tilelang.language.annotations import ArrayAnnotation
 from tilelang.language.dtypes import DType
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+ACCEPTED = (
+    "kernels take arrays (NumPy arrays and CPU torch tensors on the interpreter; on the GPU, "
+    "CUDA arrays: torch tensors, CuPy arrays, any object with __dlpack__ or "
+    "__cuda_array_interface__), Python int, float and bool and NumPy scalars, plain tuples of "
+    "arguments, lists of arrays, frozen dataclass instances, and enum members, dtypes and None "
+    "(compiled in); a Constant parameter takes any hashable value"
+)
 
 
 @dataclass(frozen=True)
@@ -53,21 +60,26 @@ class Where:
     name: str  # how the value is written in Python: `pair`, `pair[1]`, `d.bar`
     position: int
     path: tuple[str, ...] = ()
+    kernel: str = ""  # the kernel's name
 
     def item(self, i: int) -> Where:
-        return Where(f"{self.name}[{i}]", self.position, (*self.path, f"item #{i}"))
+        return Where(f"{self.name}[{i}]", self.position, (*self.path, f"item #{i}"), self.kernel)
 
     def field(self, name: str) -> Where:
-        return Where(f"{self.name}.{name}", self.position, (*self.path, f"field '{name}'"))
+        return Where(f"{self.name}.{name}", self.position, (*self.path, f"field '{name}'"),
+                     self.kernel)
 
-    def error(self, message: str, cls: type[TileArgumentError] = TileArgumentError) -> Exception:
+    def error(self, message: str, cls: type[TileArgumentError] = TileArgumentError,
+              hint: str = "") -> Exception:
         what = " of ".join((*reversed(self.path), f"kernel argument #{self.position}"))
-        return cls(f"Invalid {what}: {message}", hint=f"the argument is `{self.name}`")
+        of = f" of kernel {self.kernel}" if self.kernel else ""
+        return cls(f"Invalid {what}: {message}",
+                   hint=f"the argument is `{self.name}`{of}" + (f"; {hint}" if hint else ""))
 
 
-def spec_of(param: Parameter, value: Any, position: int) -> ParamSpec:
-    """The specialization entry of the argument at `position` for `param`."""
-    return _spec(param.kind, value, Where(param.name, position))
+def spec_of(param: Parameter, value: Any, position: int, kernel: str = "") -> ParamSpec:
+    """The specialization entry of the argument at `position` for `param` (of `kernel`)."""
+    return _spec(param.kind, value, Where(param.name, position, kernel=kernel))
 
 
 def _spec(kind: kinds.Kind, value: Any, where: Where) -> ParamSpec:
@@ -101,7 +113,8 @@ def _inferred(value: Any, where: Where) -> ParamSpec:
     if isinstance(value, str):
         raise where.error("Objects of type 'str' are only accepted for parameters annotated "
                           "as Constant.")
-    raise where.error(f"Objects of type '{type(value).__name__}' are not supported")
+    raise where.error(f"Objects of type '{type(value).__name__}' are not supported",
+                      hint=ACCEPTED)
 
 
 def scalar_spec(value: Any, name: str) -> ScalarSpec:
@@ -203,11 +216,27 @@ def _tuple(value: Any, kind: kinds.Tuple | None, where: Where) -> TupleSpec:
         for i, item in enumerate(value)))
 
 
-def _array(value: Any, annotation: ArrayAnnotation, where: Where) -> ArraySpec:
+def _array(value: Any, annotation: ArrayAnnotation, where: Where,
+           listed: str | None = None) -> ArraySpec:
     facts = array_facts(value, where.name)
     if facts is None:
-        raise where.error(f"expected an array, got {type(value).__name__}")
+        raise _not_an_array(value, where, listed)
     return array_spec(facts, annotation, where)
+
+
+def _not_an_array(value: Any, where: Where, listed: str | None) -> Exception:
+    """`value` where an array belongs; `listed`: the name of the list argument it is in."""
+    got = type(value).__name__
+    if listed is not None:  # a list of numbers, most likely: meant as an array
+        return where.error(
+            f"expected an array, got {got}: argument `{listed}` is a list, and a list argument "
+            "holds arrays (of one dtype and rank)",
+            hint=f"to pass numbers, pass a NumPy array (np.asarray({listed})) or a tuple; "
+                 f"{ACCEPTED}")
+    if isinstance(value, list | tuple):
+        return where.error(f"expected an array, got {got}",
+                           hint=f"pass a NumPy array (np.asarray({where.name})); {ACCEPTED}")
+    return where.error(f"expected an array, got {got}", hint=ACCEPTED)
 
 
 def array_spec(facts: ArrayFacts, annotation: ArrayAnnotation, where: Where) -> ArraySpec:
@@ -253,7 +282,7 @@ def _list(value: Any, annotation: ArrayAnnotation, where: Where) -> ListSpec:
         raise where.error(f"expected a list of arrays, got {type(value).__name__}")
     if not value:
         raise where.error("a list argument must hold at least one array")
-    specs = [_array(item, annotation, where.item(i)) for i, item in enumerate(value)]
+    specs = [_array(item, annotation, where.item(i), where.name) for i, item in enumerate(value)]
     first = specs[0]
     for i, spec in enumerate(specs[1:], 1):
         if (spec.dtype, spec.ndim) != (first.dtype, first.ndim):

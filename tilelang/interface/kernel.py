@@ -82,7 +82,7 @@ class Kernel:
                 hint="write (x,) for a single argument",
             )
         check_arity(self.name, self.params, len(args))
-        return tuple(spec_of(p, a, i)
+        return tuple(spec_of(p, a, i, self.name)
                      for i, (p, a) in enumerate(zip(self.params, args, strict=True)))
 
     def export(self, directory: Any, *signature: Any, **options: Any) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang import settings
-from tilelang.errors import TileError
+from tilelang.errors import TileError, hide_internal_frames
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.streams import check_stream
@@ -62,7 +62,9 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
         else:
             _launch_on_gpu(stream, grid, k, args)
     except TileError as e:
-        raise e.with_traceback(None) from None
+        if not hide_internal_frames(e):
+            raise e from None
+        raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
 def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.backend.occupancy import LIMITS, Occupancy, occupancy
-from tilelang.errors import TileError, TileValueError
+from tilelang.errors import TileError, TileValueError, hide_internal_frames
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.runtime.launcher import Launcher
 
@@ -43,7 +43,9 @@ def resources(kernel: Any, args: Any, stream: Any = None) -> LoadedResources:
     try:
         return _loaded(as_kernel(kernel), args, stream)
     except TileError as e:
-        raise e.with_traceback(None) from None
+        if not hide_internal_frames(e):
+            raise e from None
+        raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
 def _loaded(kernel: Kernel, args: Any, stream: Any) -> LoadedResources:

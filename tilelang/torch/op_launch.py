@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
-from tilelang.errors import TileArgumentError, TileError
+from tilelang.errors import TileArgumentError, TileError, hide_internal_frames
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.interface.parameters import check_arity
 from tilelang.runtime.launch import launch as tile_launch
@@ -48,18 +48,22 @@ def launch(grid: Any, kernel: Any, args: Any, /) -> None:
         >>> launch((ct.cdiv(n, 1024),), add, (x, y, out, 1024))
     """
     where = _where(_first_tensor(args))
-    if where == "fake" or _tracing.depth:
-        try:
+    only_check = where == "fake" or bool(_tracing.depth)
+    empty = grid == 0 or (isinstance(grid, tuple | list) and 0 in grid)  # nothing to do
+    if not only_check and not empty and torch.compiler.is_compiling():
+        # dynamo traces the caller: a launch is no graph node, so a graph break (fullgraph: an
+        # error)
+        _launch_eagerly(grid, kernel, args, where)
+        return
+    try:
+        if only_check:
             _check_arguments(as_kernel(kernel), args)
-        except TileError as e:
-            raise e.with_traceback(None) from None
-        return
-    if grid == 0 or (isinstance(grid, tuple | list) and 0 in grid):
-        return  # empty tensors: nothing to do (tilelang.launch would refuse the grid)
-    if torch.compiler.is_compiling():  # dynamo traces the caller: a launch is no graph node
-        _launch_eagerly(grid, kernel, args, where)  # so a graph break (fullgraph: an error)
-        return
-    _launch(grid, kernel, args, where)
+        elif not empty:  # (tilelang.launch would refuse a grid with a 0)
+            _launch(grid, kernel, args, where)
+    except TileError as e:
+        if not hide_internal_frames(e):
+            raise e from None
+        raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
 def _launch(grid: Any, kernel: Any, args: Any, where: str | None) -> None:

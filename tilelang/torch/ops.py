@@ -116,6 +116,8 @@ def _derived_fake(name: str, host: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _raised_in(error: Exception, fn: Callable[..., Any]) -> bool:
+    if fn.__code__ in getattr(error, "_internal_code", ()):  # its frames hidden from the user
+        return True
     tb = error.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code is fn.__code__:

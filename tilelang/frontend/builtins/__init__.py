@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileTypeError
+from tilelang.frontend.binding import bind
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,7 @@ class Builtin:
             em.not_in_combiner(effect)
         if self.signature is None:
             return self.emit(em, *args, **kwargs)
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TileTypeError(f"{self.name}(): {e}") from None
+        bound = bind(self.name, self.signature, args, kwargs)
         bound.apply_defaults()
         return self.emit(em, **bound.arguments)
 
