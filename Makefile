@@ -21,11 +21,12 @@ fuzz-gpu:
 lint:
 	$(PY) -m ruff check tilelang tests samples benchmarks
 
+# every sample script: samples/*.py with a __main__ block (not the tests, not private _*.py)
+SAMPLES = $(shell grep -l "__name__ == .__main__.:" \
+	    $(sort $(filter-out samples/_% samples/test_%,$(wildcard samples/*.py))))
+
 samples:
-	for s in vector_add silu_and_mul row_bias_scale transpose_copy transpose softmax layer_norm \
-	    rms_norm cumsum cross_entropy histogram embedding_gather gemm batched_gemm grouped_gemm \
-	    fp8_gemm attention torch_rms_norm torch_silu_and_mul; do \
-	  $(PY) samples/$$s.py || exit 1; done
+	for s in $(SAMPLES); do echo "== $$s"; $(PY) $$s || exit 1; done
 
 bench:
 	$(PY) benchmarks/bench_elementwise.py

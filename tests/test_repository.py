@@ -42,3 +42,33 @@ def test_readme_kernel_example_runs_as_pasted(tmp_path: Path) -> None:
     script.write_text(example)
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_license_is_the_one_pyproject_names() -> None:
+    assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text()
+    text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text
+
+
+def test_make_samples_runs_every_sample_script() -> None:
+    scripts = sorted(
+        f"samples/{p.name}" for p in (ROOT / "samples").glob("*.py")
+        if not p.name.startswith(("_", "test_")) and 'if __name__ == "__main__":' in p.read_text())
+    assert "samples/splitk_gemm.py" in scripts
+    result = subprocess.run(["make", "-n", "samples"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    listed = re.findall(r"samples/\w+\.py", result.stdout)
+    assert listed == scripts, result.stdout
+
+
+def test_documents_cite_files_that_exist() -> None:
+    """Paths in backquotes under a top-level folder (`tilelang/...`, `dialect/...`) exist;
+    scripts kept out of the repository (`.device/`) are not cited as if they could be run."""
+    documents = [ROOT / "README.md", *ROOT.glob("docs/*.md"), *ROOT.glob("benchmarks/*.md")]
+    folders = "tilelang|tests|samples|benchmarks|docs|dialect"
+    pattern = rf"`((?:{folders})/[\w./-]+\.(?:py|md|c|json|mlir))`"
+    missing = [(doc.name, path) for doc in documents
+               for path in re.findall(pattern, doc.read_text()) if not (ROOT / path).exists()]
+    assert not missing
+    assert "`.device/" not in (ROOT / "benchmarks" / "README.md").read_text()
