@@ -29,7 +29,6 @@ from tilelang.errors import (
     TileError,
     TileInternalError,
     TileValueError,
-    hide_internal_frames,
 )
 from tilelang.frontend.kernel import build_module
 from tilelang.frontend.source import kernel_source
@@ -40,6 +39,7 @@ from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
+from tilelang.tracebacks import hide_internal_frames
 
 STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
 MLIR_STAGES = STAGES[1:-1]

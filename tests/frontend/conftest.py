@@ -99,7 +99,7 @@ def check_traceback(err: BaseException, caller: str | None = None) -> None:
     """Only the user's frames: no frame of tilelang leaks, not even the public entry point's
     (the traceback ends in `caller`, the function that called it, when given)."""
     frames = traceback.extract_tb(err.__traceback__)
-    if sys.version_info >= (3, 11):  # before, the entry point's frame stays (errors.py)
+    if sys.version_info >= (3, 11):  # before, the entry point's frame stays (tracebacks.py)
         assert not any(f.filename.startswith(PACKAGE_DIR) for f in frames), frames
         if caller is not None:
             assert frames[-1].name == caller, [f.name for f in frames]

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang.errors import TileError, TileInterpreterError, TileValueError, hide_internal_frames
+from tilelang.errors import TileError, TileInterpreterError, TileValueError
+from tilelang.tracebacks import hide_internal_frames
 
 PACKAGE_DIR = str(Path(ct.__file__).parent)
 

@@ -12,16 +12,12 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.backend.targets import MAX_SHARED_PER_BLOCK, check_arch
-from tilelang.errors import (
-    TileError,
-    TileUnsupportedFeatureError,
-    TileValueError,
-    hide_internal_frames,
-)
+from tilelang.errors import TileError, TileUnsupportedFeatureError, TileValueError
 from tilelang.export.abi import parameter_block
 from tilelang.export.describe import describe
 from tilelang.export.header import header_text
 from tilelang.export.signature import export_signature
+from tilelang.tracebacks import hide_internal_frames
 
 DEFAULT_ARCH = "sm_90"  # without a GPU and without TILELANG_ARCH
 

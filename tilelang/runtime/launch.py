@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from tilelang import settings
-from tilelang.errors import TileError, hide_internal_frames
+from tilelang.errors import TileError
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.streams import check_stream
 from tilelang.settings import interpret
+from tilelang.tracebacks import hide_internal_frames
 
 
 def use_interpreter(kernel: Kernel) -> bool:

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang.backend.occupancy import LIMITS, Occupancy, occupancy
-from tilelang.errors import TileError, TileValueError, hide_internal_frames
+from tilelang.errors import TileError, TileValueError
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.runtime.launcher import Launcher
+from tilelang.tracebacks import hide_internal_frames
 
 
 @dataclass(frozen=True)

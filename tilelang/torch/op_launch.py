@@ -11,10 +11,11 @@ from typing import Any
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
-from tilelang.errors import TileArgumentError, TileError, hide_internal_frames
+from tilelang.errors import TileArgumentError, TileError
 from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.interface.parameters import check_arity
 from tilelang.runtime.launch import launch as tile_launch
+from tilelang.tracebacks import hide_internal_frames
 
 NOT_IN_AN_OP = ("tilelang.torch.launch outside a custom op breaks the graph: launch kernels in "
                 "the host function of a tilelang.torch.custom_op, which torch.compile keeps as "
