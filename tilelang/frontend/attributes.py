@@ -8,6 +8,7 @@ from typing import Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, did_you_mean
 from tilelang.frontend import build
+from tilelang.frontend import values as frontend_values
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import (
     ArrayValue,
@@ -138,3 +139,6 @@ def _array_query(op: str, array: ArrayValue, dim: int) -> TileValue | int:
 
 
 __all__ = ["build", "get_attribute"]
+
+
+frontend_values.STATIC.attribute = get_attribute  # static_eval's `t.shape`, `t.reshape`, ...

@@ -7,6 +7,7 @@ import mlir.ir as ir
 from tilelang.dialect import ops, tensor_type
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import semantics
+from tilelang.frontend import values as frontend_values
 from tilelang.frontend.semantics import Scalar, describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
@@ -134,3 +135,6 @@ def constant_value(value: TileValue) -> Scalar | None:
     if owner.name != "tile.constant":
         return None
     return ops.constant_value(owner.attributes["value"], value.dtype)
+
+
+frontend_values.STATIC.constant_value = constant_value  # static_eval's int(t), bool(t), ...

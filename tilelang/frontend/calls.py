@@ -17,11 +17,11 @@ from tilelang.errors import (
     TileTypeError,
     UnsupportedCallError,
 )
-from tilelang.frontend import builtins as registry
 from tilelang.frontend import context_managers, dataclass_values, exits, static
 from tilelang.frontend.binding import bind
+from tilelang.frontend.builtins import registry
 from tilelang.frontend.builtins.common import as_dtype
-from tilelang.frontend.emitter import MAX_INLINE_DEPTH, Emitter, Frame, recursion_error
+from tilelang.frontend.emitter import HOOKS, MAX_INLINE_DEPTH, Emitter, Frame, recursion_error
 from tilelang.frontend.local_functions import LocalFunction, call_local
 from tilelang.frontend.operators import astype, fold
 from tilelang.frontend.semantics import describe
@@ -178,3 +178,6 @@ def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[st
 
 
 __all__ = ["call", "emit_call", "inline", "math"]
+
+
+HOOKS["inline"] = inline  # a dataclass's methods, inlined (dataclass_values)

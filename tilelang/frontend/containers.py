@@ -14,7 +14,7 @@ from typing import Any
 
 from tilelang.dialect import ops
 from tilelang.errors import TileTypeError, TileValueError
-from tilelang.frontend import build, operators
+from tilelang.frontend import build, emitter, operators
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
@@ -190,3 +190,6 @@ def assign_item(em: Any, container: Any, index: Any, value: Any) -> None:
                             hint="bind a new name to the changed tile")
     else:
         raise TileTypeError(f"{describe(container)} does not support item assignment")
+
+
+emitter.HOOKS["assign_item"] = assign_item

@@ -19,6 +19,7 @@ from typing import Any
 from tilelang.errors import TileTypeError, TileValueError, did_you_mean
 from tilelang.frontend import build
 from tilelang.frontend.binding import bind
+from tilelang.frontend.emitter import HOOKS
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
 from tilelang.interface.arguments import is_instance  # the front end's name for it too
@@ -156,9 +157,7 @@ def setitem(em: Any, instance: Any, index: Any, value: Any) -> None:
 
 
 def _inline(em: Any, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    from tilelang.frontend.calls import inline
-
-    return inline(em, fn, args, kwargs)
+    return HOOKS["inline"](em, fn, args, kwargs)  # calls.inline
 
 
 # ----- Enum classes --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import inspect
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from tilelang.errors import (
 )
 from tilelang.frontend.source import FunctionSource
 from tilelang.frontend.values import Undefined
+from tilelang.language.stub import KernelOnlyCall
 
 Handler = Callable[["Emitter", Any], Any]
 EXPRESSIONS: dict[type[ast.AST], Handler] = {}
@@ -73,6 +75,13 @@ def statement(*node_types: type[ast.AST]) -> Callable[[Handler], Handler]:
     return register
 
 
+# Installed by the modules that implement them, which import this one (so that this module, the
+# visitor every statement module uses, imports none of them): "statement" runs one statement
+# with the function's exits (exits.emit_statement: a return or break under a run-time condition
+# guards the rest), "assign_item" writes `x[i] = v` into a container (containers.assign_item).
+HOOKS: dict[str, Callable[..., Any]] = {}
+
+
 @dataclass
 class Frame:
     """One function being emitted: the kernel itself or an inlined helper."""
@@ -85,6 +94,19 @@ class Frame:
     dynamic_depth: int = 0  # > 0 inside the body of a run-time `if`/`for`/`while`
     loops: list[Any] = field(default_factory=list)  # run-time loops around (paths.LoopExits)
     returns: list[Any] = field(default_factory=list)  # the value of every `return` emitted
+
+
+
+@dataclass(frozen=True, eq=False)
+class LocalFunction:
+    node: ast.Lambda | ast.FunctionDef
+    source: FunctionSource  # the function it was defined in
+    frame: Frame  # ... and its frame, whose names are read when the function is called
+    signature: inspect.Signature
+    name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by Python: in a static_eval
+        raise KernelOnlyCall(self.name)
 
 
 def _captured(value: Any) -> Any:
@@ -194,12 +216,10 @@ class Emitter:
         raise TileSyntaxError(messages[what])
 
     def block(self, body: list[ast.stmt]) -> None:
-        from tilelang.frontend import exits
-
         for i, node in enumerate(body):
             if self.frame.returned:
                 return
-            if exits.emit_statement(self, node, body[i + 1:]):
+            if HOOKS["statement"](self, node, body[i + 1:]):
                 return  # the rest was emitted under a run-time guard, or cannot be reached
 
     # ----- names ----------------------------------------------------------------------------
@@ -237,9 +257,7 @@ class Emitter:
         elif isinstance(target, ast.Starred):
             raise TileSyntaxError("starred assignment is not supported in a kernel")
         elif isinstance(target, ast.Subscript):
-            from tilelang.frontend.containers import assign_item
-
-            assign_item(self, self.expr(target.value), self.expr(target.slice), value)
+            HOOKS["assign_item"](self, self.expr(target.value), self.expr(target.slice), value)
         else:
             raise TileSyntaxError(
                 f"cannot assign to {_describe_node(target)}: tiles and arrays are immutable",

@@ -13,7 +13,7 @@ import ast
 from typing import Any
 
 from tilelang.errors import TileSyntaxError, TileTypeError, TileUnsupportedFeatureError
-from tilelang.frontend import control_flow, operators
+from tilelang.frontend import control_flow, emitter, operators
 from tilelang.frontend.carried import exact, is_static, join, same_constant
 from tilelang.frontend.emitter import Emitter, statement
 from tilelang.frontend.paths import (
@@ -151,3 +151,6 @@ def _same_kind(a: Any, b: Any) -> bool:
     if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(_same_kind(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and a is not None
+
+
+emitter.HOOKS["statement"] = emit_statement

@@ -16,6 +16,7 @@ from tilelang.frontend import (
     formatting,
     operators,
 )
+from tilelang.frontend import values as frontend_values
 from tilelang.frontend.calls import emit_call
 from tilelang.frontend.emitter import Emitter, expression
 from tilelang.frontend.semantics import describe
@@ -271,3 +272,6 @@ def _index_tile(tile: TileValue, index: Any) -> TileValue:
 
 
 __all__ = ["BINOPS", "COMPARES", "dt"]
+
+
+frontend_values.STATIC.matmul = matmul_operator  # static_eval's `a @ b`

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
-from dataclasses import dataclass
 from typing import Any
 
 from tilelang.errors import TileSyntaxError
@@ -19,24 +18,11 @@ from tilelang.frontend.emitter import (
     MAX_INLINE_DEPTH,
     Emitter,
     Frame,
+    LocalFunction,
     expression,
     recursion_error,
     statement,
 )
-from tilelang.frontend.source import FunctionSource
-from tilelang.language.stub import KernelOnlyCall
-
-
-@dataclass(frozen=True, eq=False)
-class LocalFunction:
-    node: ast.Lambda | ast.FunctionDef
-    source: FunctionSource  # the function it was defined in
-    frame: Frame  # ... and its frame, whose names are read when the function is called
-    signature: inspect.Signature
-    name: str
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by Python: in a static_eval
-        raise KernelOnlyCall(self.name)
 
 
 @expression(ast.Lambda)

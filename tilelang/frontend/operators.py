@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
+from tilelang.frontend import values as frontend_values
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
@@ -288,3 +289,7 @@ def _convert_constant(x: object, dtype: DType) -> bool | int | float:
     bits = 1 << dtype.bitwidth
     value = int(x) % bits  # type: ignore[call-overload]
     return value - bits if value > hi else value
+
+
+frontend_values.STATIC.binary = binary  # static_eval's `a + b`
+frontend_values.STATIC.compare = compare  # and `a < b`

@@ -14,13 +14,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tilelang.frontend.dataclass_values import is_instance, make_instance
-from tilelang.frontend.emitter import Frame
-
-if TYPE_CHECKING:
-    from tilelang.frontend.local_functions import LocalFunction
+from tilelang.frontend.emitter import Frame, LocalFunction
 
 DEFAULT, CAPTURE = "default ", "capture "
 
@@ -53,7 +50,6 @@ def describe_record(value: Any) -> str:
 
 
 def _is_local_function(value: Any) -> bool:
-    from tilelang.frontend.local_functions import LocalFunction  # it imports carried.py
 
     return isinstance(value, LocalFunction)
 
@@ -77,8 +73,6 @@ def _assemble_function(template: LocalFunction, parts: dict[str, Any]) -> LocalF
     params = [p.replace(default=parts[DEFAULT + p.name]) if p.default is not p.empty else p
               for p in template.signature.parameters.values()]
     captured = {k[len(CAPTURE):]: v for k, v in parts.items() if k.startswith(CAPTURE)}
-    from tilelang.frontend.local_functions import LocalFunction
-
     frame = Frame(template.source, captured, None)  # returned: holds the captured values only
     fn = LocalFunction(template.node, template.source, frame, inspect.Signature(params),
                        template.name)

@@ -179,7 +179,7 @@ def _bound_inside(node: ast.expr) -> set[str]:
 
 def _call(em: Emitter, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
     """A language function called by the static expression: pure ones emit their operation."""
-    from tilelang.frontend import builtins as registry
+    from tilelang.frontend.builtins import registry
 
     entry = registry.lookup(stub.STUBS[name]) if name in PURE else None
     if entry is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,13 +14,33 @@ from tilelang.language.dtypes import DType
 STATIC_EVALUATION = [0]  # > 0 while static_eval / static_iter run the user's Python
 
 
+def _not_installed(*args: Any) -> Any:
+    raise RuntimeError("the front end's static semantics are installed when tilelang.frontend "
+                       "is imported")
+
+
+@dataclass
+class StaticSemantics:
+    """What Python's operators, attributes and conversions do on tiles inside static_eval: the
+    front end's own functions, installed by the modules that define them (operators,
+    expressions, attributes, build), so that this module, which they all import, imports
+    none of them."""
+
+    binary: Callable[..., Any] = _not_installed
+    compare: Callable[..., Any] = _not_installed
+    matmul: Callable[..., Any] = _not_installed
+    attribute: Callable[..., Any] = _not_installed
+    constant_value: Callable[..., Any] = _not_installed
+
+
+STATIC = StaticSemantics()
+
+
 def _symbolic(name: str, reflected: bool = False, compare: bool = False) -> Any:
     def apply(self: TileValue, other: Any) -> Any:
         if not STATIC_EVALUATION[0] or not isinstance(other, TileValue | bool | int | float):
             return NotImplemented
-        from tilelang.frontend import operators
-
-        op = operators.compare if compare else operators.binary
+        op = STATIC.compare if compare else STATIC.binary
         return op(name, other, self) if reflected else op(name, self, other)
 
     return apply
@@ -29,18 +50,14 @@ def _symbolic_matmul(self: TileValue, other: Any) -> Any:
     """`a @ b` inside static_eval / static_iter emits the product (cuTile's matmul is pure)."""
     if not STATIC_EVALUATION[0] or not isinstance(other, TileValue):
         return NotImplemented
-    from tilelang.frontend.expressions import matmul_operator
-
-    return matmul_operator(self, other)
+    return STATIC.matmul(self, other)
 
 
 def _static_attribute(self: Any, name: str) -> Any:
     """Attributes (methods) read by Python inside static_eval: the front end's view of them."""
     if not STATIC_EVALUATION[0] or name.startswith("_"):
         raise AttributeError(name)
-    from tilelang.frontend.attributes import get_attribute
-
-    return get_attribute(self, name)
+    return STATIC.attribute(self, name)
 
 
 def _not_concrete(what: str, python: type) -> Any:
@@ -48,9 +65,7 @@ def _not_concrete(what: str, python: type) -> Any:
     message inside static_eval)."""
     def convert(self: TileValue) -> Any:
         if STATIC_EVALUATION[0]:
-            from tilelang.frontend.build import constant_value
-
-            known = constant_value(self)
+            known = STATIC.constant_value(self)
             if known is not None:
                 return python(known)
             raise ValueError(f"Symbolic tile has no concrete value and thus cannot be converted "
@@ -141,15 +156,11 @@ class ArrayValue:
     # read inside static_eval: compiled-in extents and strides are ints, others run-time scalars
     @property
     def shape(self) -> tuple[Any, ...]:
-        from tilelang.frontend.attributes import get_attribute
-
-        return get_attribute(self, "shape")  # type: ignore[no-any-return]
+        return STATIC.attribute(self, "shape")  # type: ignore[no-any-return]
 
     @property
     def strides(self) -> tuple[Any, ...]:
-        from tilelang.frontend.attributes import get_attribute
-
-        return get_attribute(self, "strides")  # type: ignore[no-any-return]
+        return STATIC.attribute(self, "strides")  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,10 +7,10 @@ from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_array
 from tilelang.frontend.builtins.gather import emit_gather, emit_scatter
 from tilelang.frontend.builtins.memory import _padding
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TileValue
 from tilelang.language import advanced as lang

@@ -6,8 +6,8 @@ from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_fits, check_shape, describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang

@@ -12,8 +12,8 @@ from tilelang.dialect import ops
 from tilelang.dialect.printing import Conversion
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.builtins.reduction import reduce_tiles
+from tilelang.frontend.builtins.registry import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.formatting import (
     Field,
     FormattedString,

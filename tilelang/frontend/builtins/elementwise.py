@@ -6,8 +6,8 @@ from typing import Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import build, operators, rounding_modes, semantics
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import elementwise as ew

@@ -14,8 +14,8 @@ from typing import Any
 from tilelang.dialect import ops
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_array
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt

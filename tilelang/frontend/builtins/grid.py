@@ -6,9 +6,9 @@ from typing import Any
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_array, as_tuple, const_int
 from tilelang.frontend.builtins.memory import tile_order
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, normalize_axis
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt

@@ -11,7 +11,7 @@ from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, semantics
-from tilelang.frontend.builtins import lowers
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
 from tilelang.language import dtypes as dt

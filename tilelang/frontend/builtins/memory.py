@@ -6,8 +6,8 @@ from typing import Any
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_array, as_tuple, index_scalar
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, describe
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt

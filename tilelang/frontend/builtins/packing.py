@@ -11,9 +11,9 @@ from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype, as_tile
 from tilelang.frontend.builtins.reduction import reduce_tiles
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
 from tilelang.language import dtypes as dt

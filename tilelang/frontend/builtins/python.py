@@ -7,7 +7,7 @@ from typing import Any
 
 from tilelang.errors import TileStaticAssertionError, TileTypeError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import lowers
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt

@@ -11,7 +11,6 @@ from typing import Any
 
 from tilelang.dialect import array_type, ops, parse_array_type
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_array
 from tilelang.frontend.builtins.gather import (
     emit_atomic_cas,
@@ -19,6 +18,7 @@ from tilelang.frontend.builtins.gather import (
     emit_scatter,
     rmw_emitter,
 )
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.values import ArrayValue, RawMemoryValue, TileValue, is_loose
 from tilelang.language import indexed
 from tilelang.language.views import Array, RawArrayMemory

@@ -17,8 +17,8 @@ from tilelang.errors import (
     TileValueError,
 )
 from tilelang.frontend import build, operators, semantics
-from tilelang.frontend.builtins import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.builtins.common import as_tile
+from tilelang.frontend.builtins.registry import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.local_functions import LocalFunction
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue, is_loose

@@ -8,8 +8,8 @@ from typing import Any
 from tilelang.dialect import ops, tensor_type
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
 from tilelang.frontend import build
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.common import as_dtype, as_tile, as_tuple, index_scalar
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, describe, normalize_axis
 from tilelang.frontend.values import TileValue
 from tilelang.language import dtypes as dt

@@ -6,9 +6,9 @@ from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators, semantics
-from tilelang.frontend.builtins import lowers
 from tilelang.frontend.builtins.grid import cdiv
 from tilelang.frontend.builtins.memory import _indices, _padding, _stored_value
+from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
