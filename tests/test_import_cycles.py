@@ -126,3 +126,13 @@ def test_lower_layers_do_not_import_higher_ones() -> None:
     wrong = [(m, t) for m, targets in graph.items() for low, high in rules.items()
              if m == low or m.startswith(low + ".") for t in targets if t.startswith(high)]
     assert not wrong, wrong
+
+
+def test_passes_ask_the_target_record_not_the_backend() -> None:
+    """Passes size shared memory and rings from tilelang/target.py (the backend reads it too):
+    no pass imports the backend, and the record imports no other tilelang module."""
+    graph = import_graph()
+    upward = sorted((a, b) for a, targets in graph.items() if a.startswith("tilelang.passes")
+                    for b in targets if b.startswith("tilelang.backend"))
+    assert upward == []
+    assert graph["tilelang.target"] == set()

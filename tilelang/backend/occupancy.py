@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tilelang.target import RESERVED_SHARED, target
+
 # Per SM, from the CUDA C programming guide's "Technical Specifications per Compute Capability"
 # and cuda_occupancy.h. Shared memory per SM is the largest carve-out.
 WARP = 32
@@ -14,7 +16,6 @@ REGISTERS_PER_THREAD = 255  # what ptxas may allocate
 REGISTER_UNIT = 256  # registers are allocated per warp in units of 256 (8 per thread)
 SUB_PARTITIONS = 4  # each quarter of the SM holds a quarter of the registers and its own warps
 SHARED_UNIT = 128  # shared memory is allocated per block in units of 128 bytes
-RESERVED_SHARED = 1024  # the driver's own shared memory in every block (sm_80 and later)
 MAX_THREADS_PER_BLOCK = 1024
 
 
@@ -26,12 +27,8 @@ class SmLimits:
     shared_per_block: int  # most a block may ask for, with the opt-in attribute (bytes)
 
 
-LIMITS = {
-    "sm_80": SmLimits(2048, 32, 164 * 1024, 163 * 1024),
-    "sm_86": SmLimits(1536, 16, 100 * 1024, 99 * 1024),
-    "sm_89": SmLimits(1536, 24, 100 * 1024, 99 * 1024),
-    "sm_90": SmLimits(2048, 32, 228 * 1024, 227 * 1024),
-}
+LIMITS = {arch: SmLimits(t.threads_per_sm, t.blocks_per_sm, t.shared_per_sm, t.shared_per_block)
+          for arch in ("sm_80", "sm_86", "sm_89", "sm_90") for t in [target(arch)]}
 
 
 @dataclass(frozen=True)

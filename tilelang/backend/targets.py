@@ -5,18 +5,17 @@ from __future__ import annotations
 import re
 
 from tilelang.errors import TileValueError
+from tilelang.target import DEFAULT_SHARED_LIMIT, target
+from tilelang.target import SUPPORTED as TARGETS
 
+__all__ = ["DEFAULT_SHARED_LIMIT", "MAX_SHARED_PER_BLOCK", "SUPPORTED", "assembly_arch",
+           "check_arch"]
+
+# The figures live in the target record (tilelang/target.py); these tables are its views.
 # Oldest PTX ISA that supports each target (PTX ISA release notes); +ptx80 covers sm_80..sm_90a.
-SUPPORTED = {"sm_80": "+ptx80", "sm_86": "+ptx80", "sm_89": "+ptx80", "sm_90": "+ptx80",
-             "sm_90a": "+ptx80"}
-
-
-# Most shared memory one block may use (bytes, with the kernel's opt-in attribute set): CUDA C
-# programming guide, "Technical Specifications per Compute Capability".
-MAX_SHARED_PER_BLOCK = {"sm_80": 166912, "sm_86": 101376, "sm_89": 101376, "sm_90": 232448,
-                        "sm_90a": 232448}
-# Without the opt-in attribute a launch may use this much dynamic shared memory.
-DEFAULT_SHARED_LIMIT = 48 * 1024
+SUPPORTED = {arch: target(arch).ptx_features for arch in TARGETS}
+# Most shared memory one block may use (bytes, with the kernel's opt-in attribute set).
+MAX_SHARED_PER_BLOCK = {arch: target(arch).shared_per_block for arch in TARGETS}
 
 
 def check_arch(arch: str) -> tuple[str, str]:

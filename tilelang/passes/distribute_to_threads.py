@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import mlir.ir as ir
 from mlir.dialects import arith, gpu
 
-from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
@@ -37,6 +36,7 @@ from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.addressing import SHARED_SYMBOL
 from tilelang.passes.simt.context import Lowering, ordered_accesses
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR, tensor_maps_json
+from tilelang.target import target
 
 NAME = "tile-distribute-to-threads"
 SHARED_BYTES_ATTR = "tile.shared_bytes"  # on each gpu.func: the dynamic shared memory it needs
@@ -90,7 +90,7 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
     spec = warp_specialize.plan(kernel, chip, num_warps, tma) if specialize else None
     if spec is not None:
         lw = _lower_function(kernel, container, chip, tma, spec)
-        if lw.shared_bytes <= MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT):
+        if lw.shared_bytes <= target(chip).shared_per_block:
             return lw
         lw.func.operation.erase()  # its ring past the other buffers does not fit: thread 0 fills it
     lw = _lower_function(kernel, container, chip, tma, None)
@@ -149,7 +149,7 @@ def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value])
 
 
 def _check_shared(kernel: str, size: int, location: ir.Location | None, chip: str) -> None:
-    limit = MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT)
+    limit = target(chip).shared_per_block
     if size > limit:
         raise TileUnsupportedFeatureError(
             f"kernel {kernel} needs {size} bytes of shared memory here; a block on {chip} can "

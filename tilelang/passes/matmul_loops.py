@@ -23,14 +23,13 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.backend.occupancy import LIMITS, RESERVED_SHARED
-from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.layout.mma import split_warps
 from tilelang.passes.ir_utils import defining_op, has_effects, kernel_occupancy, name
+from tilelang.target import target
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
 MAX_STAGES = 8  # more stages: more bytes in flight (memory-bound shapes gain most)
@@ -110,10 +109,10 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return None
     stage = (bm * bk + bk * bn) * itemsize
     # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
-    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - 16 * MAX_STAGES
+    limit = target(arch).shared_per_block - 1024 - 16 * MAX_STAGES
     occupancy = kernel_occupancy(loop)
-    if occupancy > 1 and arch in LIMITS:  # the hint: that many blocks share an SM's memory
-        per_block = LIMITS[arch].shared // occupancy - RESERVED_SHARED
+    if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
+        per_block = target(arch).shared_for(occupancy)
         limit = min(limit, per_block - 1024 - 16 * MAX_STAGES)
     stages = min(MAX_STAGES, limit // stage)
     if stages < MIN_STAGES[engine]:

@@ -28,8 +28,6 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.backend.occupancy import LIMITS, RESERVED_SHARED
-from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
@@ -42,6 +40,7 @@ from tilelang.passes.ir_utils import (
     name,
     scalar_slice,
 )
+from tilelang.target import target
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
 MAX_STAGES = 4  # these loops compute between their loads: a few stages cover the latency
@@ -141,12 +140,12 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         return None
     # the body's own shared-memory conversions go below the ring: how much they need is known
     # once they are placed (tile-assign-layouts), so the count of stages is settled then
-    limit = MAX_SHARED_PER_BLOCK.get(arch, DEFAULT_SHARED_LIMIT) - 1024 - once
+    limit = target(arch).shared_per_block - 1024 - once
     if limit // offset < MIN_STAGES:  # the same answer before and after the conversions
         return None
     occupancy = kernel_occupancy(loop)
-    if occupancy > 1 and arch in LIMITS:  # the hint: that many blocks share an SM's memory
-        limit = min(limit, LIMITS[arch].shared // occupancy - RESERVED_SHARED - 1024 - once)
+    if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
+        limit = min(limit, target(arch).shared_for(occupancy) - 1024 - once)
     stages = max(MIN_STAGES, min(MAX_STAGES, (limit - _scratch_bytes(inner)) // offset))
     order = {op: i for i, op in enumerate(inner)}
     return StagedLoop(loop, tuple(mmas), tuple(sorted(index_ops, key=order.__getitem__)),

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, nvvm, scf
 
-from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, MAX_SHARED_PER_BLOCK
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
 from tilelang.layout import wgmma
@@ -54,6 +53,7 @@ from tilelang.passes.simt.staged_loop import with_panels
 from tilelang.passes.simt.tma_ring import TmaRing
 from tilelang.passes.simt.values import i32, i64
 from tilelang.passes.staged_loops import StagedLoop, staged_loop
+from tilelang.target import target
 
 PRODUCER_WARPS = wgmma.WARPGROUP
 MIN_TILE_LOOP_STAGES = 3  # fewer, and the copies run too little ahead to pay
@@ -227,7 +227,7 @@ def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
         elif name(op) == "tile.store" and tma_stores.STORE_ATTR in op.attributes:
             scratch = max(scratch, tma_stores.shared_bytes(op))
     offset = (scratch + 1023) // 1024 * 1024
-    limit = MAX_SHARED_PER_BLOCK.get(chip, DEFAULT_SHARED_LIMIT) - 1024 - offset - \
+    limit = target(chip).shared_per_block - 1024 - offset - \
         loop.after_bytes
     return limit // (loop.stage_bytes + tma_ring.barrier_bytes(1))
 
