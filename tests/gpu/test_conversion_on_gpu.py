@@ -11,6 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tilelang.backend.assemble import to_cubin
 from tilelang.interface.specs import ArraySpec
 from tilelang.language import dtypes as dt
 from tilelang.layout import from_text, padded_shape
@@ -43,7 +44,7 @@ def run_layouts(a, b, shape: tuple[int, ...], dtype: str, num_warps: int) -> Non
     ours, theirs = DTYPES[dtype]
     kernel = convert_kernel_ptx(a, b, shape, ours, num_warps)
     device = torch.cuda.current_device()
-    cubin = binary.to_cubin(kernel.ptx, "sm_90")
+    cubin = to_cubin(kernel.ptx, "sm_90")
     loaded = binary.load(KERNEL, kernel.ptx, cubin, device, kernel.shared_bytes)
     spec = ArraySpec(ours, len(shape), (False,) * (len(shape) - 1) + (True,), ours.itemsize)
     launcher = Launcher(loaded, (spec, spec), kernel.threads)

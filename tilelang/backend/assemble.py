@@ -1,5 +1,6 @@
-"""Backend: PTX to cubin (ptxas when installed, else nvJitLink through cuda.core) and per-kernel
-resources."""
+"""Backend: PTX to cubin, the one place it is assembled: `to_cubin` for launches and export
+(nvJitLink through cuda.core), `assemble` with the resource log (ptxas when installed, else
+nvJitLink with -v); and the per-kernel resources read from that log."""
 
 from __future__ import annotations
 
@@ -41,6 +42,18 @@ class Resources:
     @property
     def limited_by(self) -> str | None:
         return None if self.occupancy is None else self.occupancy.limited_by
+
+
+def to_cubin(ptx: str, arch: str) -> bytes | None:
+    """PTX to cubin through cuda.core (nvJitLink); None if that is unavailable here."""
+    from tilelang.cuda_compat import Program, ProgramOptions
+
+    arch = assembly_arch(ptx, arch)  # sm_90a for PTX that uses wgmma
+    try:
+        code = Program(ptx, "ptx", options=ProgramOptions(arch=arch)).compile("cubin")
+        return bytes(code.code)
+    except Exception:
+        return None
 
 
 def assemble(ptx: str, arch: str) -> tuple[bytes, str]:

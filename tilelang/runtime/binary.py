@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.backend.targets import DEFAULT_SHARED_LIMIT, assembly_arch
-from tilelang.cuda_compat import Device, ObjectCode, Program, ProgramOptions, driver
+from tilelang.backend.targets import DEFAULT_SHARED_LIMIT
+from tilelang.cuda_compat import Device, ObjectCode, driver
 from tilelang.errors import TileCompilerExecutionError, TileUnsupportedFeatureError
 
 
@@ -93,16 +93,6 @@ def _libcuda() -> Any:
 def device_arch(ordinal: int) -> str:
     major, minor = Device(ordinal).compute_capability
     return f"sm_{major}{minor}"
-
-
-def to_cubin(ptx: str, arch: str) -> bytes | None:
-    """PTX to cubin through cuda.core (nvJitLink); None if that is unavailable here."""
-    arch = assembly_arch(ptx, arch)  # sm_90a for PTX that uses wgmma
-    try:
-        code = Program(ptx, "ptx", options=ProgramOptions(arch=arch)).compile("cubin")
-        return bytes(code.code)
-    except Exception:
-        return None
 
 
 def load(name: str, ptx: str | None, cubin: bytes | None, ordinal: int,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilelang import settings
+from tilelang.backend.assemble import to_cubin
 from tilelang.interface.kernel import Kernel
 from tilelang.interface.specs import ConstSpec, ParamSpec
 from tilelang.runtime import binary, disk_cache
@@ -99,8 +100,8 @@ def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> 
 def build(job: BuildJob, assemble: Any = None) -> Built:
     """PTX and cubin of a job: from the disk cache, or compiled now (and stored there).
 
-    `assemble(ptx, arch)` makes the cubin (default `binary.to_cubin`); compile workers pass one
-    that needs no GPU and may give None, left to `install`."""
+    `assemble(ptx, arch)` makes the cubin (default `backend.assemble.to_cubin`); compile workers
+    pass one that needs no GPU and may give None, left to `install`."""
     cached = disk_cache.load(job.key)
     if cached is not None:
         meta, ptx, cubin = cached
@@ -114,7 +115,7 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
             "shared_bytes": compiled.metadata.get("shared_bytes", 0),
             "tensor_maps": compiled.metadata.get("tensor_maps", []),
             "block_threads": compiled.metadata.get("block_threads")}
-    cubin = (assemble or binary.to_cubin)(ptx, job.native_arch)
+    cubin = (assemble or to_cubin)(ptx, job.native_arch)
     disk_cache.store(job.key, meta, ptx, cubin)
     return Built(meta, ptx, cubin, "compiled")
 
@@ -122,7 +123,7 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
 def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launcher:
     """Load a built specialization on the device and remember it in the kernel's cache."""
     if built.cubin is None:  # a worker could not assemble it: do it here (and keep it)
-        built.cubin = binary.to_cubin(built.ptx, job.native_arch)
+        built.cubin = to_cubin(built.ptx, job.native_arch)
         if built.cubin is not None:
             disk_cache.store(job.key, built.meta, built.ptx, built.cubin)
     shared = int(built.meta.get("shared_bytes", 0))

@@ -128,13 +128,13 @@ def gpu_free_assembler() -> tuple[str, Any]:
         import tilelang.backend.assemble  # noqa: F401  (imported once, before the fork)
 
         return "ptxas", _with_ptxas
-    from tilelang.runtime import binary
+    from tilelang.backend.assemble import to_cubin
 
     with contextlib.suppress(Exception):  # cuda.core decides on nvJitLink (asking the driver
         from cuda.core import _linker  # its version) once per process: here, not in a fork
 
         _linker._decide_nvjitlink_or_driver()
-    return "nvjitlink", binary.to_cubin
+    return "nvjitlink", to_cubin
 
 
 def _with_ptxas(ptx: str, arch: str) -> bytes | None:
