@@ -4,13 +4,13 @@ arguments, and a specialization compiled cold while others launch warm is compil
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import tilelang as ct
+from tilelang.testing.threads import in_threads as run_in_threads
 
 torch = pytest.importorskip("torch")
 
@@ -40,27 +40,7 @@ def negate(x, y, B: ct.Constant[int]):
 
 
 def in_threads(work: Callable[[int], Any], count: int = THREADS) -> list[Any]:
-    """Run work(0) ... work(count - 1) in threads released together; their results, or raise
-    the first exception one of them raised."""
-    start = threading.Barrier(count)
-    results: list[Any] = [None] * count
-    errors: list[BaseException] = []
-
-    def body(t: int) -> None:
-        try:
-            start.wait()
-            results[t] = work(t)
-        except BaseException as e:  # handed to the test's thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=body, args=(t,)) for t in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
+    return run_in_threads(work, count)
 
 
 def own_input(t: int, dtype: Any = None) -> Any:

@@ -4,7 +4,6 @@ threads launch it, or another one, warm is compiled once and never seen half bui
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.threads import in_threads as run_in_threads
 
 THREADS = 8
 N = 65536
@@ -52,27 +52,7 @@ def fail_in_block(k):
 
 
 def in_threads(work: Callable[[int], Any], count: int = THREADS) -> list[Any]:
-    """Run work(0) ... work(count - 1) in threads released together; their results, or raise
-    the first exception one of them raised."""
-    start = threading.Barrier(count)
-    results: list[Any] = [None] * count
-    errors: list[BaseException] = []
-
-    def body(t: int) -> None:
-        try:
-            start.wait()
-            results[t] = work(t)
-        except BaseException as e:  # handed to the test's thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=body, args=(t,)) for t in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
+    return run_in_threads(work, count)
 
 
 def own_input(t: int) -> np.ndarray:

@@ -270,3 +270,15 @@ def run_seed(job: tuple[int, tuple[str, ...]]) -> tuple[int, list[str], list[str
     report = check(generate(seed), sides)
     ran = [s for s, o in report.outcomes.items() if o.error is None]
     return seed, report.mismatches, ran
+
+
+def failures(seeds: range, sides: tuple[str, ...]) -> dict[int, list[str]]:
+    """Seed -> mismatches, for every failing program of `seeds` (the tiers' bounded runs)."""
+    from tilelang.testing.fuzz.generate import generate
+
+    found = {}
+    for seed in seeds:
+        report = check(generate(seed), sides)
+        if not report.ok:
+            found[seed] = report.mismatches
+    return found
