@@ -1,7 +1,7 @@
 # Common tasks; each assumes the virtual environment of the README (.venv).
 PY ?= .venv/bin/python
 
-.PHONY: setup test test-gpu lint samples bench fuzz fuzz-gpu
+.PHONY: setup test test-gpu lint samples bench fuzz fuzz-gpu docs docs-serve
 
 setup:
 	python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'
@@ -17,6 +17,13 @@ fuzz:
 
 fuzz-gpu:
 	$(PY) -m tilelang.testing.fuzz --count 20000 --gpu
+
+# the documentation site (mkdocs.yml) into site/; needs the docs extra: pip install -e '.[docs]'
+docs:
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
+docs-serve:
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve
 
 lint:
 	$(PY) -m ruff check tilelang tests samples benchmarks
