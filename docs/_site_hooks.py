@@ -14,10 +14,45 @@ import re
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
+from pymdownx.superfences import highlight_validator
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTERNAL = ["dialect/README.md", "dialect/tile.irdl.mlir", "benchmarks/README.md", "samples/*.py"]
 LINK = re.compile(r"(\]\()([^)\s#]+)(#[^)\s]*)?(\))")
+# the tags of ```python blocks (docs/index.md, "Code blocks"; tests/test_docs.py runs them)
+TAGS = {
+    "fragment": "a fragment",
+    "gpu": "needs an NVIDIA GPU",
+    "continued": "continues the blocks above",
+}
+
+
+def _python_validator(language, inputs, options, attrs, md) -> bool:
+    """Accept ```python fragment / gpu / continued; the tags become the block's title."""
+    tags = [k for k in inputs if k in TAGS]
+    if tags:
+        options["title"] = "python: " + ", ".join(TAGS[k] for k in tags)
+    rest = {k: v for k, v in inputs.items() if k not in TAGS}
+    return highlight_validator(language, rest, options, attrs, md)
+
+
+def _python_format(src, language, class_name, options, md, **kwargs) -> str:
+    """Highlight as every other block is."""
+    return md.preprocessors["fenced_code_block"].highlight(
+        src=src, language=language, options=options, md=md, **kwargs
+    )
+
+
+def on_config(config):
+    """Python blocks take the docs' tags (superfences rejects unknown options otherwise)."""
+    fence = {
+        "name": "python",
+        "class": "highlight",
+        "validator": _python_validator,
+        "format": _python_format,
+    }
+    config.mdx_configs.setdefault("pymdownx.superfences", {})["custom_fences"] = [fence]
+    return config
 
 
 def on_files(files: Files, config) -> Files:
@@ -31,12 +66,12 @@ def on_files(files: Files, config) -> Files:
 
 def _repo_path(src_uri: str) -> str:
     """The repository path of a site file."""
-    return src_uri[len("repo/"):] if src_uri.startswith("repo/") else f"docs/{src_uri}"
+    return src_uri[len("repo/") :] if src_uri.startswith("repo/") else f"docs/{src_uri}"
 
 
 def _site_path(repo_path: str) -> str:
     """The site path of a repository file."""
-    return repo_path[len("docs/"):] if repo_path.startswith("docs/") else f"repo/{repo_path}"
+    return repo_path[len("docs/") :] if repo_path.startswith("docs/") else f"repo/{repo_path}"
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
