@@ -6,7 +6,7 @@ from __future__ import annotations
 try:
     from cuda.core import Device, ObjectCode, Program, ProgramOptions
 except ImportError:  # pragma: no cover - older cuda.core
-    from cuda.core.experimental import Device, ObjectCode, Program, ProgramOptions  # type: ignore
+    from cuda.core.experimental import Device, ObjectCode, Program, ProgramOptions
 
 from cuda.bindings import driver
 

@@ -30,7 +30,8 @@ def hide_internal_frames(error: BaseException) -> bool:
     error.__suppress_context__ = True
     if settings.frontend_debug():
         return True
-    kept, hidden = [], []
+    kept: list[types.TracebackType] = []
+    hidden: list[types.TracebackType] = []
     tb = error.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import mlir.ir as ir
 
 from tilelang.dialect.types import mlir_type
 from tilelang.language.dtypes import DType
 
-AttrValue = int | float | str | bool | Sequence[int] | ir.Attribute
+AttrValue: TypeAlias = int | float | str | bool | Sequence[int] | ir.Attribute
 
 
 def create(

@@ -238,7 +238,7 @@ PADDING = {
 }
 
 
-def padding_value(mode: str, dtype: np.dtype) -> object:
+def padding_value(mode: str, dtype: np.dtype) -> bool | int | float:
     value = PADDING[mode]
     if dtype.kind in "iu":  # infinities saturate to the integer range
         info = np.iinfo(dtype)

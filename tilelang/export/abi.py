@@ -90,9 +90,9 @@ def parameter_block(names: tuple[str, ...], signature: tuple[ParamSpec, ...],
 
 def _roles(leaf: Any) -> list[tuple[str, int | None, str]]:
     if isinstance(leaf, ArraySpec):
-        return ([("data", None, leaf.dtype.name)] +
-                [("shape", d, "int64") for d in range(leaf.ndim)] +
-                [("stride", d, "int64") for d in range(leaf.ndim)])
+        return [("data", None, leaf.dtype.name),
+                *[("shape", d, "int64") for d in range(leaf.ndim)],
+                *[("stride", d, "int64") for d in range(leaf.ndim)]]
     dtype: DType = leaf.dtype
     return [("scalar", None, dtype.name)]
 

@@ -182,6 +182,7 @@ def _has_description(obj: Any) -> bool:
 def _array_stand_in(desc: Array) -> np.ndarray:
     """A NumPy view whose facts (unit strides, alignment, known extents and strides) are
     exactly the description's: unknown extents are 2, so that every axis moves."""
+    assert desc.unit_stride is not None and desc.align is not None, "set by __post_init__"
     size = desc.dtype.itemsize
     moving = max(2, desc.align // size)  # a non-unit stride, in elements, of `align` bytes
     shape = tuple(2 if s is None else s for s in desc.shape or (None,) * desc.ndim)

@@ -76,6 +76,7 @@ def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | 
     compiled = compile_signature(k.fn, signature, CompileOptions(
         k.options.num_warps, arch, occupancy=k.options.occupancy, tma=False))
     num_warps = compiled.options.num_warps
+    assert num_warps is not None, "compile_signature settles the number of warps"
     shared = int(compiled.metadata.get("shared_bytes", 0))
     _check_shared(compiled.name, arch, shared)
     ptx = compiled.ptx or ""
@@ -87,14 +88,15 @@ def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | 
                     num_warps=num_warps, shared=shared, names=compiled.param_names,
                     signature=signature, block=block, files=files, resources=resources,
                     version=tilelang.__version__)
-    _write(directory / files["ptx"], ptx.encode())
+    ptx_path, json_path, header_path = (directory / f"{name}{ext}"
+                                        for ext in (".ptx", ".json", ".h"))
+    _write(ptx_path, ptx.encode())
     if assemble:
         _write(directory / f"{name}.cubin", compiled.metadata["cubin"])
-    _write(directory / files["json"], (json.dumps(desc, indent=2) + "\n").encode())
-    _write(directory / files["header"], header_text(desc).encode())
-    return Exported(directory, directory / files["header"], directory / files["json"],
-                    directory / files["ptx"], directory / f"{name}.cubin" if assemble else None,
-                    desc)
+    _write(json_path, (json.dumps(desc, indent=2) + "\n").encode())
+    _write(header_path, header_text(desc).encode())
+    return Exported(directory, header_path, json_path, ptx_path,
+                    directory / f"{name}.cubin" if assemble else None, desc)
 
 
 def _export_name(name: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import mlir.ir as ir
 
 from tilelang.dialect import ops, tensor_type
@@ -9,12 +11,13 @@ from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import semantics
 from tilelang.frontend import values as frontend_values
 from tilelang.frontend.semantics import Scalar, describe
-from tilelang.frontend.values import TileValue, is_loose
+from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
 
-def op(name: str, operands: list[TileValue], dtype: DType, shape: tuple[int, ...], **attrs):
+def op(name: str, operands: Sequence[TileValue | ArrayValue], dtype: DType, shape: tuple[int, ...],
+       **attrs: ops.AttrValue) -> TileValue:
     """Emit `tile.<name>` on tile values, returning its single result as a TileValue."""
     semantics.check_tile_size(shape, "the result tile shape")  # broadcasts and products too
     result = ops.create(name, [v.value for v in operands], [tensor_type(shape, dtype)], **attrs)
@@ -35,7 +38,7 @@ def to_tile(value: object, dtype: DType | None = None) -> TileValue:
     if isinstance(value, TileValue):
         return value if dtype is None else cast(value, dtype)
     if is_loose(value):
-        return constant(value, dtype or semantics.constant_dtype(value))  # type: ignore[arg-type]
+        return constant(value, dtype or semantics.constant_dtype(value))
     raise TileTypeError(f"expected a tile or a number, got {describe(value)}")
 
 
@@ -86,7 +89,8 @@ def bool_of(value: TileValue) -> TileValue:
     return op("cmp", [value, zero], dt.bool_, value.shape, predicate="ne")
 
 
-def elementwise(name: str, operands: list[TileValue], dtype: DType | None = None, **attrs):
+def elementwise(name: str, operands: list[TileValue], dtype: DType | None = None,
+                **attrs: ops.AttrValue) -> TileValue:
     """Emit an element-wise op on operands already of one dtype and shape."""
     first = operands[0]
     folded = _fold(name, operands, dtype or first.dtype, attrs)

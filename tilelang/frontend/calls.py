@@ -8,6 +8,7 @@ import enum
 import inspect
 import math
 import types
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -34,8 +35,9 @@ from tilelang.language.stub import stub_name
 
 def emit_call(em: Emitter, node: ast.Call) -> Any:
     callee = em.expr(node.func)
-    if stub_name(callee) in static.KEYWORDS:
-        return static.emit(em, stub_name(callee), node)
+    keyword = stub_name(callee)
+    if keyword is not None and keyword in static.KEYWORDS:
+        return static.emit(em, keyword, node)
     if stub_name(callee) == "static_iter":
         static.require_direct(em, node.func, "static_iter")
         raise TileSyntaxError("static_iter() is only allowed as iterable in a `for` loop, i.e. "
@@ -110,7 +112,7 @@ def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str
         return dataclass_values.call_method(em, callee, args, kwargs)
     if callee is dataclasses.replace:
         return dataclass_values.replace(em, args[0] if args else None, args[1:], kwargs)
-    if isinstance(callee, enum.EnumMeta):
+    if isinstance(callee, type) and issubclass(callee, enum.Enum):  # an Enum class
         return dataclass_values.call_enum(callee, args, kwargs)
     if dataclass_values.is_dataclass_type(callee):
         return dataclass_values.construct(em, callee, args, kwargs)
@@ -122,7 +124,10 @@ def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str
             raise TileTypeError(f"dict.{callee.__name__}() takes compile-time constant "
                                 "positional arguments")
         result = fold(callee, *args)
-        return result if callee.__name__ == "get" else tuple(result)  # views become tuples
+        if callee.__name__ == "get":
+            return result
+        assert isinstance(result, Iterable), "keys(), values() and items() give views"
+        return tuple(result)  # views become tuples
     return NOT_HANDLED
 
 
@@ -158,7 +163,7 @@ def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> T
         raise TileTypeError(f"Invalid argument type for {dtype.name}: {describe(value)}")
     if isinstance(value, TileValue) and value.shape:
         raise TileTypeError(f"{dtype.name}() takes a scalar, got {describe(value)}")
-    return astype(value, dtype)  # type: ignore[return-value]
+    return astype(value, dtype)
 
 
 def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:

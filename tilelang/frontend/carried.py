@@ -12,7 +12,7 @@ import dataclasses
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
 
@@ -30,8 +30,11 @@ from tilelang.frontend.values import (
 )
 from tilelang.language.dtypes import DType
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 # Values made of other values and static fields, carried field by field.
-WRAPPERS: tuple[type, ...] = (TiledViewValue, RawMemoryValue) + (
+WRAPPERS: tuple[type[DataclassInstance], ...] = (TiledViewValue, RawMemoryValue) + (
     (values.ListValue,) if hasattr(values, "ListValue") else ()
 )
 
@@ -364,7 +367,9 @@ def rebuild(skel: Skeleton, it: Iterator[ir.Value]) -> Any:
         return dataclasses.replace(skel.template, **fields)
     if isinstance(skel, Record):
         parts = {n: rebuild(s, it) for n, s in skel.parts}
-        if all(parts[n] is v for n, v in records.split(skel.template)[1].items()):
+        split = records.split(skel.template)
+        assert split is not None, "a Record's template is a record"
+        if all(parts[n] is v for n, v in split[1].items()):
             return skel.template  # nothing differs: the record itself (a live closure stays so)
         return records.assemble(skel.template, parts)
     return tuple(rebuild(s, it) for s in skel)

@@ -14,7 +14,7 @@ import ast
 import contextlib
 import inspect
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +32,14 @@ from tilelang.frontend.paths import always_exits
 from tilelang.frontend.source import FunctionSource, parse_function
 from tilelang.frontend.values import TileValue, is_loose
 
+
 # Every function decorated with @contextlib.contextmanager shares this code object.
-_HELPER_CODE = contextlib.contextmanager(lambda: (yield)).__code__
+@contextlib.contextmanager
+def _any_context_manager() -> Iterator[None]:
+    yield
+
+
+_HELPER_CODE = _any_context_manager.__code__
 
 
 def is_contextmanager(fn: Any) -> bool:
@@ -83,7 +89,7 @@ _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDi
 
 def create(fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """Call a @contextmanager function: bind its arguments, run nothing yet (as Python)."""
-    gen = fn.__wrapped__
+    gen = fn.__wrapped__  # type: ignore[attr-defined]  # set by functools.wraps; not in typeshed
     bound = bind(gen.__name__, inspect.signature(gen, follow_wrapped=False), args, kwargs)
     bound.apply_defaults()
     return GeneratorContextManager(gen, dict(bound.arguments), list(args), dict(kwargs))
@@ -163,7 +169,9 @@ def _run(em: Emitter, body: list[ast.stmt], point: ast.Expr) -> Iterator[Any]:
     stmt = body[i]
     if stmt is point:
         with em.at(point):
-            value = None if point.value.value is None else em.expr(point.value.value)
+            yielded = point.value
+            assert isinstance(yielded, ast.Yield), "_yield_point finds a `yield` statement"
+            value = None if yielded.value is None else em.expr(yielded.value)
         yield value
     else:  # a `with` holding the `yield`
         assert isinstance(stmt, ast.With)
@@ -230,7 +238,7 @@ def _expr_yields(node: ast.AST | None) -> list[ast.AST]:
     return [] if node is None else [n for n in _own_nodes([node]) if isinstance(n, ast.Yield)]
 
 
-def _own_nodes(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+def _own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
     """The nodes under `nodes`, not those of nested functions, lambdas and classes."""
     stack = list(nodes)
     while stack:

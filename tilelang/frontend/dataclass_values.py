@@ -87,7 +87,7 @@ def construct(em: Any, cls: type, args: list[Any], kwargs: dict[str, Any]) -> An
 
 def make_instance(cls: type, fields: dict[str, Any]) -> Any:
     """An instance of `cls` holding `fields`, made without running its `__init__`."""
-    instance = object.__new__(cls)
+    instance: object = object.__new__(cls)
     for name, value in fields.items():
         object.__setattr__(instance, name, value)
     return instance

@@ -88,7 +88,9 @@ def _guard(em: Emitter, rest: list[ast.stmt]) -> None:
     alone may be set, the paths that skip `rest` are those where it is."""
     first = rest[0]
     with em.at(first):
-        stay = operators.logical_not(exit_state(em.scope))
+        state = exit_state(em.scope)
+        assert isinstance(state, TileValue), "no flag is True and one is set at run time"
+        stay = operators.logical_not(state)
         node = ast.copy_location(ast.If(test=ast.Constant(True), body=rest, orelse=[]), first)
         cleared = {f: False for f in FLAGS if f in em.scope}
         maybe = [f for f in FLAGS if isinstance(em.scope.get(f), TileValue)]

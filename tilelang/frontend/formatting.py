@@ -130,7 +130,7 @@ def _dataclass_repr(value: Any, em: Emitter | None) -> Text:
     custom = _user_method(cls, "__repr__")
     if custom:
         return _call_text(em, custom, value)
-    if not cls.__dataclass_params__.repr:  # type: ignore[attr-defined]
+    if not cls.__dataclass_params__.repr:
         return f"<{cls.__name__} object>"
     fields = [concat(f"{f.name}=", to_repr(getattr(value, f.name), em))
               for f in dataclasses.fields(cls) if f.repr]
@@ -264,8 +264,9 @@ def _field(em: Emitter, node: ast.FormattedValue) -> Text:
     if node.conversion != -1:
         raise TileSyntaxError("f-string: !r, !s, !a conversions are not supported")
     spec = None
-    if node.format_spec is not None and node.format_spec.values:
-        values = node.format_spec.values
+    format_spec = node.format_spec  # a JoinedStr, when given
+    if isinstance(format_spec, ast.JoinedStr) and format_spec.values:
+        values = format_spec.values
         if len(values) != 1 or not isinstance(values[0], ast.Constant):
             raise TileSyntaxError("f-string: format spec must be a literal string")
         spec = str(values[0].value)

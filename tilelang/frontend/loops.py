@@ -64,6 +64,21 @@ class Header:
     test: ast.expr | None = None  # `while`: the condition
     runtime_step: bool = False  # `for`: the step is known only at run time (of either sign)
 
+    def range(self) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """A `for` loop's bounds: lb, ub, step."""
+        assert self.bounds is not None, "only a `for` loop has bounds"
+        return self.bounds
+
+    def bind_target(self, scope: dict[str, Any], counter: TileValue | None) -> None:
+        """Set a `for` loop's variable in `scope` from the loop's counter."""
+        assert self.target is not None and self.bind is not None and counter is not None
+        scope[self.target] = self.bind(counter)
+
+    def condition(self) -> ast.expr:
+        """A `while` loop's test."""
+        assert self.test is not None, "only a `while` loop has a test"
+        return self.test
+
 
 @dataclass
 class _Round:
@@ -107,7 +122,7 @@ def emit_loop(em: Emitter, node: ast.For | ast.While, header: Header) -> None:
 
 def _initial_slots(before: dict, names: list[str], early: bool) -> list[tuple[str, Skeleton]]:
     """Names defined before the loop and assigned in it, and the flags that end it early."""
-    slots = []
+    slots: list[tuple[str, Skeleton]] = []
     for name in names:
         if name in (BREAK, RETURN) and early:
             slots.append((name, CarriedType(dt.bool_, ())))  # set at run time, in general
@@ -191,15 +206,17 @@ def _emit_round(em: Emitter, node: ast.For | ast.While, header: Header, before: 
     exits = LoopExits(header.kind)
     inits = [v for name, skel in slots for v in fitting_leaves(name, skel, before.get(name))]
     types = [t for _, skel in slots for t in mlir_types(skel)]
+    counter: TileValue | None
     if header.kind == "for" and not early:
-        loop = scf.ForOp(*header.bounds, inits)
+        loop = scf.ForOp(*header.range(), inits)
         block, args = loop.body, list(loop.body.arguments)[1:]
         counter = TileValue(loop.induction_variable, header.counter_dtype, ())
         normal_exit = True
     else:
         counted = header.kind == "for"
         if counted:  # scf.while carries the counter first
-            inits, types = [header.bounds[0], *inits], [header.bounds[0].type, *types]
+            lb = header.range()[0]
+            inits, types = [lb, *inits], [lb.type, *types]
         loop = scf.WhileOp(types, inits)
         normal_exit = _emit_condition(em, loop, header, before, slots, types)
         block = loop.after.blocks.append(*types)
@@ -210,11 +227,12 @@ def _emit_round(em: Emitter, node: ast.For | ast.While, header: Header, before: 
     frame.loops.append(exits)
     with ir.InsertionPoint(block), dynamic(em):
         if header.kind == "for":
-            scope[header.target] = header.bind(counter)
+            header.bind_target(scope, counter)
         em.block(node.body)
         next_counter = []
         if header.kind == "for" and early:
-            step = TileValue(header.bounds[2], header.counter_dtype, ())
+            assert counter is not None, "scf.while carries a `for` loop's counter"
+            step = TileValue(header.range()[2], header.counter_dtype, ())
             next_counter = [build.elementwise("add", [counter, step]).value]
     frame.loops.pop()
     returns = frame.returns[first_return:]
@@ -263,11 +281,11 @@ def _emit_condition(em: Emitter, loop: Any, header: Header, before: dict, slots:
 def _counter_test(header: Header, counter: TileValue) -> TileValue:
     """Whether a `for` loop in scf.while form goes round again: counter < stop, or, with a
     run-time step, counter > stop for a negative one (as Python's range; a zero step never)."""
-    ub = TileValue(header.bounds[1], header.counter_dtype, ())
+    ub = TileValue(header.range()[1], header.counter_dtype, ())
     below = operators.compare("less", counter, ub)
     if not header.runtime_step:
         return below
-    step = TileValue(header.bounds[2], header.counter_dtype, ())
+    step = TileValue(header.range()[2], header.counter_dtype, ())
     up = build.elementwise("and", [operators.compare("greater", step, 0), below])
     down = build.elementwise("and", [operators.compare("less", step, 0),
                                      operators.compare("greater", counter, ub)])
@@ -298,8 +316,9 @@ def _while_test(em: Emitter, header: Header, stay: TileValue | None) -> tuple[Ti
 
 
 def _user_test(em: Emitter, header: Header) -> Any:
-    with em.at(header.test):
-        value = em.expr(header.test)
+    test = header.condition()
+    with em.at(test):
+        value = em.expr(test)
         return condition(value, "a `while` loop") if isinstance(value, TileValue) else value
 
 

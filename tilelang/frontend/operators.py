@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from typing import overload
 
+from tilelang.dialect.ops import AttrValue
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
 from tilelang.frontend import values as frontend_values
@@ -66,7 +68,7 @@ def common_dtype(lhs: Value, rhs: Value) -> DType:
     tile, const = (lhs, rhs) if isinstance(lhs, TileValue) else (rhs, lhs)
     if not isinstance(tile, TileValue) or not is_loose(const):
         raise TileTypeError(f"unsupported operands {describe(lhs)} and {describe(rhs)}")
-    return semantics.promote_with_constant(tile.dtype, const)  # type: ignore[arg-type]
+    return semantics.promote_with_constant(tile.dtype, const)
 
 
 def coerce(values: list[Value], dtype: DType) -> list[TileValue]:
@@ -76,14 +78,20 @@ def coerce(values: list[Value], dtype: DType) -> list[TileValue]:
     return [build.broadcast_to(t, shape) for t in tiles]
 
 
-def binary(name: str, lhs: Value, rhs: Value, **attrs: object) -> Value:
+@overload
+def binary(name: str, lhs: TileValue, rhs: Value, **attrs: AttrValue | None) -> TileValue: ...
+@overload
+def binary(name: str, lhs: Value, rhs: TileValue, **attrs: AttrValue | None) -> TileValue: ...
+@overload
+def binary(name: str, lhs: Value, rhs: Value, **attrs: AttrValue | None) -> Value: ...
+def binary(name: str, lhs: Value, rhs: Value, **attrs: AttrValue | None) -> Value:
     """`lhs <name> rhs`; `attrs` (e.g. rounding_mode) go on the emitted op."""
     fn, tile_op, _ = BINARY[name]
     dtype = binary_dtype(name, lhs, rhs)
     if dtype is None:
         return fold(fn, lhs, rhs)
     a, b = coerce([lhs, rhs], dtype)
-    return build.elementwise(tile_op, [a, b], **{k: v for k, v in attrs.items() if v})
+    return build.elementwise(tile_op, [a, b], None, **{k: v for k, v in attrs.items() if v})
 
 
 def _check_operand(value: Value, name: str) -> None:
@@ -145,11 +153,18 @@ def _bitwise_dtype(lhs: Value, rhs: Value) -> DType:
             hint="convert one operand with .astype(...)",
         )
     tile, const = (lhs, rhs) if isinstance(lhs, TileValue) else (rhs, lhs)
+    assert isinstance(tile, TileValue), "binary_dtype folds two constants before"
     if is_loose(const):
-        semantics.check_fits(const, tile.dtype)  # type: ignore[arg-type, union-attr]
-    return tile.dtype  # type: ignore[union-attr]
+        semantics.check_fits(const, tile.dtype)
+    return tile.dtype
 
 
+@overload
+def compare(name: str, lhs: TileValue, rhs: Value) -> TileValue: ...
+@overload
+def compare(name: str, lhs: Value, rhs: TileValue) -> TileValue: ...
+@overload
+def compare(name: str, lhs: Value, rhs: Value) -> Value: ...
 def compare(name: str, lhs: Value, rhs: Value) -> Value:
     fn, predicate = COMPARE[name]
     if is_loose(lhs) and is_loose(rhs):
@@ -187,6 +202,10 @@ def bitwise_not(x: Value) -> Value:
     return build.elementwise("invert", [t])
 
 
+@overload
+def logical_not(x: TileValue) -> TileValue: ...
+@overload
+def logical_not(x: Value) -> Value: ...
 def logical_not(x: Value) -> Value:
     if is_loose(x):
         return not x
@@ -240,7 +259,7 @@ def math_unary_dtype(name: str, x: Value) -> DType | None:
     return dt.float32
 
 
-def math_unary(name: str, x: Value, **attrs: object) -> Value:
+def math_unary(name: str, x: Value, **attrs: AttrValue | None) -> Value:
     """exp, log, ...: integer inputs are computed as float32; floor/ceil/isnan need floats."""
     dtype = math_unary_dtype(name, x)
     if dtype is None:
@@ -248,14 +267,23 @@ def math_unary(name: str, x: Value, **attrs: object) -> Value:
     t = build.cast(x, dtype)  # type: ignore[arg-type]
     if name == "isnan":
         return build.elementwise("isnan", [t], dt.bool_)
-    return build.elementwise(name, [t], **{k: v for k, v in attrs.items() if v is not None})
+    return build.elementwise(name, [t], None,
+                             **{k: v for k, v in attrs.items() if v is not None})
 
 
+@overload
+def where(cond: TileValue, x: Value, y: Value) -> TileValue: ...
+@overload
+def where(cond: Value, x: TileValue, y: Value) -> TileValue: ...
+@overload
+def where(cond: Value, x: Value, y: TileValue) -> TileValue: ...
+@overload
+def where(cond: Value, x: Value, y: Value) -> Value: ...
 def where(cond: Value, x: Value, y: Value) -> Value:
     if is_loose(cond) and is_loose(x) and is_loose(y):
         return x if cond else y
     if is_loose(x) and is_loose(y):
-        dtype = semantics.promote(semantics.constant_dtype(x), semantics.constant_dtype(y))  # type: ignore[arg-type]
+        dtype = semantics.promote(semantics.constant_dtype(x), semantics.constant_dtype(y))
     else:
         dtype = common_dtype(x, y)
     a, b = coerce([x, y], dtype)
@@ -267,13 +295,13 @@ def where(cond: Value, x: Value, y: Value) -> Value:
     return build.op("select", [c, a, b], dtype, shape)
 
 
-def astype(x: Value, dtype: DType) -> Value:
+def astype(x: Value, dtype: DType) -> TileValue:
     if is_loose(x):
         return build.constant(_convert_constant(x, dtype), dtype)
     return build.cast(_tile(x, "astype"), dtype)
 
 
-def _convert_constant(x: object, dtype: DType) -> bool | int | float:
+def _convert_constant(x: bool | int | float, dtype: DType) -> bool | int | float:
     """A constant converted as astype converts values at run time: integers wrap to the
     dtype's width (`ct.uint32(-3)` is 4294967293), floats saturate (NaN is 0)."""
     if dtype.kind == "b":
@@ -282,12 +310,12 @@ def _convert_constant(x: object, dtype: DType) -> bool | int | float:
         if dtype.name.endswith("fnu") and x < 0:  # float8_e8m0fnu: before it is unsupported
             raise TileValueError("Negative values cannot be represented in an unsigned float "
                                  f"format ({dtype.name})")
-        return float(x)  # type: ignore[arg-type]
+        return float(x)
     lo, hi = semantics.int_range(dtype)
     if isinstance(x, float):
         return 0 if math.isnan(x) else int(min(max(x, lo), hi))
     bits = 1 << dtype.bitwidth
-    value = int(x) % bits  # type: ignore[call-overload]
+    value = int(x) % bits
     return value - bits if value > hi else value
 
 

@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 import inspect
 import linecache
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
@@ -25,7 +26,7 @@ class FunctionSource:
     text: str
     tree: ast.FunctionDef
     globals: dict[str, Any]
-    closure: dict[str, Any] = field(default_factory=dict)
+    closure: Mapping[str, Any] = field(default_factory=dict)
     own_names: frozenset[str] | None = None  # a comprehension's: its targets' names
 
     @cached_property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import mlir.ir as ir
 
@@ -156,11 +156,11 @@ class ArrayValue:
     # read inside static_eval: compiled-in extents and strides are ints, others run-time scalars
     @property
     def shape(self) -> tuple[Any, ...]:
-        return STATIC.attribute(self, "shape")  # type: ignore[no-any-return]
+        return STATIC.attribute(self, "shape")
 
     @property
     def strides(self) -> tuple[Any, ...]:
-        return STATIC.attribute(self, "strides")  # type: ignore[no-any-return]
+        return STATIC.attribute(self, "strides")
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,6 +238,6 @@ class Undefined:
         return errors.TileUndefinedVariableError(f"`{name}` {self.reason}")
 
 
-def is_loose(value: object) -> bool:
+def is_loose(value: object) -> TypeGuard[bool | int | float]:
     """A weakly typed Python constant (bool, int or float)."""
     return isinstance(value, bool | int | float)

@@ -303,7 +303,7 @@ def _list(value: Any, annotation: ArrayAnnotation, where: Where) -> ListSpec:
 
 
 def _dataclass(value: Any, where: Where) -> DataclassSpec:
-    cls = type(value)
+    cls: type = type(value)  # annotated: mypy takes type[Any] for no Hashable (lru_cache)
     if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
         raise TileTypeError("Only frozen dataclasses are supported",
                             hint=f"declare {cls.__qualname__} with @dataclass(frozen=True)")

@@ -95,7 +95,8 @@ def _cai_facts(cai: dict[str, Any], name: str) -> ArrayFacts:
     dtype = _dtype(dt.from_numpy(np_dtype), cai["typestr"], name)
     shape = tuple(cai["shape"])
     if cai.get("strides") is None:
-        strides, step = [], 1
+        strides: list[int] = []
+        step = 1
         for d in reversed(shape):
             strides.insert(0, step)
             step *= d

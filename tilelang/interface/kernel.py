@@ -39,7 +39,7 @@ class Kernel:
     def __init__(self, fn: Callable[..., Any], options: KernelOptions):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError(f"@tilelang.kernel expects a function, got {fn!r}")
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
         self.fn = fn
         self.options = options
         self.name = fn.__name__

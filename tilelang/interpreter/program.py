@@ -387,6 +387,8 @@ def _while(c: _Compiler, op: ir.Operation) -> Step:
     before = c.block(op.regions[0].blocks[0])
     after = c.block(op.regions[1].blocks[0])
     results = [c.slot(v) for v in op.results]
+    condition = before.condition
+    assert condition is not None, "the before block of scf.while ends in scf.condition"
 
     def step(env: Env) -> None:
         values = [env[i] for i in inits]
@@ -395,7 +397,7 @@ def _while(c: _Compiler, op: ir.Operation) -> Step:
                 env[s] = v
             before.run(env)
             values = [env[y] for y in before.yields]
-            if not env[before.condition]:
+            if not env[condition]:
                 break
             for s, v in zip(after.args, values, strict=True):
                 env[s] = v

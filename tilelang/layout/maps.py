@@ -56,6 +56,13 @@ class LinearMap:
     """
 
     __slots__ = ("_bases", "_columns", "_dependent", "_hash", "_in_widths", "_out", "_out_widths")
+    _bases: dict[str, tuple[Coord, ...]]
+    _out: tuple[tuple[str, int], ...]
+    _in_widths: tuple[int, ...]
+    _out_widths: tuple[int, ...]
+    _columns: tuple[int, ...]
+    _dependent: tuple[bool, ...]
+    _hash: int
 
     def __init__(self, bases: RawBases, out_dims: Mapping[str, int]) -> None:
         out = tuple((str(n), to_int(s, f"size of out-dim {n!r}")) for n, s in out_dims.items())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypedDict
 
 from .linear import LinearLayout
 from .maps import Coord, log2_exact
@@ -40,22 +41,40 @@ class Atom:
     c_lanes: tuple[Basis2, ...] = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
 
 
+class _Shape(TypedDict):
+    """An Atom's fields but its name (the shape several input types share)."""
+
+    m: int
+    n: int
+    k: int
+    a_regs: tuple[Basis2, ...]
+    a_lanes: tuple[Basis2, ...]
+    b_regs: tuple[Basis2, ...]
+    b_lanes: tuple[Basis2, ...]
+    pack: int
+
+
+class _ShapeWithC(_Shape):
+    c_regs: tuple[Basis2, ...]
+    c_lanes: tuple[Basis2, ...]
+
+
 # PTX ISA "Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32" (groupID = lane >> 2 sets
 # the row of A and C and the column of B; lane & 3 the columns of A and C and the rows of B).
-_K16 = dict(m=16, n=8, k=16, a_regs=((0, 1), (8, 0), (0, 8)),
-            a_lanes=((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)),
-            b_regs=((1, 0), (8, 0)), b_lanes=((2, 0), (4, 0), (0, 1), (0, 2), (0, 4)), pack=2)
-_K8_TF32 = dict(m=16, n=8, k=8, a_regs=((8, 0), (0, 4)),
-                a_lanes=((0, 1), (0, 2), (1, 0), (2, 0), (4, 0)),
-                b_regs=((4, 0),), b_lanes=((1, 0), (2, 0), (0, 1), (0, 2), (0, 4)), pack=1)
-_K32 = dict(m=16, n=8, k=32, a_regs=((0, 1), (0, 2), (8, 0), (0, 16)),
-            a_lanes=((0, 4), (0, 8), (1, 0), (2, 0), (4, 0)),
-            b_regs=((1, 0), (2, 0), (16, 0)), b_lanes=((4, 0), (8, 0), (0, 1), (0, 2), (0, 4)),
-            pack=4)
+_K16 = _Shape(m=16, n=8, k=16, a_regs=((0, 1), (8, 0), (0, 8)),
+              a_lanes=((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)),
+              b_regs=((1, 0), (8, 0)), b_lanes=((2, 0), (4, 0), (0, 1), (0, 2), (0, 4)), pack=2)
+_K8_TF32 = _Shape(m=16, n=8, k=8, a_regs=((8, 0), (0, 4)),
+                  a_lanes=((0, 1), (0, 2), (1, 0), (2, 0), (4, 0)),
+                  b_regs=((4, 0),), b_lanes=((1, 0), (2, 0), (0, 1), (0, 2), (0, 4)), pack=1)
+_K32 = _Shape(m=16, n=8, k=32, a_regs=((0, 1), (0, 2), (8, 0), (0, 16)),
+              a_lanes=((0, 4), (0, 8), (1, 0), (2, 0), (4, 0)),
+              b_regs=((1, 0), (2, 0), (16, 0)), b_lanes=((4, 0), (8, 0), (0, 1), (0, 2), (0, 4)),
+              pack=4)
 
-_F64 = dict(m=8, n=8, k=4, a_regs=(), a_lanes=((0, 1), (0, 2), (1, 0), (2, 0), (4, 0)),
-            b_regs=(), b_lanes=((1, 0), (2, 0), (0, 1), (0, 2), (0, 4)), pack=1,
-            c_regs=((0, 1),), c_lanes=((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)))
+_F64 = _ShapeWithC(m=8, n=8, k=4, a_regs=(), a_lanes=((0, 1), (0, 2), (1, 0), (2, 0), (4, 0)),
+                   b_regs=(), b_lanes=((1, 0), (2, 0), (0, 1), (0, 2), (0, 4)), pack=1,
+                   c_regs=((0, 1),), c_lanes=((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)))
 
 ATOMS = {
     "f16": Atom("f16", **_K16),

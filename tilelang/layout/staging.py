@@ -21,9 +21,13 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .linear import LinearLayout
 from .maps import Coord
+
+if TYPE_CHECKING:
+    from .boxes import BoxBuffer
 
 BANKS = 32
 BANK_BYTES = 4
@@ -142,7 +146,8 @@ def choose_staging(src: LinearLayout, dst: LinearLayout, itemsize: int) -> Stagi
     return best
 
 
-def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only: bool) -> float:
+def access_cost(layout: LinearLayout, staging: Staging | BoxBuffer, vector: int,
+                owned_only: bool) -> float:
     """Wavefronts plus instructions of one warp accessing its elements of `layout` in the
     buffer, `vector` consecutive registers per access."""
     from .conversion import owned_registers
@@ -160,8 +165,9 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
         phases = range(0, layout.num_lanes, lanes_per_phase)
         return sum(_wavefronts(addresses[p:p + lanes_per_phase], width) for p in phases) + 1
 
-    if staging.padded:
-        lane_parts = [staging.row_col(c) for c in lanes]
+    padded = staging if isinstance(staging, Staging) and staging.padded else None
+    if padded is not None:
+        lane_parts = [padded.row_col(c) for c in lanes]
     else:
         lane_offsets = [staging.offset(c) for c in lanes]
         # Where each lane's access stays inside one aligned block of `unit` bytes, a register
@@ -175,8 +181,8 @@ def access_cost(layout: LinearLayout, staging: Staging, vector: int, owned_only:
         if r % vector:
             continue
         reg = register_coords[r]
-        if staging.padded:
-            row, col = staging.row_col(reg)
+        if padded is not None:
+            row, col = padded.row_col(reg)
             total += cost([((row ^ lr) * pitch + (col ^ lc)) * itemsize for lr, lc in lane_parts])
             continue
         offset = staging.offset(reg)

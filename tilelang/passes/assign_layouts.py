@@ -10,6 +10,7 @@ meet, a `tile.convert_layout` is inserted right after the value is defined (once
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,10 +246,9 @@ class _Assigner:
             return self._yield_layouts(op)
         if n == "scf.for":
             args = list(op.regions[0].blocks[0].arguments)[1:]
-            return {i + 3: self.layouts[a] for i, a in enumerate(args) if is_tile_type(a.type)}
+            return self._fixed_layouts(enumerate(args, start=3))
         if n == "scf.while":
-            args = op.regions[0].blocks[0].arguments
-            return {i: self.layouts[a] for i, a in enumerate(args) if is_tile_type(a.type)}
+            return self._fixed_layouts(enumerate(op.regions[0].blocks[0].arguments))
         if n == "tile.reshape" and not is_tile_type(op.results[0].type):
             src = op.operands[0]  # a one-element tile read as a scalar: any concrete layout
             return {0: self.layouts.get(src) or self.default(src)}
@@ -260,10 +260,15 @@ class _Assigner:
                     for i, v in enumerate(operands) if is_tile_type(v.type)}
         if not op.results or not is_tile_type(op.results[0].type):
             return {}
-        layout = self.layouts.get(op.results[0])
-        if layout is None:  # deferred: rematerialized by its consumers
+        result_layout = self.layouts.get(op.results[0])
+        if result_layout is None:  # deferred: rematerialized by its consumers
             return {}
-        return self._operand_layouts(op, layout)
+        return self._operand_layouts(op, result_layout)
+
+    def _fixed_layouts(self, values: Iterable[tuple[int, ir.Value]]) -> dict[int, LinearLayout]:
+        """Index -> layout of the tile values (a deferred one, None, needs no conversion)."""
+        return {i: layout for i, v in values
+                if is_tile_type(v.type) and (layout := self.layouts[v]) is not None}
 
     def _operand_layouts(self, op: ir.Operation, layout: LinearLayout) -> dict[int, LinearLayout]:
         n = name(op)
@@ -374,11 +379,7 @@ class _Assigner:
             targets = list(parent.regions[0].blocks[0].arguments)[1:]
         else:
             targets = list(parent.results)
-        out = {}
-        for i, target in enumerate(targets):
-            if is_tile_type(target.type):
-                out[i + offset] = self.layouts[target]
-        return out
+        return self._fixed_layouts(enumerate(targets, start=offset))
 
     # ----- values in a given layout -----------------------------------------------------------
 

@@ -20,7 +20,7 @@ class Options:
     pass
 
 
-def run(module: ir.Operation, options: Options) -> None:
+def run(module: ir.Operation, options: Options | None = None) -> None:
     """Remove tile ops (and scf ops) whose results are unused and that write no memory."""
     changed = True
     while changed:  # removing a user can make its operands dead: repeat to a fixed point

@@ -28,8 +28,9 @@ def run(module: ir.Operation, options: Options) -> None:
     for op in walk_ops(module):
         if not _foldable(op):
             continue
-        constants = [uniform_constant(v) for v in op.operands]
-        if any(c is None for c in constants):
+        found = [uniform_constant(v) for v in op.operands]
+        constants = [c for c in found if c is not None]
+        if len(constants) < len(found):
             continue
         if _divides_by_zero(op, constants):
             continue  # undefined on the GPU: left as it is rather than given a value

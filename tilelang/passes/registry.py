@@ -59,7 +59,9 @@ def passes() -> dict[str, PassInfo]:
 
 def split_pipeline(text: str) -> list[str]:
     """Split on commas that are not nested inside (), {} or []."""
-    steps, depth, current = [], 0, []
+    steps: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "({[":
             depth += 1

@@ -90,7 +90,9 @@ def shared_bytes(op: ir.Operation) -> int:
     tile = list(op.operands)[-1].type
     shape = shape_of(tile)
     boxes = BoxBuffer(shape[-2], shape[-1], parse_array_type(op.operands[0].type)[0].itemsize)
-    return boxes.buffer_bytes(boxes.rounds(from_text(layout_text(tile)))) + BOX_ALIGN
+    text = layout_text(tile)
+    assert text is not None, "layouts are assigned before a TMA store is sized"
+    return boxes.buffer_bytes(boxes.rounds(from_text(text))) + BOX_ALIGN
 
 
 def _inert(user: ir.Operation) -> bool:

@@ -41,12 +41,13 @@ def constant_classes(signature: tuple[ParamSpec, ...]) -> list[str]:
 
     found: list[str] = []
 
-    def visit(value: Any) -> None:
+    def visit(value: object) -> None:
         if isinstance(value, tuple):
             for item in value:
                 visit(item)
         elif is_instance(value):
-            found.append(class_key(type(value)))
+            cls: type = type(value)  # annotated: mypy takes type[X] for no Hashable
+            found.append(class_key(cls))
 
     for spec in signature:
         if isinstance(spec, ConstSpec):
@@ -123,6 +124,7 @@ def build(job: BuildJob, assemble: Any = None) -> Built:
 def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launcher:
     """Load a built specialization on the device and remember it in the kernel's cache."""
     if built.cubin is None:  # a worker could not assemble it: do it here (and keep it)
+        assert built.ptx is not None, "a specialization comes with its PTX or its cubin"
         built.cubin = to_cubin(built.ptx, job.native_arch)
         if built.cubin is not None:
             disk_cache.store(job.key, built.meta, built.ptx, built.cubin)

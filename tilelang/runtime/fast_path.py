@@ -54,7 +54,7 @@ def flatten(kind: kinds.Kind, value: Any, out: list[Any]) -> Any:
     fast path does not take)."""
     if isinstance(kind, kinds.Const):
         return constant_key(value)
-    t = type(value)
+    t: type = type(value)  # annotated: mypy takes type[Any] for no Hashable (lru_cache)
     if is_torch_tensor(value):
         p, n, s = value.data_ptr(), value.shape, value.stride()
         out += (p, *n, *s)
@@ -98,8 +98,9 @@ def _flatten_tuple(kind: kinds.Kind, value: tuple, out: list[Any]) -> Any:
 @functools.lru_cache(maxsize=256)
 def _field_names(cls: type) -> tuple[str, ...] | None:
     """The fields of a frozen dataclass, in order (None: not one)."""
-    if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen or \
-            cls.__module__.startswith("tilelang."):  # type: ignore[attr-defined]
+    if not dataclasses.is_dataclass(cls) or cls.__module__.startswith("tilelang."):
+        return None
+    if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]  # not in typeshed
         return None
     return tuple(f.name for f in dataclasses.fields(cls))
 

@@ -121,10 +121,10 @@ def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:
     if not isinstance(spec, ScalarSpec):
         return None
     codes = {"int32": b"I", "int64": b"W" if wide else b"L", "float32": b"F"}
-    code = codes.get(spec.dtype.name)
-    if code is None or type(arg) not in (int, float):
+    scalar = codes.get(spec.dtype.name)
+    if scalar is None or type(arg) not in (int, float):
         return None
-    return code + bytes(7)
+    return scalar + bytes(7)
 
 
 MAX_PARAMETERS = 256  # 8-byte slots: runtime/native/launch.c's bound (the driver allows 4 KB)

@@ -21,7 +21,7 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
         raise TileArgumentError(f"grid must be a tuple of up to 3 ints, got {grid!r}")
     if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
         raise TileArgumentError(f"grid sizes must be positive ints, got {tuple(grid)}")
-    full: tuple[int, int, int] = (*grid, *(1,) * (3 - len(grid)))  # type: ignore[assignment]
+    full: tuple[int, int, int] = (*grid, *(1,) * (3 - len(grid)))
     check_grid_limits(full)
     return full
 

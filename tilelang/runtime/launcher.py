@@ -14,6 +14,7 @@ import ctypes
 import functools
 import struct
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from tilelang.cuda_compat import driver
@@ -69,8 +70,9 @@ class Launcher:
         self.maps = TensorMaps(tensor_maps) if tensor_maps else None
         native = native_module()
         if native is not None and self.maps is None:
-            self.call = functools.partial(native.launch, loaded.handle, loaded.context,
-                                          self.launch_word, native_formats(signature))
+            self.call: Callable[..., int] = functools.partial(
+                native.launch, loaded.handle, loaded.context, self.launch_word,
+                native_formats(signature))
         else:
             self._init_python_path()
             self.call = self._python_call

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from tilelang import settings
@@ -52,7 +52,7 @@ def build_all(jobs: list[BuildJob]) -> list[Built | Failure]:
     return results  # type: ignore[return-value]
 
 
-def build_each(jobs: list[BuildJob]) -> Iterator[tuple[int, Built | Failure]]:
+def build_each(jobs: list[BuildJob]) -> Generator[tuple[int, Built | Failure], None, None]:
     """(index, result) of every job, as each is ready: those in the disk cache first, then the
     others as they compile, in worker processes when there are two or more and workers are
     allowed (TILELANG_COMPILE_WORKERS), else here one by one."""

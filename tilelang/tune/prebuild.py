@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any
 
 from tilelang.interface.kernel import Kernel
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune.progress import Progress
 
+if TYPE_CHECKING:
+    from tilelang.runtime.build import BuildJob
+
 Problem = tuple[type[BaseException], str] | None  # why a candidate cannot run (None: it can)
 
 
 def prebuild(candidates: list[Any], stream: Any, progress: Progress
-             ) -> Iterator[tuple[Any, Problem]]:
+             ) -> Generator[tuple[Any, Problem], None, None]:
     """Every candidate once, when it can run (its specialization loaded, or an interpreter
     candidate, left to its first run) or with the (exception type, message) that keeps it from
     running: it failed to specialize, compile or load. Ready ones come first, then the others
@@ -48,7 +51,7 @@ def _build(wanted: list[Any], progress: Progress) -> Iterator[tuple[Any, Problem
 
     launcher = _prepare_launcher()
     index: dict[str, int] = {}  # configs that select one specialization compile it once
-    jobs = []
+    jobs: list[BuildJob] = []
     waiting: list[list[Any]] = []  # per job: its (candidate, device)s
     for c, job, device in wanted:
         if job.key not in index:

@@ -9,6 +9,7 @@ beat those five. Timing goes through the module's `_benchmark`, which tests repl
 from __future__ import annotations
 
 import contextlib
+import functools
 import heapq
 import math
 import time
@@ -225,7 +226,8 @@ Failures = list[tuple[int, tuple[Any, type[BaseException], str]]]  # (sort key, 
 def _candidates(configs: list[Any], grid_fn: Callable[[Any], Any], kernel: Any,
                 args_fn: Callable[[Any], Any], hints_fn: Callable[[Any], Any] | None
                 ) -> tuple[list[Candidate], Failures]:
-    candidates, failures = [], []
+    candidates: list[Candidate] = []
+    failures: Failures = []
     for order, config in enumerate(configs):
         try:
             k = kernel if isinstance(kernel, Kernel) else kernel(config)
@@ -237,7 +239,7 @@ def _candidates(configs: list[Any], grid_fn: Callable[[Any], Any], kernel: Any,
             failures.append((order, (config, type(e), str(e))))
             continue
         on_interpreter = isinstance(k, Kernel) and use_interpreter(k)
-        candidates.append(Candidate(order, config, grid, k, lambda c=config: args_fn(c),
+        candidates.append(Candidate(order, config, grid, k, functools.partial(args_fn, config),
                                     on_interpreter))
     return candidates, failures
 

@@ -16,7 +16,7 @@ def as_dtype(obj: Any, what: str = "dtype") -> DType:
     """A tilelang dtype from a tilelang, NumPy or torch dtype (or `bool`/`int`/`float`)."""
     if isinstance(obj, DType):
         return obj
-    found = {bool: dt.bool_, int: dt.int32, float: dt.float32}.get(obj)  # type: ignore[call-overload]
+    found = {bool: dt.bool_, int: dt.int32, float: dt.float32}.get(obj)
     if found is None and type(obj).__module__ == "torch":
         found = dt.from_torch(obj)
     if found is None:

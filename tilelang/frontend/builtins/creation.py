@@ -30,7 +30,7 @@ def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any, op: str = "full"
     if not (is_loose(fill_value) or isinstance(fill_value, TileValue)):
         raise TileTypeError(f"fill_value must be a number or scalar, got {describe(fill_value)}")
     scalar = operators.astype(fill_value, dtype)
-    return build.splat(scalar, shape)  # type: ignore[arg-type]
+    return build.splat(scalar, shape)
 
 
 @lowers(lang.zeros)

@@ -43,7 +43,7 @@ def emit_num_tiles(em: Any, array: Any, axis: Any, shape: Any, order: Any) -> An
     return cdiv(_dim(array, order[axis]), shape[axis])
 
 
-def _dim(array: Any, dim: int) -> TileValue:
+def _dim(array: Any, dim: int) -> TileValue | int:
     from tilelang.frontend.attributes import _array_query
 
     return _array_query("dim", array, dim)

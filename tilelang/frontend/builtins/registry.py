@@ -45,7 +45,7 @@ def lowers(*fns: Any, raw: bool = False) -> Callable[[Callable[..., Any]], Calla
 
     def register(emit: Callable[..., Any]) -> Callable[..., Any]:
         for fn in fns:
-            name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", str(fn))
+            name = str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", fn))
             if fn in _REGISTRY:
                 raise RuntimeError(f"two emitters registered for {name}")
             sig = None if raw else inspect.signature(fn)

@@ -22,12 +22,18 @@ from tilelang.language.views import Array, TiledView
 def emit_slice(em: Any, self: ArrayValue, axis: Any, start: Any, stop: Any) -> ArrayValue:
     axis = _axis(axis, self.ndim)
     lo, hi = _bound(start, "start"), _bound(stop, "stop")
-    known_lo, known_hi = build.constant_value(lo), build.constant_value(hi)
+    known_lo, known_hi = _known_int(lo), _known_int(hi)
     if known_lo is not None and known_hi is not None and known_hi < known_lo:
         raise TileTypeError(f"Slice stop must be greater than or equal to start, got "
                             f"start={known_lo} and stop={known_hi}")
     extent = None if known_lo is None or known_hi is None else known_hi - known_lo
     return slice_array(self, axis, lo, hi, known_lo, extent)
+
+
+def _known_int(value: TileValue) -> int | None:
+    """The value of an integer scalar constant; None when known only at run time."""
+    known = build.constant_value(value)
+    return None if known is None else int(known)
 
 
 def slice_array(array: ArrayValue, axis: int, start: TileValue, stop: TileValue,

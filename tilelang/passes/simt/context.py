@@ -143,7 +143,8 @@ class Lowering:
         return pred
 
 
-def when(pred: ir.Value | None, emit: Callable[[], object]) -> None:
+def when(pred: ir.Value | None, emit: Callable[..., object]) -> None:
+    # emit is called with no arguments; `...` admits lambdas that bind loop values as defaults
     """Run `emit` under `scf.if pred` (or unconditionally when pred is None)."""
     from mlir.dialects import scf
 

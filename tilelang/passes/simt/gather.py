@@ -98,9 +98,10 @@ def _and(a: ir.Value | None, b: ir.Value) -> ir.Value:
     return b if a is None else arith.andi(a, b)
 
 
-def _guarded(ok: ir.Value | None, t: ir.Type, then: Callable[[], ir.Value],
-             otherwise: Callable[[], ir.Value]) -> ir.Value:
-    """`then()` where `ok` holds, else `otherwise()` (both of type `t`)."""
+def _guarded(ok: ir.Value | None, t: ir.Type, then: Callable[..., ir.Value],
+             otherwise: Callable[..., ir.Value]) -> ir.Value:
+    """`then()` where `ok` holds, else `otherwise()` (both of type `t`; called with no arguments,
+    `...` admits lambdas that bind loop values as defaults)."""
     if ok is None:
         return then()
     branch = scf.IfOp(ok, [t], has_else=True)

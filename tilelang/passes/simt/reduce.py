@@ -146,6 +146,7 @@ def _across_warps(lw: Lowering, layout: LinearLayout, out_layout: LinearLayout,
             got = [_from_memory(llvm.load(mem, scratch.pointer(lw, array, index)), v.type)
                    for array, mem, v in zip(arrays, mems, values[0], strict=True)]
             acc = got if acc is None else combine(acc, got)
+        assert acc is not None, "a slot has at least one partial"
         out.append(acc)
     return out
 

@@ -102,9 +102,9 @@ def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
     plan = plan_conversion(source.layout, layout)
     if plan.kind is ConversionKind.IDENTICAL:
         regs = source.regs
-    elif plan.kind is ConversionKind.REGISTER_PERMUTATION:
+    elif plan.kind is ConversionKind.REGISTER_PERMUTATION and plan.register_map is not None:
         regs = tuple(source.regs[m] for m in plan.register_map)
-    elif plan.kind is ConversionKind.WARP_SHUFFLE:
+    elif plan.kind is ConversionKind.WARP_SHUFFLE and plan.shuffle is not None:
         regs = tuple(convert_by_shuffles(lw, source.regs, plan.shuffle, layout.num_registers))
     else:
         from tilelang.passes.simt.staging import staging_plan, through_staging
@@ -168,7 +168,8 @@ def row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _row_major(shape: tuple[int, ...], pad: int) -> tuple[int, ...]:
-    strides, step = [], 1
+    strides: list[int] = []
+    step = 1
     for i, d in enumerate(reversed(shape)):
         strides.insert(0, step)
         step *= d + (pad if i == 0 else 0)

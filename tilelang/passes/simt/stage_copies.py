@@ -138,6 +138,7 @@ class Copies:
     def _copy_whole(self, b: _TileBounds, dst: ir.Value, chunks: _Chunks) -> None:
         stride = b.array.strides[-2]
         if chunks.rows is not None:
+            assert chunks.cols is not None and chunks.offsets is not None, "irregular: per chunk"
             for i in range(chunks.count):
                 at = arith.addi(b.first, _element(chunks.rows[i], chunks.cols[i], stride))
                 self._cp_async(b.array, at, arith.addi(dst, chunks.offsets[i]), None)

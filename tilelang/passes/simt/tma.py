@@ -49,6 +49,7 @@ def tensor_map(lw: Lowering, array: ArrayArgs, box_cols: int, box_rows: int) -> 
     param = ir.BlockArgument(array.ptr).arg_number
     spec = TensorMap(param, len(array.shape), array.dtype.name, box_cols, box_rows)
     if spec not in lw.tensor_maps:
+        assert lw.entry is not None, "tensor maps are added while lowering a gpu.func"
         lw.tensor_maps.append(spec)
         lw.tensor_map_params.append(lw.entry.add_argument(ir.Type.parse("!llvm.ptr"),
                                                           ir.Location.unknown()))

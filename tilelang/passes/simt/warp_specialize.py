@@ -99,6 +99,7 @@ def tma_plan(op: ir.Operation, chip: str, num_warps: int,
 
 
 def ring_loop(plan: MatmulLoop | StagedLoop) -> RingLoop:
+    parts: tuple[CopyPart, ...]
     if isinstance(plan, MatmulLoop):
         parts = (CopyPart(plan.load_a, plan.a, 0),
                  CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped))
@@ -167,6 +168,7 @@ class Specialized:
         buffer used so far; its barriers are invalidated (the memory may serve others now)."""
         loop = self.loops[-1]
         offset = (lw.shared_bytes + 1023) // 1024 * 1024
+        assert self.offset is not None, "set at the kernel's entry (begin)"
         self.offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), offset)
         lw.need_shared(offset + 1024 + loop.stages * loop.stage_bytes + loop.after_bytes +
                        tma_ring.barrier_bytes(loop.stages))
@@ -352,6 +354,7 @@ def _lower_again(lw: Lowering, ops: tuple[ir.Operation, ...]) -> None:
 def end(lw: Lowering, spec: Specialized) -> None:
     """After the consumers' code: close their branch; their block barriers become named
     barriers that the producer warps do not take part in."""
+    assert spec.consumer is not None, "set when the warps were split (begin)"
     with ir.InsertionPoint(spec.consumer.regions[1].blocks[0]):
         scf.YieldOp([])
     assert spec.done == len(spec.loops), "every ring loop was lowered"

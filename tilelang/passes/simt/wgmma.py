@@ -7,6 +7,8 @@ waits until only its own wgmma runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, nvvm
 
@@ -41,7 +43,7 @@ def _struct_type(count: int) -> ir.Type:
     return ir.Type.parse("!llvm.struct<({})>".format(", ".join(["f32"] * count)))
 
 
-def pack_struct(regs: tuple[ir.Value, ...]) -> ir.Value:
+def pack_struct(regs: Sequence[ir.Value]) -> ir.Value:
     struct = llvm.UndefOp(_struct_type(len(regs))).result
     for i, r in enumerate(regs):
         struct = llvm.insertvalue(struct, r, [i])

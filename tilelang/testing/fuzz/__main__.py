@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from tilelang.testing.fuzz.check import check, run_seed
@@ -64,6 +65,7 @@ def run_many(first: int, count: int, sides: tuple[str, ...], jobs: int,
     jobs_list = [(seed, sides) for seed in range(first, first + count)]
     failures: dict[int, list[str]] = {}
     ran: collections.Counter[str] = collections.Counter()
+    results: Iterator[tuple[int, list[str], list[str]]]
     if jobs <= 1:
         results = map(run_seed, jobs_list)
     else:  # spawned workers: a CUDA context does not survive fork

@@ -139,9 +139,9 @@ def _run_interpreter(p: Program, arrays: list[np.ndarray]) -> None:
 
 
 def _compile(p: Program, arrays: list[np.ndarray]) -> None:
-    import tilelang as ct
+    from tilelang import compiler
 
-    ct.compile(kernel_of(p), (*arrays, *p.scalars), stop_after="ptx")
+    compiler.compile(kernel_of(p), (*arrays, *p.scalars), stop_after="ptx")
 
 
 def _run_gpu(p: Program, arrays: list[np.ndarray]) -> list[np.ndarray]:

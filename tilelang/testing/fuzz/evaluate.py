@@ -8,7 +8,13 @@ from tilelang.testing.fuzz import reference as ref
 from tilelang.testing.fuzz.program import Node, Program
 
 
-def _const(value: object, dtype: str) -> np.ndarray:
+def _pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a and b broadcast to their common shape."""
+    x, y = np.broadcast_arrays(a, b)
+    return x, y
+
+
+def _const(value: float, dtype: str) -> np.ndarray:
     if ref.kind(dtype) == "f":
         return ref.astype(np.asarray(float(value), np.float64), dtype)
     return np.asarray(value).astype(ref.NP_DTYPES[dtype])
@@ -33,8 +39,8 @@ def _node(p: Program, n: Node, env: list[np.ndarray], arrays: list[np.ndarray], 
         if "const" in at:
             c = _const(at["const"], p.nodes[n.args[0]].dtype)
             a = [a[0], c] if at["side"] == "right" else [c, a[0]]
-        out = ref.binary(at["fn"], *np.broadcast_arrays(*a), propagate_nan=at.get(
-            "propagate_nan", False))
+        x, y = np.broadcast_arrays(*a)
+        out = ref.binary(at["fn"], x, y, propagate_nan=at.get("propagate_nan", False))
         return np.asarray(out).reshape(n.shape)
     if n.op == "unary":
         return ref.unary(at["fn"], a[0])
@@ -65,13 +71,13 @@ def _node(p: Program, n: Node, env: list[np.ndarray], arrays: list[np.ndarray], 
         trips = p.scalars[at["param"]] if "param" in at else at["trips"]
         value = a[0]
         for k in range(trips):
-            value = ref.binary(at["fn"], *np.broadcast_arrays(value, a[1]))
+            value = ref.binary(at["fn"], *_pair(value, a[1]))
             if at.get("add_index"):
                 value = ref.binary("add", value, _const(k, n.dtype))
         return np.asarray(value).reshape(n.shape)
     if n.op == "if":
         if bool(a[0]):
-            return np.asarray(ref.binary(at["fn"], *np.broadcast_arrays(a[1], a[2])))
+            return np.asarray(ref.binary(at["fn"], *_pair(a[1], a[2])))
         return a[1]
     raise KeyError(n.op)
 

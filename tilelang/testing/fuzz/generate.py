@@ -103,6 +103,8 @@ class Generator:
         if i is None:
             return None
         a = self.nodes[i]
+        args: tuple[int, ...]
+        attrs: dict[str, object]
         if r.random() < 0.2 and a.shape:
             c = _constant(r, a.dtype, fn)
             if c is None:
@@ -135,7 +137,7 @@ class Generator:
             return None
         n = self.nodes[i]
         dtype = "bool_" if fn == "isnan" else n.dtype
-        attrs = {"fn": fn}
+        attrs: dict[str, object] = {"fn": fn}
         if not n.exact and fn in ILL_CONDITIONED:  # compared only where both sides are finite,
             attrs["loose"] = True  # within 1: an ulp of 65504 is 0.004 radians
         return self.add(Node("unary", dtype, n.shape, (i,), attrs,
@@ -231,7 +233,7 @@ class Generator:
                               {"fn": "mod", "const": length + 4, "side": "right"}))
         index = self.add(Node("binary", "int32", shape, (index,),
                               {"fn": "sub", "const": 2, "side": "right"}))
-        args = (index,)
+        args: tuple[int, ...] = (index,)
         m = self.pick(lambda n: n.dtype == "bool_" and n.exact and
                       _broadcasts_into(n.shape, shape))
         if m is not None and r.random() < 0.6:

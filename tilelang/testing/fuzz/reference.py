@@ -220,15 +220,13 @@ def reduce(name: str, x: np.ndarray, axis: int, keepdims: bool,
         if name in ("max", "min"):
             if kind(dtype) != "f":
                 return (np.max if name == "max" else np.min)(x, axis=axis, keepdims=keepdims)
-            if propagate_nan:
-                fn = np.max if name == "max" else np.min
-            else:
-                fn = np.nanmax if name == "max" else np.nanmin
+            extreme = ((np.max if name == "max" else np.min) if propagate_nan
+                       else (np.nanmax if name == "max" else np.nanmin))
             import warnings
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN
-                return astype(fn(_wide(x), axis=axis, keepdims=keepdims), dtype)
+                return astype(extreme(_wide(x), axis=axis, keepdims=keepdims), dtype)
         if name in ("argmax", "argmin"):
             return _arg(name, x, axis, keepdims, propagate_nan)
     raise KeyError(name)
