@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.dialect import ops
 from tilelang.errors import TileTypeError, TileValueError
@@ -18,6 +18,9 @@ from tilelang.frontend import build, emitter, operators
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
@@ -174,7 +177,7 @@ def _negate(value: Any) -> Any:
 # ----- item assignment -----------------------------------------------------------------------
 
 
-def assign_item(em: Any, container: Any, index: Any, value: Any) -> None:
+def assign_item(em: Emitter, container: Any, index: Any, value: Any) -> None:
     """`container[index] = value`: only a dataclass with `__setitem__` accepts it."""
     from tilelang.frontend import dataclass_values
 

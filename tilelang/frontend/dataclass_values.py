@@ -14,7 +14,7 @@ import enum
 import inspect
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError, TileValueError, did_you_mean
 from tilelang.frontend import build
@@ -23,6 +23,9 @@ from tilelang.frontend.emitter import HOOKS
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
 from tilelang.interface.arguments import is_instance  # the front end's name for it too
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def _generated_init(cls: type) -> bool:
     return code is not None and code.co_filename == "<string>"  # dataclasses exec()s it
 
 
-def construct(em: Any, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def construct(em: Emitter, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """`cls(*args, **kwargs)` in a kernel."""
     _check_class(cls)
     bound = bind(cls.__name__, inspect.signature(cls), args, kwargs)
@@ -93,7 +96,7 @@ def make_instance(cls: type, fields: dict[str, Any]) -> Any:
     return instance
 
 
-def replace(em: Any, instance: Any, args: list[Any], changes: dict[str, Any]) -> Any:
+def replace(em: Emitter, instance: Any, args: list[Any], changes: dict[str, Any]) -> Any:
     """`dataclasses.replace(instance, **changes)`."""
     if args or not is_instance(instance):
         raise TileTypeError("dataclasses.replace() takes a dataclass instance and keyword "
@@ -107,7 +110,7 @@ def replace(em: Any, instance: Any, args: list[Any], changes: dict[str, Any]) ->
     return construct(em, cls, [], fields)
 
 
-def attribute(em: Any, instance: Any, name: str) -> Any:
+def attribute(em: Emitter, instance: Any, name: str) -> Any:
     """A field, a class constant, a property's value (its getter inlined) or a bound method."""
     cls = type(instance)
     if name in {f.name for f in dataclasses.fields(cls)}:
@@ -129,12 +132,12 @@ def attribute(em: Any, instance: Any, name: str) -> Any:
     return getattr(cls, name)
 
 
-def call_method(em: Any, method: BoundUserMethod, args: list[Any],
+def call_method(em: Emitter, method: BoundUserMethod, args: list[Any],
                 kwargs: dict[str, Any]) -> Any:
     return _inline(em, method.fn, [method.receiver, *args], kwargs)
 
 
-def call_instance(em: Any, instance: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call_instance(em: Emitter, instance: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """`instance(...)`: its class's `__call__`."""
     fn = inspect.getattr_static(type(instance), "__call__", None)
     if not isinstance(fn, types.FunctionType):
@@ -142,21 +145,21 @@ def call_instance(em: Any, instance: Any, args: list[Any], kwargs: dict[str, Any
     return _inline(em, fn, [instance, *args], kwargs)
 
 
-def getitem(em: Any, instance: Any, index: Any) -> Any:
+def getitem(em: Emitter, instance: Any, index: Any) -> Any:
     fn = getattr(type(instance), "__getitem__", None)
     if not isinstance(fn, types.FunctionType):
         raise TileTypeError(f"{type(instance).__name__} cannot be indexed")
     return _inline(em, fn, [instance, index], {})
 
 
-def setitem(em: Any, instance: Any, index: Any, value: Any) -> None:
+def setitem(em: Emitter, instance: Any, index: Any, value: Any) -> None:
     fn = getattr(type(instance), "__setitem__", None)
     if not isinstance(fn, types.FunctionType):
         raise TileTypeError(f"{type(instance).__name__} does not support item assignment")
     _inline(em, fn, [instance, index, value], {})
 
 
-def _inline(em: Any, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def _inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
     return HOOKS["inline"](em, fn, args, kwargs)  # calls.inline
 
 

@@ -3,7 +3,7 @@ indices are the index tile along one dimension and ranges along the others."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
@@ -16,9 +16,12 @@ from tilelang.frontend.values import ArrayValue, TileValue
 from tilelang.language import advanced as lang
 from tilelang.language import dtypes as dt
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 
 @lowers(lang.Slice, raw=True)
-def emit_slice(em: Any, start: Any, length: Any) -> lang.Slice:
+def emit_slice(em: Emitter, start: Any, length: Any) -> lang.Slice:
     if isinstance(length, bool) or not isinstance(length, int):
         raise TileTypeError(f"the length of a Slice must be a constant int, got "
                             f"{describe(length)}")
@@ -59,7 +62,7 @@ def _element_indices(fn: str, array: ArrayValue, indices: Any) -> tuple[TileValu
 
 
 @lowers(lang.load_advanced_indexing)
-def emit_load_advanced(em: Any, array: Any, indices: Any, padding_mode: Any, latency: Any,
+def emit_load_advanced(em: Emitter, array: Any, indices: Any, padding_mode: Any, latency: Any,
                        allow_tma: Any) -> TileValue:
     array = as_array(array, "load_advanced_indexing")
     coords = _element_indices("load_advanced_indexing", array, indices)
@@ -73,7 +76,7 @@ def emit_load_advanced(em: Any, array: Any, indices: Any, padding_mode: Any, lat
 
 
 @lowers(lang.store_advanced_indexing)
-def emit_store_advanced(em: Any, array: Any, indices: Any, tile: Any, latency: Any,
+def emit_store_advanced(em: Emitter, array: Any, indices: Any, tile: Any, latency: Any,
                         allow_tma: Any) -> None:
     array = as_array(array, "store_advanced_indexing")
     coords = _element_indices("store_advanced_indexing", array, indices)

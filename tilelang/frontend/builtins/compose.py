@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
@@ -15,9 +15,12 @@ from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import compose as lang
 from tilelang.language import dtypes as dt
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 
 @lowers(lang.divmod)
-def emit_divmod(em: Any, x: Any, y: Any) -> tuple[Any, Any]:
+def emit_divmod(em: Emitter, x: Any, y: Any) -> tuple[Any, Any]:
     """cuTile's rules: no bool pair; floats only as two constants (folded as Python does)."""
     if all(_dtype_of(v) is dt.bool_ for v in (x, y)):
         raise TileTypeError("divmod() operation does not support bool")
@@ -35,12 +38,12 @@ def _dtype_of(value: Any) -> Any:
 
 
 @lowers(builtins.divmod, raw=True)
-def emit_builtin_divmod(em: Any, x: Any, y: Any) -> tuple[Any, Any]:
+def emit_builtin_divmod(em: Emitter, x: Any, y: Any) -> tuple[Any, Any]:
     return emit_divmod(em, x, y)
 
 
 @lowers(lang.astile)
-def emit_astile(em: Any, value: Any, dtype: Any) -> TileValue:
+def emit_astile(em: Emitter, value: Any, dtype: Any) -> TileValue:
     """cuTile's rules and messages: a scalar, or nested tuples of scalars whose lengths are
     powers of two and whose siblings have one shape; constants convert as astype does."""
     dtype = as_dtype(dtype)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
@@ -11,6 +11,9 @@ from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_fits, check_shape, describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 
 def _shape(shape: Any, op: str = "full") -> tuple[int, ...]:
@@ -23,7 +26,7 @@ def _shape(shape: Any, op: str = "full") -> tuple[int, ...]:
 
 
 @lowers(lang.full)
-def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any, op: str = "full") -> TileValue:
+def emit_full(em: Emitter, shape: Any, fill_value: Any, dtype: Any, op: str = "full") -> TileValue:
     shape, dtype = _shape(shape, op), as_dtype(dtype)
     if isinstance(fill_value, TileValue) and fill_value.shape:
         raise TileTypeError(f"fill_value must be a scalar, got {describe(fill_value)}")
@@ -34,17 +37,17 @@ def emit_full(em: Any, shape: Any, fill_value: Any, dtype: Any, op: str = "full"
 
 
 @lowers(lang.zeros)
-def emit_zeros(em: Any, shape: Any, dtype: Any) -> TileValue:
+def emit_zeros(em: Emitter, shape: Any, dtype: Any) -> TileValue:
     return emit_full(em, shape, 0, dtype, "zeros")
 
 
 @lowers(lang.ones)
-def emit_ones(em: Any, shape: Any, dtype: Any) -> TileValue:
+def emit_ones(em: Emitter, shape: Any, dtype: Any) -> TileValue:
     return emit_full(em, shape, 1, dtype, "ones")
 
 
 @lowers(lang.arange)
-def emit_arange(em: Any, size: Any, dtype: Any, start: Any, step: Any) -> Any:
+def emit_arange(em: Emitter, size: Any, dtype: Any, start: Any, step: Any) -> Any:
     size, dtype = _constant_int(size), as_dtype(dtype)
     if size <= 0 or size & (size - 1):  # cuTile's rule (other tile shapes need not be)
         raise TileTypeError(f"Result tile shape must be power of 2, got {size}")

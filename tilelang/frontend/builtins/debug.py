@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
 
@@ -29,6 +29,9 @@ from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import debug as lang
 from tilelang.language import dtypes as dt
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 MAX_PRINT_OPERANDS = 16  # the slots of tile.print; longer prints become several ops
 
 for _name in ("print", "printf", "assert_"):
@@ -39,7 +42,7 @@ for _name in ("print", "printf", "assert_"):
 
 
 @lowers(lang.print, raw=True)
-def emit_print(em: Any, *args: Any, sep: Any = " ", end: Any = "\n") -> None:
+def emit_print(em: Emitter, *args: Any, sep: Any = " ", end: Any = "\n") -> None:
     """Python's print(): each argument as str() would show it, then `end`."""
     for name, value in (("sep", sep), ("end", end)):
         if not is_text(value):
@@ -54,7 +57,7 @@ def emit_print(em: Any, *args: Any, sep: Any = " ", end: Any = "\n") -> None:
 
 
 @lowers(builtins.print, raw=True)
-def emit_builtin_print(em: Any, *args: Any, **kwargs: Any) -> None:
+def emit_builtin_print(em: Emitter, *args: Any, **kwargs: Any) -> None:
     unknown = sorted(set(kwargs) - {"sep", "end"})
     if unknown:
         raise TileTypeError(f"print() in a kernel takes only `sep` and `end`, got `{unknown[0]}`")
@@ -62,14 +65,14 @@ def emit_builtin_print(em: Any, *args: Any, **kwargs: Any) -> None:
 
 
 @lowers(builtins.str, raw=True)
-def emit_str(em: Any, *args: Any, **kwargs: Any) -> Text:
+def emit_str(em: Emitter, *args: Any, **kwargs: Any) -> Text:
     if len(args) > 1 or kwargs:
         raise TileTypeError("str() in a kernel takes one value")
     return to_str(args[0], em) if args else ""
 
 
 @lowers(builtins.repr, raw=True)
-def emit_repr(em: Any, *args: Any, **kwargs: Any) -> Text:
+def emit_repr(em: Emitter, *args: Any, **kwargs: Any) -> Text:
     if len(args) != 1 or kwargs:
         raise TileTypeError("repr() takes exactly one argument")
     return to_repr(args[0], em)
@@ -107,7 +110,7 @@ _PRINTF = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d*))?(hh|h|ll|l)?([diuoxXeEfFgGaAc
 
 
 @lowers(lang.printf, raw=True)
-def emit_printf(em: Any, *args: Any, **kwargs: Any) -> None:
+def emit_printf(em: Emitter, *args: Any, **kwargs: Any) -> None:
     if kwargs:
         raise TileTypeError(f"printf() takes no keyword arguments, got `{next(iter(kwargs))}`")
     if not args:
@@ -167,7 +170,7 @@ def _printf_argument(value: Any, index: int, conversion: str) -> TileValue:
 
 
 @lowers(lang.assert_)
-def emit_assert(em: Any, cond: Any, message: Any) -> None:
+def emit_assert(em: Emitter, cond: Any, message: Any) -> None:
     if message is not None and not isinstance(message, str):
         raise TileTypeError(f"assert_(): the message must be a constant string, got "
                             f"{describe(message)}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import build, operators, rounding_modes, semantics
@@ -14,6 +14,9 @@ from tilelang.language import elementwise as ew
 from tilelang.language import math as lm
 from tilelang.language.dtypes import DType
 from tilelang.language.enums import RoundingMode
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 
 def check_rounding_and_ftz(fn: str, dtype: DType | None, rounding: Any, ftz: Any,
@@ -52,7 +55,7 @@ def _make_binary(name: str) -> None:
     fn = getattr(ew, name, None) or getattr(lm, name, None)
 
     @lowers(fn)
-    def emit(em: Any, x: Any, y: Any, **options: Any) -> Any:
+    def emit(em: Emitter, x: Any, y: Any, **options: Any) -> Any:
         rounding = options.get("rounding_mode")
         allowed = _IEEE + ((RoundingMode.FULL, RoundingMode.APPROX) if name == "truediv" else ())
         check_rounding_and_ftz(name, operators.binary_dtype(name, x, y), rounding,
@@ -80,7 +83,7 @@ for _name in operators.BINARY:
 
 def _make_compare(name: str) -> None:
     @lowers(getattr(ew, name))
-    def emit(em: Any, x: Any, y: Any) -> Any:
+    def emit(em: Emitter, x: Any, y: Any) -> Any:
         return operators.compare(name, x, y)
 
 
@@ -96,7 +99,7 @@ _UNARY_ROUNDING = {
 
 def _make_math(name: str) -> None:
     @lowers(getattr(lm, name))
-    def emit(em: Any, x: Any, **options: Any) -> Any:
+    def emit(em: Emitter, x: Any, **options: Any) -> Any:
         rounding = options.get("rounding_mode")
         check_rounding_and_ftz(name, operators.math_unary_dtype(name, x), rounding,
                                options.get("flush_to_zero"), _UNARY_ROUNDING.get(name, ()))
@@ -111,29 +114,29 @@ for _name in operators.MATH_UNARY:
 
 
 @lowers(lm.abs)
-def emit_abs(em: Any, x: Any) -> Any:
+def emit_abs(em: Emitter, x: Any) -> Any:
     return operators.absolute(x)
 
 
 @lowers(ew.negative)
-def emit_negative(em: Any, x: Any) -> Any:
+def emit_negative(em: Emitter, x: Any) -> Any:
     return operators.negative(x)
 
 
 @lowers(ew.bitwise_not)
-def emit_bitwise_not(em: Any, x: Any) -> Any:
+def emit_bitwise_not(em: Emitter, x: Any) -> Any:
     if isinstance(x, bool):  # unlike `~True`, ct.bitwise_not(True) is `not True` (cuTile)
         return not x
     return operators.bitwise_not(x)
 
 
 @lowers(ew.where)
-def emit_where(em: Any, cond: Any, x: Any, y: Any) -> Any:
+def emit_where(em: Emitter, cond: Any, x: Any, y: Any) -> Any:
     return operators.where(cond, x, y)
 
 
 @lowers(ew.astype)
-def emit_astype(em: Any, x: Any, dtype: Any, rounding_mode: Any) -> Any:
+def emit_astype(em: Emitter, x: Any, dtype: Any, rounding_mode: Any) -> Any:
     dtype = as_dtype(dtype)
     source = x.dtype if isinstance(x, TileValue) else \
         semantics.constant_dtype(x) if is_loose(x) else None

@@ -9,7 +9,7 @@ tiles and works on a one-element tile too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.dialect import ops
 from tilelang.errors import TileTypeError, TileValueError
@@ -22,6 +22,9 @@ from tilelang.language import dtypes as dt
 from tilelang.language import indexed as lang
 from tilelang.language.dtypes import DType
 from tilelang.language.enums import MemoryOrder, MemoryScope
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 _INT32_64 = (dt.int32, dt.int64, dt.uint32, dt.uint64)
 ATOMIC_DTYPES: dict[str, tuple[DType, ...]] = {
@@ -143,7 +146,7 @@ def _latency(value: Any) -> None:
 
 
 @lowers(lang.gather)
-def emit_gather(em: Any, array: Any, indices: Any, mask: Any, padding_value: Any,
+def emit_gather(em: Emitter, array: Any, indices: Any, mask: Any, padding_value: Any,
                 check_bounds: Any, latency: Any) -> TileValue:
     access = _Access("gather", array, indices)
     check, dtype = _flag(check_bounds, "check_bounds"), access.array.dtype
@@ -159,7 +162,7 @@ def emit_gather(em: Any, array: Any, indices: Any, mask: Any, padding_value: Any
 
 
 @lowers(lang.scatter)
-def emit_scatter(em: Any, array: Any, indices: Any, value: Any, mask: Any, check_bounds: Any,
+def emit_scatter(em: Emitter, array: Any, indices: Any, value: Any, mask: Any, check_bounds: Any,
                  latency: Any) -> None:
     access = _Access("scatter", array, indices)
     check = _flag(check_bounds, "check_bounds")
@@ -205,7 +208,7 @@ def _check_order_and_scope(opcode: str, order: MemoryOrder, scope: MemoryScope) 
 def rmw_emitter(kind: str) -> Any:
     fn = f"atomic_{kind}"
 
-    def emit(em: Any, array: Any, indices: Any, update: Any, check_bounds: Any,
+    def emit(em: Emitter, array: Any, indices: Any, update: Any, check_bounds: Any,
              memory_order: Any, memory_scope: Any) -> TileValue:
         access = _Access(fn, array, indices)
         attrs = _atomic_attrs(fn, access, kind, memory_order, memory_scope, check_bounds)
@@ -222,7 +225,7 @@ for _stub, _kind in lang.ATOMIC_RMW.items():
 
 
 @lowers(lang.atomic_cas)
-def emit_atomic_cas(em: Any, array: Any, indices: Any, expected: Any, desired: Any,
+def emit_atomic_cas(em: Emitter, array: Any, indices: Any, expected: Any, desired: Any,
                     check_bounds: Any, memory_order: Any, memory_scope: Any) -> TileValue:
     access = _Access("atomic_cas", array, indices)
     attrs = _atomic_attrs("atomic_cas", access, "cas", memory_order, memory_scope, check_bounds)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, operators
@@ -14,6 +14,9 @@ from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import grid as lang
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 
 def _axis(axis: Any) -> int:
     axis = const_int(axis, "axis")
@@ -23,17 +26,17 @@ def _axis(axis: Any) -> int:
 
 
 @lowers(lang.bid)
-def emit_bid(em: Any, axis: Any) -> TileValue:
+def emit_bid(em: Emitter, axis: Any) -> TileValue:
     return build.op("bid", [], dt.int32, (), axis=_axis(axis))
 
 
 @lowers(lang.num_blocks)
-def emit_num_blocks(em: Any, axis: Any) -> TileValue:
+def emit_num_blocks(em: Emitter, axis: Any) -> TileValue:
     return build.op("num_blocks", [], dt.int32, (), axis=_axis(axis))
 
 
 @lowers(lang.num_tiles)
-def emit_num_tiles(em: Any, array: Any, axis: Any, shape: Any, order: Any) -> Any:
+def emit_num_tiles(em: Emitter, array: Any, axis: Any, shape: Any, order: Any) -> Any:
     array = as_array(array, "num_tiles")
     shape = check_shape(as_tuple(shape)) if shape != () else (1,) * array.ndim  # () as load
     if len(shape) != array.ndim:
@@ -50,7 +53,7 @@ def _dim(array: Any, dim: int) -> TileValue | int:
 
 
 @lowers(lang.cdiv)
-def emit_cdiv(em: Any, x: Any, y: Any) -> Any:
+def emit_cdiv(em: Emitter, x: Any, y: Any) -> Any:
     return cdiv(x, y)
 
 

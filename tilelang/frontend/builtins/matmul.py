@@ -7,7 +7,7 @@ so the op has a single form for the passes after it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, semantics
@@ -17,6 +17,9 @@ from tilelang.frontend.values import TileValue
 from tilelang.language import dtypes as dt
 from tilelang.language import products as lang
 from tilelang.language.dtypes import DType
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 # input dtype -> the accumulator dtypes mma accepts (cuTile's table)
 ACCUMULATORS: dict[DType, tuple[DType, ...]] = {
@@ -34,7 +37,7 @@ BYTE_INTS = (dt.int8, dt.uint8)
 
 
 @lowers(lang.mma)
-def emit_mma(em: Any, x: Any, y: Any, acc: Any, use_fast_acc: Any) -> TileValue:
+def emit_mma(em: Emitter, x: Any, y: Any, acc: Any, use_fast_acc: Any) -> TileValue:
     x, y, acc = _tile(x, "x", "mma"), _tile(y, "y", "mma"), _tile(acc, "acc", "mma")
     for name, tile in (("x", x), ("y", y)):
         if tile.ndim not in (2, 3):
@@ -55,7 +58,7 @@ def emit_mma(em: Any, x: Any, y: Any, acc: Any, use_fast_acc: Any) -> TileValue:
 
 
 @lowers(lang.matmul)
-def emit_matmul(em: Any, x: Any, y: Any) -> TileValue:
+def emit_matmul(em: Emitter, x: Any, y: Any) -> TileValue:
     return matmul(_tile(x, "x", "matmul"), _tile(y, "y", "matmul"))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
@@ -13,6 +13,9 @@ from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import memory as lang
 from tilelang.language.enums import PaddingMode
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 
 def tile_order(order: Any, ndim: int) -> tuple[int, ...]:
@@ -66,7 +69,7 @@ def _padding(mode: Any) -> str:
 
 @lowers(lang.load)
 def emit_load(
-    em: Any, array: Any, index: Any, shape: Any, order: Any, padding_mode: Any,
+    em: Emitter, array: Any, index: Any, shape: Any, order: Any, padding_mode: Any,
     latency: Any, allow_tma: Any,
 ) -> TileValue:
     array = as_array(array, "load")
@@ -89,7 +92,7 @@ def emit_load(
 
 @lowers(lang.store)
 def emit_store(
-    em: Any, array: Any, index: Any, tile: Any, order: Any, latency: Any, allow_tma: Any
+    em: Emitter, array: Any, index: Any, tile: Any, order: Any, latency: Any, allow_tma: Any
 ) -> None:
     from tilelang.dialect import ops
 

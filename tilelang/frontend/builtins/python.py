@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileStaticAssertionError, TileTypeError
 from tilelang.frontend import build, operators
@@ -13,14 +13,17 @@ from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import static as static_lang
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 
 @lowers(builtins.range, raw=True)
-def emit_range(em: Any, *args: Any) -> Any:
+def emit_range(em: Emitter, *args: Any) -> Any:
     raise TileTypeError("range() can only be used as the iterable of a `for` loop")
 
 
 @lowers(builtins.tuple, raw=True)
-def emit_tuple(em: Any, *args: Any) -> tuple:
+def emit_tuple(em: Emitter, *args: Any) -> tuple:
     """`tuple(x)` of a tuple (a comprehension is one already) or of nothing."""
     if not args:
         return ()
@@ -31,7 +34,7 @@ def emit_tuple(em: Any, *args: Any) -> tuple:
 
 
 @lowers(builtins.len, raw=True)
-def emit_len(em: Any, obj: Any) -> Any:
+def emit_len(em: Emitter, obj: Any) -> Any:
     if isinstance(obj, tuple | dict | ListValue):  # a list of arrays has a compiled-in length
         return len(obj)
     if isinstance(obj, TileValue) and obj.shape:
@@ -55,17 +58,17 @@ def _reduce_pairwise(name: str, args: tuple[Any, ...]) -> Any:
 
 
 @lowers(builtins.min, raw=True)
-def emit_min(em: Any, *args: Any) -> Any:
+def emit_min(em: Emitter, *args: Any) -> Any:
     return _reduce_pairwise("min", args)
 
 
 @lowers(builtins.max, raw=True)
-def emit_max(em: Any, *args: Any) -> Any:
+def emit_max(em: Emitter, *args: Any) -> Any:
     return _reduce_pairwise("max", args)
 
 
 @lowers(builtins.abs, raw=True)
-def emit_abs(em: Any, x: Any) -> Any:
+def emit_abs(em: Emitter, x: Any) -> Any:
     return operators.absolute(x)
 
 
@@ -79,29 +82,29 @@ def _convert(name: str, fn: Any, dtype: Any, x: Any) -> Any:
 
 
 @lowers(builtins.int, raw=True)
-def emit_int(em: Any, x: Any = 0) -> Any:
+def emit_int(em: Emitter, x: Any = 0) -> Any:
     return _convert("int", int, dt.int32, x)
 
 
 @lowers(builtins.float, raw=True)
-def emit_float(em: Any, x: Any = 0.0) -> Any:
+def emit_float(em: Emitter, x: Any = 0.0) -> Any:
     return _convert("float", float, dt.float32, x)
 
 
 @lowers(builtins.bool, raw=True)
-def emit_bool(em: Any, x: Any = False) -> Any:
+def emit_bool(em: Emitter, x: Any = False) -> Any:
     return _convert("bool", bool, dt.bool_, x)
 
 
 @lowers(builtins.isinstance, raw=True)
-def emit_isinstance(em: Any, obj: Any, cls: Any) -> bool:
+def emit_isinstance(em: Emitter, obj: Any, cls: Any) -> bool:
     if isinstance(obj, TileValue | ArrayValue):
         raise TileTypeError("isinstance() of tiles and arrays is not supported")
     return isinstance(obj, cls)
 
 
 @lowers(static_lang.ensure_constant)
-def emit_ensure_constant(em: Any, value: Any) -> Any:
+def emit_ensure_constant(em: Emitter, value: Any) -> Any:
     if isinstance(value, TileValue | ArrayValue):
         raise TileStaticAssertionError(
             "Argument of ensure_constant() is not a compile-time constant")

@@ -7,7 +7,7 @@ A mask on an atomic turns masked-out offsets into -1, which the bounds test skip
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.dialect import array_type, ops, parse_array_type
 from tilelang.frontend import build, operators
@@ -23,9 +23,12 @@ from tilelang.frontend.values import ArrayValue, RawMemoryValue, TileValue, is_l
 from tilelang.language import indexed
 from tilelang.language.views import Array, RawArrayMemory
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 
 @lowers(Array.get_raw_memory)
-def emit_get_raw_memory(em: Any, self: Any) -> RawMemoryValue:
+def emit_get_raw_memory(em: Emitter, self: Any) -> RawMemoryValue:
     array = as_array(self, "get_raw_memory")
     _, _, align = parse_array_type(array.value.type)  # the base pointer's alignment is kept
     flat_type = array_type(array.dtype, (True,), align)
@@ -51,19 +54,19 @@ def _index_dtype(offset: Any) -> Any:
 
 
 @lowers(RawArrayMemory.load_offset)
-def emit_load_offset(em: Any, self: RawMemoryValue, offset: Any, mask: Any, padding_value: Any,
+def emit_load_offset(em: Emitter, self: RawMemoryValue, offset: Any, mask: Any, padding_value: Any,
                      latency: Any) -> TileValue:
     return emit_gather(em, self.flat, offset, mask, padding_value, True, latency)
 
 
 @lowers(RawArrayMemory.store_offset)
-def emit_store_offset(em: Any, self: RawMemoryValue, offset: Any, value: Any, mask: Any,
+def emit_store_offset(em: Emitter, self: RawMemoryValue, offset: Any, value: Any, mask: Any,
                       latency: Any) -> None:
     emit_scatter(em, self.flat, offset, value, mask, True, latency)
 
 
 @lowers(RawArrayMemory.atomic_cas_offset)
-def emit_atomic_cas_offset(em: Any, self: RawMemoryValue, offset: Any, expected: Any,
+def emit_atomic_cas_offset(em: Emitter, self: RawMemoryValue, offset: Any, expected: Any,
                            desired: Any, mask: Any, memory_order: Any,
                            memory_scope: Any) -> TileValue:
     return emit_atomic_cas(em, self.flat, _masked_offset(offset, mask), expected, desired, True,
@@ -73,7 +76,7 @@ def emit_atomic_cas_offset(em: Any, self: RawMemoryValue, offset: Any, expected:
 def _rmw_offset(kind: str) -> Any:
     emit = rmw_emitter(kind)
 
-    def emit_offset(em: Any, self: RawMemoryValue, offset: Any, update: Any, mask: Any,
+    def emit_offset(em: Emitter, self: RawMemoryValue, offset: Any, update: Any, mask: Any,
                     memory_order: Any, memory_scope: Any) -> TileValue:
         return emit(em, self.flat, _masked_offset(offset, mask), update, True, memory_order,
                     memory_scope)

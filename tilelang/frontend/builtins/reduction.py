@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import types
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
 from mlir.dialects import gpu
@@ -26,6 +26,9 @@ from tilelang.language import dtypes as dt
 from tilelang.language import reduction as lang
 from tilelang.language.dtypes import DType
 from tilelang.language.enums import RoundingMode
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 MAX_INPUTS = 4  # the dialect's reduce/scan ops have four operand slots
 Combine = Callable[[list[TileValue], list[TileValue]], Sequence[Any]]
@@ -206,13 +209,13 @@ def _accumulate(name: str, identity: int, x: Any, axis: Any, keepdims: bool,
 
 
 @lowers(lang.sum)
-def emit_sum(em: Any, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
+def emit_sum(em: Emitter, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
              flush_to_zero: Any) -> TileValue:
     return _accumulate("sum", 0, x, axis, keepdims, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.prod)
-def emit_prod(em: Any, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
+def emit_prod(em: Emitter, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
               flush_to_zero: Any) -> TileValue:
     return _accumulate("prod", 1, x, axis, keepdims, (rounding_mode, flush_to_zero))
 
@@ -243,13 +246,13 @@ def _extremum_identity(largest: bool, dtype: DType, propagate_nan: bool) -> bool
 
 
 @lowers(lang.max)
-def emit_max(em: Any, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
+def emit_max(em: Emitter, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
              propagate_nan: Any) -> TileValue:
     return _extremum("max", x, axis, keepdims, propagate_nan, flush_to_zero)
 
 
 @lowers(lang.min)
-def emit_min(em: Any, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
+def emit_min(em: Emitter, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
              propagate_nan: Any) -> TileValue:
     return _extremum("min", x, axis, keepdims, propagate_nan, flush_to_zero)
 
@@ -303,19 +306,19 @@ def _arg(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool) -> T
 
 
 @lowers(lang.argmax)
-def emit_argmax(em: Any, x: Any, axis: Any, keepdims: Any, propagate_nan: Any) -> TileValue:
+def emit_argmax(em: Emitter, x: Any, axis: Any, keepdims: Any, propagate_nan: Any) -> TileValue:
     return _arg("argmax", x, axis, keepdims, propagate_nan)
 
 
 @lowers(lang.argmin)
-def emit_argmin(em: Any, x: Any, axis: Any, keepdims: Any, propagate_nan: Any) -> TileValue:
+def emit_argmin(em: Emitter, x: Any, axis: Any, keepdims: Any, propagate_nan: Any) -> TileValue:
     return _arg("argmin", x, axis, keepdims, propagate_nan)
 
 
 # ----- user combiners ---------------------------------------------------------------------------
 
 
-def user_combine(em: Any, func: Any, count: int, what: str) -> Combine:
+def user_combine(em: Emitter, func: Any, count: int, what: str) -> Combine:
     """A Combine calling the user's function (a helper, a lambda or an `operator` function)."""
     if func in _OPERATORS and count == 1:
         fn = _OPERATORS[func]
@@ -355,7 +358,7 @@ def _inputs(x: Any, identity: Any, what: str) -> tuple[list[TileValue], list[Any
 
 
 @lowers(lang.reduce)
-def emit_reduce(em: Any, x: Any, axis: Any, func: Any, identity: Any, keepdims: Any) -> Any:
+def emit_reduce(em: Emitter, x: Any, axis: Any, func: Any, identity: Any, keepdims: Any) -> Any:
     tiles, identities, multiple = _inputs(x, identity, "reduce")
     axes = reduction_axes(axis, tiles[0].ndim)
     results = reduce_tiles(tiles, axes, identities, user_combine(em, func, len(tiles), "reduce"))
@@ -395,19 +398,19 @@ def _running(name: str, x: Any, axis: Any, reverse: Any, options: tuple[Any, Any
 
 
 @lowers(lang.cumsum)
-def emit_cumsum(em: Any, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
+def emit_cumsum(em: Emitter, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
                 flush_to_zero: Any) -> TileValue:
     return _running("cumsum", x, axis, reverse, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.cumprod)
-def emit_cumprod(em: Any, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
+def emit_cumprod(em: Emitter, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
                  flush_to_zero: Any) -> TileValue:
     return _running("cumprod", x, axis, reverse, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.scan)
-def emit_scan(em: Any, x: Any, axis: Any, func: Any, identity: Any, reverse: Any) -> Any:
+def emit_scan(em: Emitter, x: Any, axis: Any, func: Any, identity: Any, reverse: Any) -> Any:
     tiles, identities, multiple = _inputs(x, identity, "scan")
     ax = _scan_axis(axis, tiles[0].ndim)
     results = scan_tiles(tiles, ax, bool(reverse), identities,

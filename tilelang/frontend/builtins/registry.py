@@ -8,10 +8,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend.binding import bind
+
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,7 @@ class Builtin:
     emit: Callable[..., Any]
     signature: inspect.Signature | None  # None: the emitter takes the raw arguments
 
-    def call(self, em: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, em: Emitter, args: list[Any], kwargs: dict[str, Any]) -> Any:
         effect = NOT_IN_COMBINERS.get(self.name)
         if effect is not None:
             em.not_in_combiner(effect)
@@ -66,7 +69,7 @@ def registered() -> dict[Any, Builtin]:
     return dict(_REGISTRY)
 
 
-def call_method(em: Any, method: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call_method(em: Emitter, method: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """`tile.astype(...)` and friends: the language function with the tile as first argument."""
     from tilelang import language as lang
 

@@ -3,7 +3,7 @@ insert and bitcast."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.dialect import ops, tensor_type
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
@@ -15,9 +15,12 @@ from tilelang.frontend.values import TileValue
 from tilelang.language import dtypes as dt
 from tilelang.language import shape as lang
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 
 @lowers(lang.reshape)
-def emit_reshape(em: Any, x: Any, shape: Any) -> TileValue:
+def emit_reshape(em: Emitter, x: Any, shape: Any) -> TileValue:
     tile = as_tile(x, "reshape")
     shape = as_tuple(shape)
     if shape.count(-1) > 1:
@@ -37,14 +40,14 @@ def emit_reshape(em: Any, x: Any, shape: Any) -> TileValue:
 
 
 @lowers(lang.expand_dims)
-def emit_expand_dims(em: Any, x: Any, axis: Any) -> TileValue:
+def emit_expand_dims(em: Emitter, x: Any, axis: Any) -> TileValue:
     tile = as_tile(x, "expand_dims")
     axis = normalize_axis(axis, tile.ndim + 1)
     return build.reshape(tile, (*tile.shape[:axis], 1, *tile.shape[axis:]))
 
 
 @lowers(lang.broadcast_to)
-def emit_broadcast_to(em: Any, x: Any, shape: Any) -> TileValue:
+def emit_broadcast_to(em: Emitter, x: Any, shape: Any) -> TileValue:
     tile = as_tile(x, "broadcast_to")
     shape = check_shape(as_tuple(shape)) if shape != () else ()
     return build.broadcast_to(tile, shape)
@@ -61,7 +64,7 @@ def _permuted(tile: TileValue, axes: tuple[int, ...]) -> TileValue:
 
 
 @lowers(lang.permute)
-def emit_permute(em: Any, x: Any, axes: Any) -> TileValue:
+def emit_permute(em: Emitter, x: Any, axes: Any) -> TileValue:
     tile = as_tile(x, "permute")
     axes = as_tuple(axes)
     if len(axes) != tile.ndim:
@@ -74,7 +77,7 @@ def emit_permute(em: Any, x: Any, axes: Any) -> TileValue:
 
 
 @lowers(lang.transpose)
-def emit_transpose(em: Any, x: Any, axis0: Any, axis1: Any) -> TileValue:
+def emit_transpose(em: Emitter, x: Any, axis0: Any, axis1: Any) -> TileValue:
     tile = as_tile(x, "transpose")
     if tile.ndim < 2:
         raise TileTypeError(f"Cannot transpose a tile with fewer than 2 dimensions "
@@ -93,7 +96,7 @@ def emit_transpose(em: Any, x: Any, axis0: Any, axis1: Any) -> TileValue:
 
 
 @lowers(lang.cat)
-def emit_cat(em: Any, tiles: Any, axis: Any) -> TileValue:
+def emit_cat(em: Emitter, tiles: Any, axis: Any) -> TileValue:
     if not isinstance(tiles, tuple) or not tiles:
         raise TileTypeError(f"cat() expects a tuple of tiles, got {describe(tiles)}")
     if len(tiles) > 2:
@@ -166,7 +169,7 @@ def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -
 
 
 @lowers(lang.extract)
-def emit_extract(em: Any, x: Any, index: Any, shape: Any) -> TileValue:
+def emit_extract(em: Emitter, x: Any, index: Any, shape: Any) -> TileValue:
     tile = as_tile(x, "extract")
     if not tile.shape:
         raise TileTypeError("extract() needs a tile, got a scalar")
@@ -182,7 +185,7 @@ def emit_extract(em: Any, x: Any, index: Any, shape: Any) -> TileValue:
 
 
 @lowers(lang.insert)
-def emit_insert(em: Any, x: Any, index: Any, value: Any) -> TileValue:
+def emit_insert(em: Emitter, x: Any, index: Any, value: Any) -> TileValue:
     tile = as_tile(x, "insert")
     if not tile.shape:
         raise TileTypeError("insert() needs a tile, got a scalar")
@@ -201,7 +204,7 @@ def emit_insert(em: Any, x: Any, index: Any, value: Any) -> TileValue:
 
 
 @lowers(lang.bitcast)
-def emit_bitcast(em: Any, x: Any, dtype: Any) -> TileValue:
+def emit_bitcast(em: Emitter, x: Any, dtype: Any) -> TileValue:
     tile = as_tile(x, "bitcast")
     target = as_dtype(dtype)
     if dt.bool_ in (tile.dtype, target):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators, semantics
@@ -15,11 +15,14 @@ from tilelang.language import dtypes as dt
 from tilelang.language.enums import MemoryOrder, MemoryScope
 from tilelang.language.views import Array, TiledView
 
+if TYPE_CHECKING:
+    from tilelang.frontend.emitter import Emitter
+
 # ----- Array.slice -----------------------------------------------------------------------------
 
 
 @lowers(Array.slice)
-def emit_slice(em: Any, self: ArrayValue, axis: Any, start: Any, stop: Any) -> ArrayValue:
+def emit_slice(em: Emitter, self: ArrayValue, axis: Any, start: Any, stop: Any) -> ArrayValue:
     axis = _axis(axis, self.ndim)
     lo, hi = _bound(start, "start"), _bound(stop, "stop")
     known_lo, known_hi = _known_int(lo), _known_int(hi)
@@ -99,7 +102,7 @@ def _bound(value: Any, what: str) -> TileValue:
 
 @lowers(Array.tiled_view)
 def emit_tiled_view(
-    em: Any, self: ArrayValue, tile_shape: Any, padding_mode: Any, traversal_steps: Any
+    em: Emitter, self: ArrayValue, tile_shape: Any, padding_mode: Any, traversal_steps: Any
 ) -> TiledViewValue:
     ndim = self.ndim
     shape = _shape(tile_shape, "tile_shape", ndim, allow_empty=True)
@@ -133,7 +136,7 @@ def _shape(value: Any, what: str, ndim: int, allow_empty: bool) -> tuple[int, ..
 
 
 @lowers(TiledView.num_tiles)
-def emit_num_tiles(em: Any, self: TiledViewValue, axis: Any) -> Any:
+def emit_num_tiles(em: Emitter, self: TiledViewValue, axis: Any) -> Any:
     from tilelang.frontend.attributes import _array_query
 
     axis = _axis(axis, self.array.ndim)
@@ -142,7 +145,7 @@ def emit_num_tiles(em: Any, self: TiledViewValue, axis: Any) -> Any:
 
 @lowers(TiledView.load)
 def emit_view_load(
-    em: Any, self: TiledViewValue, index: Any, check_bounds: Any, latency: Any, allow_tma: Any
+    em: Emitter, self: TiledViewValue, index: Any, check_bounds: Any, latency: Any, allow_tma: Any
 ) -> TileValue:
     _check_bounds_flag(check_bounds)
     array = self.array
@@ -154,7 +157,7 @@ def emit_view_load(
 
 @lowers(TiledView.store)
 def emit_view_store(
-    em: Any, self: TiledViewValue, index: Any, tile: Any, check_bounds: Any, latency: Any,
+    em: Emitter, self: TiledViewValue, index: Any, tile: Any, check_bounds: Any, latency: Any,
     allow_tma: Any,
 ) -> None:
     from tilelang.dialect import ops
@@ -199,7 +202,7 @@ def _check_bounds_flag(value: Any) -> None:
 def _atomic_store_emitter(kind: str) -> Any:
     name = f"atomic_store_{kind}"
 
-    def emit(em: Any, self: TiledViewValue, index: Any, update: Any) -> None:
+    def emit(em: Emitter, self: TiledViewValue, index: Any, update: Any) -> None:
         from tilelang.frontend.builtins.gather import ATOMIC_DTYPES, rmw_emitter
 
         array = self.array
