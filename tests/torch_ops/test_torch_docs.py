@@ -15,14 +15,19 @@ pytest.importorskip("torch")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "pytorch.md"
 
 
+def blocks() -> list[tuple[str, str]]:
+    """(the fence's tags, the code) of every python block (docs/index.md, "Code blocks")."""
+    return re.findall(r"```python([^\n]*)\n(.*?)\n```", DOC.read_text(), re.S)
+
+
 def cpu_examples() -> list[str]:
-    blocks = re.findall(r"```python\n(.*?)\n```", DOC.read_text(), re.S)
-    return [b for b in blocks if not b.startswith("# GPU only")]
+    return [code for tags, code in blocks() if "gpu" not in tags.split()]
 
 
 def test_the_doc_has_cpu_and_gpu_examples() -> None:
-    blocks = re.findall(r"```python\n(.*?)\n```", DOC.read_text(), re.S)
-    assert len(cpu_examples()) >= 7 and len(blocks) - len(cpu_examples()) >= 2
+    gpu = [code for tags, code in blocks() if "gpu" in tags.split()]
+    assert len(cpu_examples()) >= 7 and len(gpu) >= 2
+    assert all(code.startswith("# GPU only") for code in gpu)
 
 
 @pytest.mark.slow  # about 10 s: inductor compiles C++ for the examples' element-wise code
