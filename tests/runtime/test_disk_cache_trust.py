@@ -48,6 +48,7 @@ def forge(path: Path, body: bytes, payload: bytes = b"") -> None:
     first = b"tilelang-kernel %d %s\n" % (disk_cache.FORMAT, digest)
     path.parent.mkdir(mode=0o700, exist_ok=True)
     path.write_bytes(first + body + payload)
+    path.chmod(0o600)  # as store's files are, whatever the umask
 
 
 def good_header(key: str = "k", **changes) -> dict:
@@ -337,3 +338,23 @@ def test_concurrent_writers_never_give_a_partial_read(cache):
     assert seen and all(isinstance(found, int) for found in seen), seen
     assert os.listdir(cache) == ["k.entry"]
     assert disk_cache.load("k") in versions
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o646])
+def test_an_entry_others_could_write_is_a_miss_and_deleted(cache, mode):
+    """Digests are no signature (anyone can compute them): an entry that another user could
+    have written, left from before the folder was private, is never read."""
+    disk_cache.store("k", {"name": "k"}, PTX, CUBIN)
+    assert disk_cache.load("k") is not None
+    entry(cache).chmod(mode)
+    assert disk_cache.load("k") is None
+    assert not entry(cache).exists()
+
+
+def test_an_entry_of_another_user_is_a_miss(cache, monkeypatch):
+    disk_cache.store("k", {"name": "k"}, PTX, CUBIN)
+    real = disk_cache.owned_privately
+    folder = os.stat(cache)
+    monkeypatch.setattr(disk_cache, "owned_privately",
+                        lambda found: real(found) and found.st_ino == folder.st_ino)
+    assert disk_cache.load("k") is None
