@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import tilelang as ct
+from tilelang.testing.threads import add_one, double, negate
 from tilelang.testing.threads import in_threads as run_in_threads
 
 torch = pytest.importorskip("torch")
@@ -19,24 +20,6 @@ pytestmark = pytest.mark.gpu
 THREADS = 8
 N = 65536
 BLOCK = 64
-
-
-@ct.kernel
-def double(x, y, B: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(y, (i,), 2 * ct.load(x, (i,), (B,)))
-
-
-@ct.kernel
-def add_one(x, y, B: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(y, (i,), ct.load(x, (i,), (B,)) + 1)
-
-
-@ct.kernel
-def negate(x, y, B: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(y, (i,), -ct.load(x, (i,), (B,)))
 
 
 def in_threads(work: Callable[[int], Any], count: int = THREADS) -> list[Any]:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.threads import add_one, double, negate
 from tilelang.testing.threads import in_threads as run_in_threads
 
 THREADS = 8
@@ -21,24 +22,6 @@ BLOCK = 64
 @pytest.fixture(autouse=True)
 def _interpret(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TILELANG_INTERPRET", "1")
-
-
-@ct.kernel
-def double(x, y, B: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(y, (i,), 2 * ct.load(x, (i,), (B,)))
-
-
-@ct.kernel
-def add_one(x, y, B: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(y, (i,), ct.load(x, (i,), (B,)) + 1)
-
-
-@ct.kernel
-def negate(x, y, B: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(y, (i,), -ct.load(x, (i,), (B,)))
 
 
 @ct.kernel

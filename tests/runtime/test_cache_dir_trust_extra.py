@@ -22,15 +22,6 @@ BUILT = b"the module the compiler built"
 EVIL = b"a module someone else put there"
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The cache folder (not made yet), in tmp_path."""
-    root = tmp_path / "cache"
-    monkeypatch.setenv("TILELANG_CACHE_DIR", str(root))
-    monkeypatch.delenv("TILELANG_DISABLE_DISK_CACHE", raising=False)
-    return root
-
-
 def open_to_others(path: Path) -> None:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path, 0o777)

@@ -27,15 +27,6 @@ def double(x, y, n: ct.ScalarInt64):
     ct.store(y, (i,), ct.load(x, (i,), (64,)) * 2.0)
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The cache folder (not made yet), in tmp_path."""
-    root = tmp_path / "cache"
-    monkeypatch.setenv("TILELANG_CACHE_DIR", str(root))
-    monkeypatch.delenv("TILELANG_DISABLE_DISK_CACHE", raising=False)
-    return root
-
-
 def entry(cache: Path, key: str = "k") -> Path:
     return cache / f"{key}.entry"
 

@@ -6,6 +6,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import tilelang as ct
+
 
 def in_threads(work: Callable[[int], Any], count: int) -> list[Any]:
     """Run work(0) ... work(count - 1) in threads released together; their results, or raise
@@ -29,3 +31,22 @@ def in_threads(work: Callable[[int], Any], count: int) -> list[Any]:
     if errors:
         raise errors[0]
     return results
+
+
+# three kernels of one shape, launched at once from many threads
+@ct.kernel
+def double(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), 2 * ct.load(x, (i,), (B,)))
+
+
+@ct.kernel
+def add_one(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), ct.load(x, (i,), (B,)) + 1)
+
+
+@ct.kernel
+def negate(x, y, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), -ct.load(x, (i,), (B,)))
