@@ -418,6 +418,29 @@ irdl.dialect @tile {
     irdl.results(result: %t)
   }
 
+  // ----- hints and launch control --------------------------------------------------------------
+
+  // `x` itself (an integer scalar), which the program asserts is a multiple of `divisor` (a
+  // positive integer): alignment facts derive from it (an array slice starting there). A false
+  // claim is undefined behaviour on the GPU; the interpreter checks it.
+  irdl.operation @assume_div_by {
+    %t = irdl.any
+    %divisor = irdl.base "#builtin.integer"
+    irdl.operands(x: %t)
+    irdl.attributes { "divisor" = %divisor }
+    irdl.results(result: %t)
+  }
+
+  // Programmatic dependent launch: wait until the grids this launch depends on have completed
+  // and their writes are visible (PTX griddepcontrol.wait on sm_90; nothing before sm_90).
+  irdl.operation @grid_dependency_control_wait {
+  }
+
+  // Programmatic dependent launch: let the dependent grid start before this one completes
+  // (PTX griddepcontrol.launch_dependents on sm_90; nothing before sm_90).
+  irdl.operation @grid_dependency_control_launch_dependents {
+  }
+
   // ----- debugging -------------------------------------------------------------------------------
 
   // Prints `format` (C printf text; each conversion takes the next operand, a scalar or a tile

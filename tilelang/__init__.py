@@ -5,6 +5,7 @@ from tilelang.errors import (
     TileArgumentOverflowError,
     TileArgumentValueError,
     TileCompilerExecutionError,
+    TileCompilerTimeoutError,
     TileError,
     TileInternalError,
     TileInterpreterError,
@@ -23,6 +24,7 @@ from tilelang.interface.kernel import Kernel, kernel
 from tilelang.language import *  # noqa: F403
 from tilelang.language import __all__ as _language_names
 from tilelang.runtime.launch import exported_in, launch
+from tilelang.timeout import compiler_timeout
 
 __version__ = "0.1.0"
 exported_in(globals())  # the C entry replaces `launch` here once built (runtime/launch.py)
@@ -58,6 +60,7 @@ __all__ = [
     "TileArgumentOverflowError",
     "TileArgumentValueError",
     "TileCompilerExecutionError",
+    "TileCompilerTimeoutError",
     "TileError",
     "TileInternalError",
     "TileInterpreterError",
@@ -73,6 +76,7 @@ __all__ = [
     "TileValueError",
     "autotune",  # noqa: F405
     "compile",  # imported on first use: __getattr__
+    "compiler_timeout",
     "kernel",
     "launch",
     "resources",  # noqa: F405  (imported on first use: __getattr__)

@@ -39,6 +39,7 @@ from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
+from tilelang.timeout import Deadline
 from tilelang.tracebacks import hide_internal_frames
 
 STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
@@ -170,11 +171,10 @@ def compile(
     try:
         k = as_kernel(kernel)
         signature = k.specialize(args)
-        options = CompileOptions(
-            num_warps or k.options.num_warps,
-            arch or settings.arch_override() or "sm_90", dict(extra_passes or {}),
-            k.options.occupancy,
-        )
+        target = arch or settings.arch_override() or "sm_90"
+        hints = k.options.for_arch(target)  # ByTarget hints: their values for this target
+        options = CompileOptions(num_warps or hints.num_warps, target, dict(extra_passes or {}),
+                                 hints.occupancy)
         return compile_signature(k.fn, signature, options, stop_after)
     except TileError as e:
         if not hide_internal_frames(e):
@@ -194,12 +194,19 @@ def compile_signature(
     if stop_after is not None and stop_after not in STAGES:
         raise TileValueError(f"unknown stage {stop_after!r}; stages are {', '.join(STAGES)}")
     with _COMPILING:
+        outer, _DEADLINE[0] = _DEADLINE[0], Deadline(getattr(fn, "__name__", "?"))
         try:
             return _compile_signature(fn, signature, options, stop_after)
         except TileError as e:
             if e.loc is None:  # an error about the whole kernel: it names the kernel
                 e.loc = _kernel_loc(fn)
             raise
+        finally:
+            _DEADLINE[0] = outer
+
+
+# The clock of the compilation running (under _COMPILING): checked between stages and passes.
+_DEADLINE: list[Deadline | None] = [None]
 
 
 def _kernel_loc(fn: Any) -> Loc | None:
@@ -325,6 +332,9 @@ def _record(result: CompiledKernel, dumper: _Dumper, stage: str,
     except ir.MLIRError as e:
         before = module.operation.get_asm(enable_debug_info=True)
         raise _pipeline_error(e, before, "", stage) from None
+    deadline = _DEADLINE[0]
+    if deadline is not None:
+        deadline.check(f"at the end of stage {stage}")
     snapshot = module.operation.clone()  # far cheaper than printing a large module
     result.asm[stage] = snapshot
     result.module = module
@@ -345,7 +355,7 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
                before: ir.Operation) -> None:
     """Run the stage's pipeline on `module`; `before` is a copy of it (for a reproducer)."""
     full = f"{pipeline},{extra}" if extra else pipeline
-    hook = _print_hook(module)
+    hook = _step_hook(module, stage)
     try:
         run_pipeline(module, full, hook)
     except TileError:
@@ -364,6 +374,21 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
             hint=f"reproduce with: tilelang-opt -p '{full}' {repro} "
                  "(TILELANG_FRONTEND_DEBUG=1 shows the Python traceback)",
         ) from e
+
+
+def _step_hook(module: ir.Module, stage: str) -> Any:
+    """What runs after each pass of a stage: the IR print of TILELANG_PRINT_IR_AFTER, and the
+    check of the compilation's deadline (tilelang.compiler_timeout)."""
+    printer, deadline = _print_hook(module), _DEADLINE[0]
+    if deadline is None or deadline.limit is None:
+        return printer
+
+    def hook(step: str) -> None:
+        if printer is not None:
+            printer(step)
+        deadline.check(f"in stage {stage}, after pass {step.split('{')[0]}")
+
+    return hook
 
 
 def _print_hook(module: ir.Module) -> Any:

@@ -182,6 +182,12 @@ class TileArgumentOverflowError(TileArgumentError, OverflowError):
     `IndexedWithInt64` annotation); also an `OverflowError`, as cuTile raises."""
 
 
+class TileOptionError(TileTypeError, ValueError):
+    """A kernel option (`@kernel(...)`, `replace_hints`) that is not one of its allowed values
+    (`num_warps=3`, `occupancy=0`, a bad `ByTarget` entry); also a `ValueError`, as cuTile
+    raises for its hints."""
+
+
 class TileInterpreterError(TileError):
     """A failure while running a kernel on the CPU interpreter."""
 
@@ -234,6 +240,7 @@ __all__ = [
     "TileLaunchError",
     "TileLaunchTimeoutError",
     "TileNameError",
+    "TileOptionError",
     "TileRecursionError",
     "TileSyntaxError",
     "TileTypeError",

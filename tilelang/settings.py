@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -163,3 +164,22 @@ def compile_workers() -> int | None:
     (0 or 1: compile in the calling process); unset: one per CPU, at most 16."""
     value = os.environ.get("TILELANG_COMPILE_WORKERS", "").strip()
     return int(value) if value else None
+
+
+def compiler_timeout() -> float | None:
+    """TILELANG_COMPILER_TIMEOUT_SEC=s (or cuTile's CUDA_TILE_COMPILER_TIMEOUT_SEC): the seconds
+    a compilation may take unless `tilelang.compiler_timeout` says otherwise (tilelang/timeout.py);
+    unset: no limit. Must be a positive number."""
+    for name in ("TILELANG_COMPILER_TIMEOUT_SEC", "CUDA_TILE_COMPILER_TIMEOUT_SEC"):
+        text = os.environ.get(name, "").strip()
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+            if not value > 0:
+                from tilelang.errors import TileValueError
+
+                raise TileValueError(f"{name} must be a positive number of seconds, got {text!r}")
+            return value
+    return None

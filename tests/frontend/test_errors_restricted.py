@@ -158,7 +158,7 @@ def test_float32_tile_is_not_stored_into_a_float8_array_implicitly(fe):
     assert "astype" in err.hint
 
 
-@pytest.mark.parametrize("name", ["float8_e8m0fnu", "float4_e2m1fn"])
+@pytest.mark.parametrize("name", ["float8_e8m0fnu", "float4_e2m1fn", "float8_e5m3fnu"])
 def test_blackwell_dtypes_are_not_supported(fe, name):
     @ct.kernel
     def k(a, DT: ct.Constant):
@@ -168,14 +168,9 @@ def test_blackwell_dtypes_are_not_supported(fe, name):
                     f"{name} is not supported by tilelang", "ct.full((2,), 1.5, DT)")
 
 
-def test_float8_e5m3fnu_is_not_supported_yet(fe):
-    @ct.kernel
-    def k(a):
-        t = ct.full((2,), 1.5, ct.float8_e5m3fnu)
-
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
-                    "`tilelang.float8_e5m3fnu` (part of cuTile's API) is not supported",
-                    "ct.float8_e5m3fnu")
+def test_float8_e5m3fnu_is_an_unsigned_float_name():
+    assert (ct.float8_e5m3fnu.bitwidth, ct.float8_e5m3fnu.restricted) == (8, True)
+    assert repr(ct.float8_e5m3fnu) == "tilelang.float8_e5m3fnu"
 
 
 def test_float8_e8m0fnu_tensor_argument():

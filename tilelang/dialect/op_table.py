@@ -22,7 +22,8 @@ class Trait(enum.Flag):
     PURE = enum.auto()  # no memory access, no output: removed when unused, merged, moved
     READS = enum.auto()  # reads array memory: not moved or merged across writes
     WRITES = enum.auto()  # writes array memory
-    OUTPUT = enum.auto()  # prints or asserts: never removed, merged or reordered
+    OUTPUT = enum.auto()  # prints, asserts, grid dependency control: never removed, merged or
+    # reordered
     ELEMENTWISE = enum.auto()  # result element i is a function of operand elements i alone
     COMBINES = enum.auto()  # combines elements along axes with its region (reduce, scan)
     REGION = enum.auto()  # has a region (the combiner)
@@ -95,6 +96,12 @@ CAT = _define("cat", P | Trait.SUBTILE, "a cat")
 EXTRACT = _define("extract", P | Trait.SUBTILE, "an extract")
 INSERT = _define("insert", P | Trait.SUBTILE, "an insert")
 MMA = _define("mma", P, "a matrix product")
+ASSUME_DIV_BY = _define("assume_div_by", P, "an assume_divisible_by")
+# ordering points of programmatic dependent launch: kept in place as output is
+GRID_DEPENDENCY_WAIT = _define("grid_dependency_control_wait", Trait.OUTPUT,
+                               "a grid_dependency_control_wait")
+GRID_DEPENDENCY_LAUNCH = _define("grid_dependency_control_launch_dependents", Trait.OUTPUT,
+                                 "a grid_dependency_control_launch_dependents")
 PRINT = _define("print", Trait.OUTPUT, "a print")
 ASSERT = _define("assert", Trait.OUTPUT, "an assert")
 

@@ -73,8 +73,9 @@ def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | 
     signature = export_signature(k, entries)
     _make_writable(directory, name)  # before the compilation, which takes the time
     # tma=False: TMA's tensor maps are built by tilelang's runtime, which a C caller lacks
+    hints = k.options.for_arch(arch)
     compiled = compile_signature(k.fn, signature, CompileOptions(
-        k.options.num_warps, arch, occupancy=k.options.occupancy, tma=False))
+        hints.num_warps, arch, occupancy=hints.occupancy, tma=False))
     num_warps = compiled.options.num_warps
     assert num_warps is not None, "compile_signature settles the number of warps"
     shared = int(compiled.metadata.get("shared_bytes", 0))

@@ -9,6 +9,7 @@ from typing import Any, TypeGuard
 import mlir.ir as ir
 
 from tilelang.language import dtypes as dt
+from tilelang.language import tile as language_tile
 from tilelang.language.dtypes import DType
 
 STATIC_EVALUATION = [0]  # > 0 while static_eval / static_iter run the user's Python
@@ -241,3 +242,8 @@ class Undefined:
 def is_loose(value: object) -> TypeGuard[bool | int | float]:
     """A weakly typed Python constant (bool, int or float)."""
     return isinstance(value, bool | int | float)
+
+
+# `isinstance(x, tilelang.Tile)` is true of a kernel's tile values (in static_eval, as cuTile's
+# proxies are Tiles)
+language_tile.IS_TILE[0] = lambda obj: isinstance(obj, TileValue)

@@ -9,26 +9,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tilelang.errors import TileArgumentError, TileTypeError
+from tilelang.errors import TileArgumentError
+from tilelang.interface import hints
 from tilelang.interface.arguments import spec_of
 from tilelang.interface.parameters import Parameter, check_arity, kernel_parameters
 from tilelang.interface.specs import ParamSpec
+from tilelang.language.by_target import ByTarget
 
 
 @dataclass(frozen=True)
 class KernelOptions:
-    num_warps: int | None = None  # None: chosen by the compiler (compiler.choose_num_warps)
+    """A kernel's options (hints). Each but `interpret` may be a `ByTarget`: `for_arch` gives
+    the plain values of one architecture (interface/hints.py checks and resolves them)."""
+
+    num_warps: int | ByTarget[int] | None = None  # None: chosen by compiler.choose_num_warps
     interpret: bool | None = None  # None: follow TILELANG_INTERPRET
-    num_ctas: int | None = None  # accepted for cuTile compatibility (one CTA per block)
-    occupancy: int | None = None  # blocks per SM to allow for (PTX .minnctapersm)
-    opt_level: int = 3
+    num_ctas: int | ByTarget[int] | None = None  # accepted for cuTile (one CTA per block)
+    occupancy: int | ByTarget[int] | None = None  # blocks per SM to allow for (.minnctapersm)
+    opt_level: int | ByTarget[int] = 3
+    num_worker_warps: int | ByTarget[int] | None = None  # cuTile's name of num_warps
 
     def __post_init__(self) -> None:
-        if self.num_warps is not None and self.num_warps not in (1, 2, 4, 8, 16, 32):
-            raise TileTypeError(f"num_warps must be a power of two up to 32, got {self.num_warps}")
-        if self.occupancy is not None and (type(self.occupancy) is not int
-                                           or not 1 <= self.occupancy <= 32):
-            raise TileTypeError(f"occupancy must be an int from 1 to 32, got {self.occupancy!r}")
+        for name in self.__dataclass_fields__:
+            hints.check_option(name, getattr(self, name))
+
+    def for_arch(self, arch: str) -> hints.TargetHints:
+        """The plain values of these options for `arch` ("sm_90"): every ByTarget resolved."""
+        return hints.for_arch(self, arch)
 
 
 class Kernel:

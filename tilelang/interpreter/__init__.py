@@ -11,7 +11,7 @@ from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError
 from tilelang.interface.host_arrays import masked_array_error
 from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
-from tilelang.interpreter import debug, gather, matmul, reduction, shape_ops
+from tilelang.interpreter import debug, gather, hints, matmul, reduction, shape_ops
 from tilelang.interpreter.program import BID_SLOT, GRID_SLOT, Program, compile_function
 from tilelang.interpreter.writes import Write
 

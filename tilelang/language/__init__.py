@@ -8,6 +8,7 @@ from tilelang.language.annotations import (
     ScalarAnnotation,
     ScalarInt64,
 )
+from tilelang.language.by_target import ByTarget
 from tilelang.language.compose import astile, divmod
 from tilelang.language.constant import Constant, ConstantAnnotation
 from tilelang.language.creation import arange, full, ones, zeros
@@ -19,6 +20,7 @@ from tilelang.language.dtypes import (
     float4_e2m1fn,
     float8_e4m3fn,
     float8_e5m2,
+    float8_e5m3fnu,
     float8_e8m0fnu,
     float16,
     float32,
@@ -63,6 +65,11 @@ from tilelang.language.elementwise import (
 from tilelang.language.enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from tilelang.language.function import function
 from tilelang.language.grid import bid, cdiv, num_blocks, num_tiles
+from tilelang.language.hints import (
+    assume_divisible_by,
+    grid_dependency_control_launch_dependents,
+    grid_dependency_control_wait,
+)
 from tilelang.language.indexed import (
     atomic_add,
     atomic_and,
@@ -120,11 +127,13 @@ from tilelang.language.shape import (
     transpose,
 )
 from tilelang.language.static import ensure_constant, static_assert, static_eval, static_iter
+from tilelang.language.tile import Scalar, Tile
 from tilelang.language.views import Array, TiledView
 
 __all__ = [
     "Array",
     "ArrayAnnotation",
+    "ByTarget",
     "Constant",
     "ConstantAnnotation",
     "DType",
@@ -134,9 +143,11 @@ __all__ = [
     "MemoryScope",
     "PaddingMode",
     "RoundingMode",
+    "Scalar",
     "ScalarAnnotation",
     "ScalarInt64",
     "Slice",
+    "Tile",
     "TiledView",
     "abs",
     "add",
@@ -144,6 +155,7 @@ __all__ = [
     "argmax",
     "argmin",
     "assert_",
+    "assume_divisible_by",
     "astile",
     "astype",
     "atan2",
@@ -183,6 +195,7 @@ __all__ = [
     "float4_e2m1fn",
     "float8_e4m3fn",
     "float8_e5m2",
+    "float8_e5m3fnu",
     "float8_e8m0fnu",
     "float16",
     "float32",
@@ -194,6 +207,8 @@ __all__ = [
     "gather",
     "greater",
     "greater_equal",
+    "grid_dependency_control_launch_dependents",
+    "grid_dependency_control_wait",
     "insert",
     "int8",
     "int16",

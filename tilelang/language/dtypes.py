@@ -69,12 +69,15 @@ float8_e5m2 = DType("float8_e5m2", "f", 8, "f8E5M2", "float8_e5m2", restricted=T
 # cuTile's Blackwell-only dtypes: they exist as names, but no kernel can use them (yet).
 float8_e8m0fnu = DType("float8_e8m0fnu", "f", 8, "f8E8M0FNU", "float8_e8m0fnu", restricted=True)
 float4_e2m1fn = DType("float4_e2m1fn", "f", 4, "f4E2M1FN", "float4_e2m1fn", restricted=True)
+# 5 exponent bits, 3 mantissa bits, no sign bit (finite, NaN: fnu): block scales of FP4
+# products on sm_107 in cuTile; MLIR 22 has no such type (and ml_dtypes none either)
+float8_e5m3fnu = DType("float8_e5m3fnu", "f", 8, "f8E5M3FNU", "float8_e5m3fnu", restricted=True)
 
 ALL_DTYPES: tuple[DType, ...] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64, tfloat32, float8_e4m3fn, float8_e5m2,
 )
-UNSUPPORTED_DTYPES: tuple[DType, ...] = (float8_e8m0fnu, float4_e2m1fn)
+UNSUPPORTED_DTYPES: tuple[DType, ...] = (float8_e8m0fnu, float4_e2m1fn, float8_e5m3fnu)
 FLOAT8_DTYPES: tuple[DType, ...] = (float8_e4m3fn, float8_e5m2)
 BY_NAME = {d.name: d for d in ALL_DTYPES} | {"bool": bool_}
 BY_MLIR = {d.mlir: d for d in ALL_DTYPES}

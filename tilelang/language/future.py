@@ -6,10 +6,6 @@ Using one in a kernel is a TileUnsupportedFeatureError that names it, not an unk
 from __future__ import annotations
 
 NOT_YET = frozenset({
-    # matrix products (tensor cores) and their dtypes
-    "mma_scaled", "float8_e5m3fnu",
-    # annotations and hints
-    "ByTarget",
-    "assume_divisible_by", "grid_dependency_control_wait",
-    "grid_dependency_control_launch_dependents",
+    # block-scaled matrix products (Blackwell's tcgen05 block scaling)
+    "mma_scaled",
 })

@@ -23,6 +23,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     elementwise,
     gather,
     grid,
+    hints,
     memory,
     mma,
     reduce,

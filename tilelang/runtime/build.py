@@ -84,8 +84,8 @@ def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> 
 
     arch = settings.arch_override() or binary.device_arch(device)
     native = binary.device_arch(device)
-    num_warps = kernel.options.num_warps
-    occupancy = kernel.options.occupancy
+    hints = kernel.options.for_arch(arch)  # ByTarget hints: their values for this arch
+    num_warps, occupancy = hints.num_warps, hints.occupancy
     digest = fingerprint(kernel.fn)
     # PTX for an older target (TILELANG_ARCH=sm_80 on an H100) assembles for this device: a
     # cubin of another major architecture would not load here. The cubin's arch keys the disk

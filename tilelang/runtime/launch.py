@@ -79,7 +79,8 @@ def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
         with kernel.lock:  # another thread may be compiling it: wait for its entry
             compiled = kernel.cache.get(key)
             if compiled is None:
-                options = CompileOptions(kernel.options.num_warps)
+                hints = kernel.options.for_arch(CompileOptions.arch)  # as the compiler's
+                options = CompileOptions(hints.num_warps)
                 compiled = compile_signature(kernel.fn, signature, options, "tile-opt")
                 compiled.interpreter_program()  # built before other threads can see it
                 kernel.cache[key] = compiled

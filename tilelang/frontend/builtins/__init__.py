@@ -10,6 +10,7 @@ from tilelang.frontend.builtins import (  # registration side effects
     elementwise,
     gather,
     grid,
+    hints,
     matmul,
     memory,
     packing,
@@ -30,6 +31,6 @@ from tilelang.frontend.builtins.registry import (
 
 __all__ = [
     "NOT_IN_COMBINERS", "Builtin", "advanced", "call_method", "compose", "creation", "debug",
-    "elementwise", "gather", "grid", "lookup", "lowers", "matmul", "memory", "packing", "python",
-    "raw_memory", "reduction", "registered", "shape", "views",
+    "elementwise", "gather", "grid", "hints", "lookup", "lowers", "matmul", "memory", "packing",
+    "python", "raw_memory", "reduction", "registered", "shape", "views",
 ]

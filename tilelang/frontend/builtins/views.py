@@ -9,6 +9,7 @@ from tilelang.frontend import build, operators, semantics
 from tilelang.frontend.builtins.grid import cdiv
 from tilelang.frontend.builtins.memory import _indices, _padding, _stored_value
 from tilelang.frontend.builtins.registry import lowers
+from tilelang.frontend.divisibility import known_multiple
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
@@ -30,7 +31,7 @@ def emit_slice(em: Emitter, self: ArrayValue, axis: Any, start: Any, stop: Any) 
         raise TileTypeError(f"Slice stop must be greater than or equal to start, got "
                             f"start={known_lo} and stop={known_hi}")
     extent = None if known_lo is None or known_hi is None else known_hi - known_lo
-    return slice_array(self, axis, lo, hi, known_lo, extent)
+    return slice_array(self, axis, lo, hi, known_multiple(lo), extent)
 
 
 def _known_int(value: TileValue) -> int | None:
