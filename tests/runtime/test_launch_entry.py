@@ -60,6 +60,9 @@ assert count() == 3 and len(python_calls) == 2
 os.environ["TILELANG_INTERPRET"] = "1"  # the interpreter runs it: no driver call
 ct.launch(0, (1,), k, (5, 1.5, 64))
 assert count() == 3 and len(python_calls) == 2
+# a keyword argument goes to the Python launch (which runs the interpreter here)
+ct.launch(0, (1,), k, (5, 1.5, 64), programmatic_dependent_launch=True)
+assert ct.launch is native_module().entry and count() == 3 and len(python_calls) == 2
 print("ok")
 """
 

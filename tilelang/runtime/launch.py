@@ -33,14 +33,21 @@ def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
     _gpu_launch(stream, grid, kernel, args)
 
 
-def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
+def launch(stream: Any, grid: Any, kernel: Any, args: Any, /, *,
+           programmatic_dependent_launch: bool = False) -> None:
     """Run `kernel` over `grid` blocks with `args`, on `stream` (asynchronously on the GPU).
+
+    `programmatic_dependent_launch=True` lets the launch start before the previous kernel on
+    the stream has completed (sm_90 and newer): see `grid_dependency_control_wait`.
 
     Example:
         >>> stream = torch.cuda.current_stream()
         >>> tilelang.launch(stream, (tilelang.cdiv(n, 1024),), add, (x, y, z, 1024))
     """
     try:
+        if programmatic_dependent_launch is not False:
+            _launch_dependent(stream, grid, kernel, args, programmatic_dependent_launch)
+            return
         # read once: another thread's slow path may replace it (gpu_launch.slow_launch)
         fast = kernel.fast_launch if type(kernel) is Kernel else None
         if fast is not None and \
@@ -66,6 +73,21 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /) -> None:
         if not hide_internal_frames(e):
             raise e from None
         raise  # a bare raise adds no frame: the traceback ends at the user's call
+
+
+def _launch_dependent(stream: Any, grid: Any, kernel: Any, args: Any, flag: Any) -> None:
+    """A programmatic dependent launch (runtime/dependent_launch.py). The interpreter and an
+    autotuned kernel launch as usual: without overlap, which the attribute allows too."""
+    if type(flag) is not bool:  # cuTile's message
+        raise TypeError("expected argument programmatic_dependent_launch to have type bool, "
+                        f"got {type(flag).__name__}")
+    if getattr(kernel, "__tilelang_launch__", None) is not None or \
+            use_interpreter(as_kernel(kernel)):
+        launch(stream, grid, kernel, args)
+        return
+    from tilelang.runtime.dependent_launch import launch_dependent
+
+    launch_dependent(stream, grid, as_kernel(kernel), args)
 
 
 def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:

@@ -110,6 +110,34 @@ class Launcher:
                     driver.cuCtxPopCurrent()
         return None if err == self._success else int(err)
 
+    def launch_ex(self, stream: int, grid: tuple[int, int, int], values: tuple[Any, ...],
+                  attributes: list[Any]) -> None:
+        """One launch through cuLaunchKernelEx with launch `attributes` (driver
+        CUlaunchAttribute records), packed by the Python path: programmatic dependent launch
+        (runtime/dependent_launch.py), which is never the hot path."""
+        if not hasattr(self, "block"):  # the C launcher packs on its own: make ours now
+            self._init_python_path()
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid
+        config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1
+        config.sharedMemBytes = self.loaded.shared
+        config.hStream = driver.CUstream(stream)
+        config.attrs = attributes
+        config.numAttrs = len(attributes)
+        with self.lock:
+            struct.pack_into(self.format, self.block, 0, *values)
+            if self.maps is not None:
+                self.maps.write(self.maps_at, values)
+            (err,) = driver.cuLaunchKernelEx(config, self._handle, self.params, 0)
+            if err in _RETRY_IN_OWN_CONTEXT:
+                driver.cuCtxPushCurrent(self._context)
+                try:
+                    (err,) = driver.cuLaunchKernelEx(config, self._handle, self.params, 0)
+                finally:
+                    driver.cuCtxPopCurrent()
+        if err != self._success:
+            self.fail(int(err), grid)
+
     def __call__(self, stream: int, gx: int, gy: int, gz: int, values: tuple[Any, ...]) -> None:
         err = self.call(stream, gx, gy, gz, *values)
         if err is not None:

@@ -26,10 +26,11 @@
  *   array is indexed with int32 (its extents and strides must fit: Python raises otherwise);
  *   every array must be on CUDA device `device`.
  *
- * entry(stream, grid, kernel, args) -> None
+ * entry(stream, grid, kernel, args, **keywords) -> None
  *   tilelang.launch itself once the native module is built: fast() on kernel.native_entry
  *   when TILELANG_INTERPRET is unset and kernel.interpret is None; the Python launch
- *   (set_fallback) otherwise, and whenever fast() does not launch.
+ *   (set_fallback) otherwise, whenever fast() does not launch, and for any keyword argument
+ *   (programmatic_dependent_launch).
  *
  * tensor_facts(tensor) -> (data, shape, strides, code, bits, device_type), for tests.
  *
@@ -429,12 +430,16 @@ static PyObject *set_fallback(PyObject *self, PyObject *fn) {
     Py_RETURN_NONE;
 }
 
-static PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+                       PyObject *kwnames) {
     static PyObject *entry_name = NULL, *interpret_name = NULL;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (fallback == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "the native launcher has no fallback");
         return NULL;
     }
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) /* programmatic_dependent_launch= */
+        return PyObject_Vectorcall(fallback, args, nargs, kwnames);
     const char *env = getenv("TILELANG_INTERPRET");
     if (nargs == 4 && (env == NULL || env[0] == '\0')) {
         if (entry_name == NULL) {
@@ -474,8 +479,9 @@ static PyObject *tensor_facts(PyObject *self, PyObject *obj) {
 static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Pack values, launch."},
     {"fast", (PyCFunction)(void (*)(void))fast, METH_FASTCALL, "The whole hot path."},
-    {"entry", (PyCFunction)(void (*)(void))entry, METH_FASTCALL,
-     "launch(stream, grid, kernel, args, /): run kernel over grid with args on stream."},
+    {"entry", (PyCFunction)(void (*)(void))entry, METH_FASTCALL | METH_KEYWORDS,
+     "launch(stream, grid, kernel, args, /, *, programmatic_dependent_launch=False): run "
+     "kernel over grid with args on stream."},
     {"set_fallback", set_fallback, METH_O, "Set the Python launch used when C cannot."},
     {"set_release_gil", set_release_gil, METH_O, "Release the GIL around cuLaunchKernel."},
     {"tensor_facts", tensor_facts, METH_O, "What the exchange API reports of a tensor."},
