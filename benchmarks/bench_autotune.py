@@ -129,18 +129,12 @@ def child_compile_only() -> dict:
     import numpy as np
 
     import tilelang as ct
-    from tilelang.frontend.source import fingerprint
+    from tilelang.compile_job import describe
     from tilelang.runtime import disk_cache
     from tilelang.runtime.build import BuildJob, Built
     from tilelang.tune import compile_pool
 
     imported = time.perf_counter() - start
-    from tilelang.runtime import binary
-    from tilelang.tune.compile_worker import gpu_free_assembler
-
-    # This process assembles as the workers do: without a GPU, cuda.core's default (nvJitLink,
-    # else the driver's linker) may have no way to make a cubin.
-    binary.to_cubin = gpu_free_assembler()[1] or binary.to_cubin
 
     axpy = axpy_kernel(ct)
 
@@ -150,10 +144,8 @@ def child_compile_only() -> dict:
     for block, warps in BLOCKS:
         kernel = axpy.replace_hints(num_warps=warps)
         signature = kernel.specialize((x, x, x, 2.0, N, block))
-        digest = fingerprint(kernel.fn)
-        key = disk_cache.cache_key(digest, kernel.name, signature, "sm_90", warps, None, [])
-        jobs.append(BuildJob(kernel.fn, kernel.name, signature, "sm_90", "sm_90", warps, None,
-                             digest, key))
+        job = describe(kernel.fn, kernel.name, signature, "sm_90", "sm_90", warps, None)
+        jobs.append(BuildJob(job, disk_cache.cache_key(*job.identity())))
     results = compile_pool.build_all(jobs)
     elapsed = time.perf_counter() - start
     stats = compile_pool.stats

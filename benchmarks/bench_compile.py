@@ -156,12 +156,12 @@ def _arch(gpu: bool) -> str:
 
 def _key(k, signature, options) -> str:
     """The disk-cache key, as runtime/build.py's build_job makes it."""
-    from tilelang.frontend.source import fingerprint
+    from tilelang.compile_job import describe
     from tilelang.runtime import disk_cache
-    from tilelang.runtime.build import constant_classes
 
-    return disk_cache.cache_key(fingerprint(k.fn), k.name, signature, options.arch,
-                                options.num_warps, options.occupancy, constant_classes(signature))
+    job = describe(k.fn, k.name, signature, options.arch, options.arch, options.num_warps,
+                   options.occupancy)
+    return disk_cache.cache_key(*job.identity())
 
 
 def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str, str]:

@@ -17,7 +17,7 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.backend.assemble import Resources, assemble, resources
+from tilelang.backend.assemble import ASSEMBLERS, Resources, assemble, cubin, resources
 from tilelang.backend.occupancy import occupancy
 from tilelang.backend.ptx import extract_ptx
 from tilelang.backend.targets import check_arch
@@ -42,8 +42,8 @@ from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
 from tilelang.timeout import Deadline
 from tilelang.tracebacks import hide_internal_frames
 
-STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
-MLIR_STAGES = STAGES[1:-1]
+STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx", "cubin")
+MLIR_STAGES = STAGES[1:-2]
 DEFAULT_NUM_WARPS = 4
 
 
@@ -56,23 +56,32 @@ class CompileOptions:
     extra_passes: dict[str, str] = field(default_factory=dict)  # stage -> pipeline appended
     occupancy: int | None = None  # blocks per SM the register allocation must allow
     tma: bool = True  # TMA copies where they apply (also TILELANG_TMA); export turns it off
+    # the `cubin` stage: the architecture to assemble for (None: `arch`; PTX for sm_80 runs
+    # on an H100 assembled for sm_90) and how (backend/assemble.py's ASSEMBLERS)
+    cubin_arch: str | None = None
+    assembler: str = "auto"
 
 
-class StageTexts(MutableMapping[str, str]):
-    """`CompiledKernel.asm`: the text of each stage reached. An MLIR stage is kept as a copy of
-    its module and printed when first read: a launch reads only the PTX, and printing every
-    stage of a large kernel took longer than running some of them."""
+class StageTexts(MutableMapping[str, Any]):
+    """`CompiledKernel.asm`: the text of each stage reached (`str`), and the `cubin` (`bytes`,
+    or None where no assembler is available). An MLIR stage is kept as a copy of its module and
+    printed when first read: a launch reads only the PTX, and printing every stage of a large
+    kernel took longer than running some of them. The cubin is assembled when first read."""
 
     def __init__(self) -> None:
-        self._texts: dict[str, str | ir.Operation] = {}
+        self._texts: dict[str, Any] = {}  # str, ir.Operation, bytes, or a function making one
 
-    def __getitem__(self, stage: str) -> str:
+    def __getitem__(self, stage: str) -> Any:
         text = self._texts[stage]
-        if not isinstance(text, str):
+        if isinstance(text, str | bytes) or text is None:
+            return text
+        if hasattr(text, "get_asm"):  # a copy of an MLIR stage's module
             text = self._texts[stage] = text.get_asm(enable_debug_info=False)
+        else:  # the cubin, assembled now
+            text = self._texts[stage] = text()
         return text
 
-    def __setitem__(self, stage: str, text: str | ir.Operation) -> None:
+    def __setitem__(self, stage: str, text: Any) -> None:
         self._texts[stage] = text
 
     def __delitem__(self, stage: str) -> None:
@@ -102,6 +111,12 @@ class CompiledKernel:
     ptx: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     _program: Any = None
+
+    @property
+    def cubin(self) -> bytes | None:
+        """The `cubin` stage (assembled when first read); None where the compilation stopped
+        before it or no assembler is available here."""
+        return self.asm.get("cubin")
 
     @property
     def stages(self) -> tuple[str, ...]:
@@ -284,6 +299,27 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
     result.asm["ptx"] = result.ptx
     dumper.write("ptx", result.ptx, ".ptx")
     _lap(result, "ptx")
+    if stop_after != "ptx":
+        _cubin_stage(result, dumper, result.ptx, options)
+
+
+def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
+                 options: CompileOptions) -> None:
+    """The last stage, assembled when first read (`asm["cubin"]`): `tilelang.compile` users
+    who only read the PTX never wait for the assembler; the runtime reads it at once."""
+    if options.assembler not in ASSEMBLERS:
+        raise TileValueError(f"unknown assembler {options.assembler!r}; the assemblers are "
+                             f"{', '.join(ASSEMBLERS)}")
+
+    def assembled() -> bytes | None:
+        code = cubin(ptx, options.cubin_arch or options.arch, options.assembler)
+        if code is not None:
+            dumper.write_bytes("cubin", code, ".cubin")
+        return code
+
+    result.asm["cubin"] = assembled
+    if dumper.dir is not None:  # the dump folder has every stage
+        result.asm["cubin"]
 
 
 def kernel_shared_bytes(module: ir.Module) -> int:
@@ -462,3 +498,7 @@ class _Dumper:
     def write(self, stage: str, text: str, ext: str) -> None:
         if self.dir is not None:
             (self.dir / f"{STAGES.index(stage):02d}-{stage}{ext}").write_text(text)
+
+    def write_bytes(self, stage: str, data: bytes, ext: str) -> None:
+        if self.dir is not None:
+            (self.dir / f"{STAGES.index(stage):02d}-{stage}{ext}").write_bytes(data)

@@ -7,6 +7,7 @@ import pytest
 
 import tilelang as ct
 from tilelang.runtime import binary
+from tilelang.runtime.state import state_of
 
 
 @ct.kernel
@@ -33,7 +34,7 @@ def test_resources_of_an_interpreted_kernel_point_at_compile(monkeypatch):
     with pytest.raises(ct.TileValueError, match=r"resources\(add_one\): the kernel runs on the "
                        r"interpreter.*tilelang.compile\(kernel, args\).resources\(\)"):
         ct.resources(add_one, (x,))
-    assert not [k for k in add_one.cache if isinstance(k, tuple) and k[0] == "gpu"]
+    assert not state_of(add_one).launchers
 
 
 def test_resources_without_a_gpu_name_the_argument(monkeypatch):

@@ -3,6 +3,7 @@ memory-bound ones get 16-byte accesses and no spills."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -36,7 +37,8 @@ VECTOR_ACCESS = {"vector_add": "v4.b32", "silu_and_mul": "v4.b32", "row_bias_sca
 def test_sample_assembles(name: str, arch: str) -> None:
     kernel, args = SAMPLES[name]
     compiled = ct.compile(kernel, args, arch=arch)
-    assert compiled.stages == ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx")
+    assert compiled.stages == ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx",
+                               "cubin")
     assert f".target {arch}" in compiled.ptx
     resources = compiled.resources()  # assembles with ptxas (or nvJitLink)
     assert resources.spill_stores == 0 and resources.spill_loads == 0
@@ -50,11 +52,15 @@ def test_sample_assembles(name: str, arch: str) -> None:
 def test_dump_dir_has_every_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TILELANG_DUMP_DIR", str(tmp_path))
     kernel, args = SAMPLES["vector_add"]
-    ct.compile(kernel, args)
+    compiled = ct.compile(kernel, args)
     (folder,) = (tmp_path / "vector_add").iterdir()  # one folder per specialization
     files = sorted(p.name for p in folder.iterdir())
+    assembled = ["07-cubin.cubin"] if compiled.cubin is not None else []
     assert files == ["00-source.py", "01-tile.mlir", "02-tile-opt.mlir", "03-layout.mlir",
-                     "04-simt.mlir", "05-llvm.mlir", "06-ptx.ptx"]
+                     "04-simt.mlir", "05-llvm.mlir", "06-ptx.ptx", *assembled]
+    if shutil.which("ptxas"):  # the cubin stage falls back on it
+        assert (folder / "07-cubin.cubin").read_bytes() == compiled.cubin
+        assert compiled.cubin[:4] == b"\x7fELF"
     ct.compile(kernel, (args[0].astype(np.float64),) * 3 + (1024,))  # another specialization
     assert len(list((tmp_path / "vector_add").iterdir())) == 2
 

@@ -129,6 +129,6 @@ def test_cold_and_warm_search(monkeypatch: pytest.MonkeyPatch) -> None:
     assert stats["by_workers"] + stats["here"] + stats["from_disk"] == len(BLOCKS), stats
     warm, again = launch_fresh()
     assert again.last_result is None  # no search: the record on disk
-    assert again.cache == kernel.cache
+    assert again.cache == kernel.cache  # the chosen configs
     print(f"6-config search: cold {cold:.3f} s, warm {warm * 1e3:.2f} ms")
     assert cold < 10 and warm < 0.1

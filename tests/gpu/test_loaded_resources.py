@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
+from tilelang.runtime.state import state_of
 
 torch = pytest.importorskip("torch")
 
@@ -27,7 +28,7 @@ def test_resources_agree_with_the_driver_and_launch_nothing(warps, block):
     got = ct.resources(kernel, args)
     torch.cuda.synchronize()
     assert torch.isnan(y).all()  # loaded, not launched
-    launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
+    launchers = list(state_of(kernel).launchers.values())
     assert len(launchers) == 1
     loaded = launchers[0].loaded
     err, per_sm = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -39,7 +40,7 @@ def test_resources_agree_with_the_driver_and_launch_nothing(warps, block):
     # the launch afterwards runs the specialization resources() loaded
     ct.launch(torch.cuda.current_stream(), (37,), kernel, args)
     torch.testing.assert_close(y, x[:, :block].sum(1), rtol=1e-4, atol=1e-3)
-    assert len([k for k in kernel.cache if isinstance(k, tuple) and k[0] == "gpu"]) == 1
+    assert len(state_of(kernel).launchers) == 1
 
 
 def test_resources_check_arguments_as_a_launch_does():

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import tilelang as ct
+from tilelang.runtime.state import state_of
 
 torch = pytest.importorskip("torch")
 from test_runtime import scale_add  # noqa: E402  (this folder is on sys.path under pytest)
@@ -38,7 +39,7 @@ def check(x, y, out):
 
 
 def devices_of(kernel) -> set[int]:
-    return {k[3] for k in kernel.cache if isinstance(k, tuple) and k[0] == "gpu"}
+    return state_of(kernel).devices()
 
 
 @pytest.mark.parametrize("n", [1000, 4097])

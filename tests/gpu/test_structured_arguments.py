@@ -11,13 +11,14 @@ from typing import Annotated, Any
 import pytest
 
 import tilelang as ct
+from tilelang.runtime.state import state_of
 
 torch = pytest.importorskip("torch")
 
 
 def compiled(kernel: ct.Kernel) -> int:
     """How many GPU specializations the kernel has built."""
-    return sum(1 for key in kernel.cache if isinstance(key, tuple) and key[0] == "gpu")
+    return len(state_of(kernel).launchers)
 
 
 @ct.kernel

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import tilelang as ct
+from tilelang.runtime.state import state_of
 from tilelang.testing.threads import add_one, double, negate
 from tilelang.testing.threads import in_threads as run_in_threads
 
@@ -57,9 +58,9 @@ def test_one_kernel_from_eight_threads():
 def test_one_kernel_cold_from_eight_threads():
     kernel = ct.kernel(double._pyfunc)
     assert in_threads(lambda t: mismatches(kernel, lambda x: 2 * x, t)) == [0] * THREADS
-    gpu_entries = [key for key in kernel.cache if isinstance(key, tuple) and key[0] == "gpu"]
+    gpu_entries = list(state_of(kernel).launchers)
     assert len({key[1] for key in gpu_entries}) == 1
-    assert len(kernel.cache.get("timings", [])) == 1  # built (or read from disk) once
+    assert len(state_of(kernel).timings) == 1  # built (or read from disk) once
 
 
 def test_different_kernels_at_once():
@@ -80,4 +81,4 @@ def test_cold_compile_races_warm_launches():
         return mismatches(kernel, lambda x: 2 * x, t, dtype=dtype)
 
     assert in_threads(work) == [0] * THREADS
-    assert len(kernel.cache.get("timings", [])) == 2  # float32 before, float64 once
+    assert len(state_of(kernel).timings) == 2  # float32 before, float64 once

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.runtime.state import state_of
 from tilelang.runtime.streams import check_stream, stream_handle
 
 
@@ -223,4 +224,4 @@ def test_the_gpu_paths_refuse_them_with_the_same_message(stream):
     on_gpu = ct.kernel(scale._pyfunc, interpret=False)
     with pytest.raises(ct.TileArgumentError, match="as a CUDA stream"):  # before any compile
         slow_launch(on_gpu, stream, (1,), (np.zeros(8, np.float32), np.zeros(8, np.float32), 4))
-    assert not on_gpu.cache
+    assert not state_of(on_gpu).used

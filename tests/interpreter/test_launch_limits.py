@@ -13,6 +13,7 @@ import tilelang as ct
 from tilelang.frontend.semantics import MAX_TILE_ELEMENTS
 from tilelang.runtime import fast_path
 from tilelang.runtime.grid import MAX_GRID, normalize_grid
+from tilelang.runtime.state import state_of
 from tilelang.runtime.streams import stream_handle
 
 
@@ -58,7 +59,7 @@ def test_the_generated_fast_path_hands_grids_over_the_limits_to_the_slow_path():
     kernel = ct.kernel(mark._pyfunc)
     fast = fast_path.generate(kernel, lambda k, s, grid, a: handed.append(grid), stream_handle)
     x = np.zeros(1, np.int32)
-    kernel.cache["fast_table"][fast_path.fast_key(kernel, (x,))] = _NeverCalled()
+    state_of(kernel).fast_table[fast_path.fast_key(kernel, (x,))] = _NeverCalled()
     for grid, _ in OVER:
         fast(0, tuple(grid), (x,))
     assert handed == [tuple(grid) for grid, _ in OVER]

@@ -16,6 +16,7 @@ import tilelang as ct
 from tilelang.interface.specs import ArraySpec, leaves
 from tilelang.runtime import fast_path
 from tilelang.runtime.launcher import parameter_format
+from tilelang.runtime.state import state_of
 from tilelang.runtime.streams import stream_handle
 
 
@@ -42,8 +43,8 @@ class Slow:
 
 def generated(kernel: ct.Kernel) -> tuple[Any, Slow, dict]:
     slow = Slow()
-    kernel.cache.clear()
-    return fast_path.generate(kernel, slow, stream_handle), slow, kernel.cache["fast_table"]
+    state_of(kernel).clear()
+    return fast_path.generate(kernel, slow, stream_handle), slow, state_of(kernel).fast_table
 
 
 def register(kernel: ct.Kernel, table: dict, args: tuple) -> FakeLauncher:
@@ -222,7 +223,7 @@ def test_numpy_arrays_never_take_the_fast_path():
 def test_slow_and_fast_paths_pass_the_same_parameters():
     """The slow path's parameter values (from the specialization) are the fast path's."""
     from tilelang.interface.host_arrays import array_facts
-    from tilelang.runtime.gpu_launch import _parameter_values
+    from tilelang.runtime.parameters import plan_of
 
     args = structured_args()
     signature = structured.specialize(args)
@@ -232,7 +233,7 @@ def test_slow_and_fast_paths_pass_the_same_parameters():
     fast, _, table = generated(structured)
     launcher = register(structured, table, args)
     fast(0, (1,), args)
-    assert list(_parameter_values(structured, signature, args, facts)) == \
+    assert list(plan_of(signature).values(args, facts)) == \
         list(launcher.calls[0][4:])
 
 
@@ -292,7 +293,7 @@ def test_slow_path_registers_what_the_fast_path_finds(monkeypatch):
     monkeypatch.setattr(gpu_launch, "specialization", specialization)
     monkeypatch.setattr(gpu_launch, "native_entry", lambda *args: None)
     monkeypatch.setattr(gpu_launch.binary, "current_ordinal", lambda: 0)
-    structured.cache.clear()
+    state_of(structured).clear()
     structured.fast_launch = None
     args = structured_args()
     gpu_launch.launch_on_gpu(0, (2,), structured, args)

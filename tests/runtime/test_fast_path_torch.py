@@ -5,12 +5,14 @@ slow path has it generated again with torch's types."""
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
 
 import pytest
 import torch
 
 import tilelang as ct
 from tilelang.runtime import binary, fast_path, gpu_launch
+from tilelang.runtime.state import state_of
 from tilelang.runtime.streams import stream_handle
 
 
@@ -30,13 +32,13 @@ class FakeLauncher:
 
 def test_generated_before_torch_still_takes_tensors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "torch")  # as in a program that never imported it
-    plain.cache.clear()
+    state_of(plain).clear()
     fast = fast_path.generate(plain, lambda *a: pytest.fail("slow path"), stream_handle)
     assert not fast_path.uses_torch(fast)
     monkeypatch.setitem(sys.modules, "torch", torch)
     x = torch.zeros((2, 3))
     launcher = FakeLauncher()
-    plain.cache["fast_table"][fast_path.fast_key(plain, (x, 5, 4))] = launcher
+    state_of(plain).fast_table[fast_path.fast_key(plain, (x, 5, 4))] = launcher
     fast(7, (2,), (x, 5, 4))
     assert launcher.calls == [(7, 2, 1, 1, x.data_ptr(), 2, 3, 3, 1, 5)]
     assert fast_path.uses_torch(fast_path.generate(plain, None, stream_handle))
@@ -44,12 +46,12 @@ def test_generated_before_torch_still_takes_tensors(monkeypatch: pytest.MonkeyPa
 
 def test_the_slow_path_regenerates_a_fast_path_without_torch(monkeypatch) -> None:
     monkeypatch.delitem(sys.modules, "torch")
-    plain.cache.clear()
+    state_of(plain).clear()
     plain.fast_launch = fast_path.generate(plain, gpu_launch.slow_launch, stream_handle)
     monkeypatch.setitem(sys.modules, "torch", torch)
     launched = []
     monkeypatch.setattr(gpu_launch, "target", lambda k, s, a: (k.specialize(a), [], 0))
-    monkeypatch.setattr(gpu_launch, "_parameter_values", lambda *a: ())
+    monkeypatch.setattr(gpu_launch, "plan_of", lambda *a: SimpleNamespace(values=lambda *a: ()))
     monkeypatch.setattr(gpu_launch, "native_entry", lambda *a: None)
     monkeypatch.setattr(gpu_launch, "stream_handle", lambda *a: 0)
     monkeypatch.setattr(gpu_launch, "fast_key", lambda *a: None)

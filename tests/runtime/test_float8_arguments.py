@@ -12,8 +12,8 @@ import torch
 import tilelang as ct
 from tilelang.interface.arguments import scalar_spec
 from tilelang.interface.host_arrays import array_facts
-from tilelang.interface.specs import ArraySpec
-from tilelang.runtime import gpu_launch
+from tilelang.interface.specs import ArraySpec, ScalarSpec
+from tilelang.runtime.parameters import ArrayLeaf, ScalarLeaf
 
 PAIRS = [(torch.float8_e4m3fn, ml_dtypes.float8_e4m3fn, ct.float8_e4m3fn),
          (torch.float8_e5m2, ml_dtypes.float8_e5m2, ct.float8_e5m2)]
@@ -47,7 +47,7 @@ def test_fast_path_expects_the_code_torch_exports(torch_dtype, np_dtype, dtype):
         pytest.skip("no C compiler for the native launcher")
     t = torch.zeros(16, dtype=torch_dtype)
     _, _, _, code, bits, _ = native.tensor_facts(t)
-    record = gpu_launch._plan_record(ArraySpec(dtype, 1, (True,), 16), t, False)
+    record = ArrayLeaf(ArraySpec(dtype, 1, (True,), 16)).native()
     assert record is not None and (record[1], record[2]) == (code, bits)
 
 
@@ -56,4 +56,4 @@ def test_scalars_travel_as_their_bytes(torch_dtype, np_dtype, dtype):
     value = np.dtype(np_dtype).type(-2.5)
     assert scalar_spec(value, "s").dtype is dtype
     expected = int(np.array([-2.5], np_dtype).view(np.uint8)[0])
-    assert gpu_launch._float8_bits(value, dtype) == expected
+    assert ScalarLeaf(ScalarSpec(dtype)).values(None, value) == [expected]

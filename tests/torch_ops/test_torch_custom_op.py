@@ -15,6 +15,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
 from torch.library import opcheck  # noqa: E402
 
 import tilelang.torch as tlt  # noqa: E402  (needs torch)
+from tilelang.runtime.state import state_of  # noqa: E402
 
 BLOCK = 64
 
@@ -153,8 +154,8 @@ def test_cpu_launches_reuse_one_interpreted_copy_of_the_kernel(rng) -> None:
     mul(randn(10, rng), randn(10, rng))
     copy = interpreted(mul_kernel)
     assert copy is interpreted(mul_kernel) and copy.options.interpret is True
-    assert any(key[0] == "interpret" for key in copy.cache)  # compiled once, kept
-    assert not mul_kernel.cache  # the user's kernel itself is left as it was
+    assert state_of(copy).interpreted  # compiled once, kept
+    assert not state_of(mul_kernel).used  # the user's kernel itself is left as it was
 
 
 # The derived fake implementation
@@ -177,7 +178,7 @@ def test_fake_under_fake_tensor_mode_gives_shapes_without_launching() -> None:
         out, stats = fake_only(x, x)
     assert (out.shape, out.dtype, out.device.type) == ((154,), torch.bfloat16, "cuda")
     assert (stats.shape, stats.dtype, stats.device.type) == ((3,), torch.float64, "cuda")
-    assert not never_run.cache  # nothing compiled, nothing launched
+    assert not state_of(never_run).used  # nothing compiled, nothing launched
 
 
 def test_fake_on_meta_tensors() -> None:

@@ -11,7 +11,7 @@ import pytest
 import tuning_kernels as tk
 
 import tilelang as ct
-from tilelang.frontend.source import fingerprint
+from tilelang.compile_job import describe
 from tilelang.runtime import build as runtime_build
 from tilelang.runtime import disk_cache
 from tilelang.runtime.build import BuildJob, Built
@@ -24,10 +24,8 @@ OUT = np.zeros(300, np.float32)
 def job(kernel, *args, num_warps: int = 4) -> BuildJob:
     """What a launch with these arguments would compile on an sm_90 device."""
     signature = kernel.specialize(args)
-    digest = fingerprint(kernel.fn)
-    key = disk_cache.cache_key(digest, kernel.name, signature, "sm_90", num_warps, None, [])
-    return BuildJob(kernel.fn, kernel.name, signature, "sm_90", "sm_90", num_warps, None,
-                    digest, key)
+    compile_job = describe(kernel.fn, kernel.name, signature, "sm_90", "sm_90", num_warps, None)
+    return BuildJob(compile_job, disk_cache.cache_key(*compile_job.identity()))
 
 
 @pytest.fixture
@@ -93,10 +91,10 @@ def test_workers_fork_from_a_process_that_has_compiled(workers) -> None:
 def test_a_worker_that_dies_fails_its_job_only(workers, monkeypatch) -> None:
     real_build = runtime_build.build
 
-    def build(job, assemble=None):  # what a worker runs (it inherits this process's patches)
+    def build(job, assembler="nvjitlink"):  # what a worker runs (it inherits our patches)
         if job.signature[-1].value == 32:
             os._exit(3)  # a crash in the compiler
-        return real_build(job, assemble)
+        return real_build(job, assembler)
 
     monkeypatch.setattr(runtime_build, "build", build)
     jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (64, 32, 128, 256)]
@@ -111,12 +109,12 @@ def test_results_come_as_each_job_finishes(workers, monkeypatch, tmp_path) -> No
     real_build = runtime_build.build
     go = tmp_path / "go"
 
-    def build(job, assemble=None):  # the first job waits until the caller has another result
+    def build(job, assembler="nvjitlink"):  # the first job waits for the caller's next result
         if job.signature[-1].value == 64:
             deadline = time.monotonic() + 30
             while not go.exists() and time.monotonic() < deadline:
                 time.sleep(0.01)
-        return real_build(job, assemble)
+        return real_build(job, assembler)
 
     monkeypatch.setattr(runtime_build, "build", build)
     jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (64, 128)]
@@ -131,10 +129,10 @@ def test_results_come_as_each_job_finishes(workers, monkeypatch, tmp_path) -> No
 def test_abandoning_a_batch_stops_its_workers(workers, monkeypatch) -> None:
     real_build = runtime_build.build
 
-    def build(job, assemble=None):
+    def build(job, assembler="nvjitlink"):
         if job.signature[-1].value != 64:
             time.sleep(60)
-        return real_build(job, assemble)
+        return real_build(job, assembler)
 
     monkeypatch.setattr(runtime_build, "build", build)
     jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (64, 128, 256)]
@@ -167,9 +165,9 @@ def running_in_group(group: int) -> list[int]:
 def test_worker_output_goes_to_stderr(workers, monkeypatch, capfd) -> None:
     real_build = runtime_build.build
 
-    def build(job, assemble=None):
+    def build(job, assembler="nvjitlink"):
         print("compiling in a worker")
-        return real_build(job, assemble)
+        return real_build(job, assembler)
 
     monkeypatch.setattr(runtime_build, "build", build)
     print("before", end="")  # unwritten when the workers fork: written once, by this process

@@ -12,6 +12,7 @@ import tuning_kernels as tk
 
 import tilelang as ct
 from tilelang.runtime import binary, build, gpu_launch
+from tilelang.runtime.state import state_of
 from tilelang.tune.prebuild import prebuild
 from tilelang.tune.progress import Progress
 from tilelang.tune.search import _candidates
@@ -58,9 +59,9 @@ def test_prebuild_builds_each_specialization_once(fake_gpu, monkeypatch, workers
     assert all(".target sm_90" in ptx for ptx in loaded)
     four, eight = kernel.replace_hints(num_warps=4), kernel.replace_hints(num_warps=8)
     assert candidates[0].kernel is four and candidates[2].kernel is eight
-    gpu_keys = [k for k in four.cache if k[0] == "gpu"]
-    assert len(gpu_keys) == 2 and all(four.cache[k] == ("launcher", 128) for k in gpu_keys)
-    assert [eight.cache[k] for k in eight.cache if k[0] == "gpu"] == [("launcher", 256)]
+    launchers = list(state_of(four).launchers.values())
+    assert launchers == [("launcher", 128)] * 2
+    assert list(state_of(eight).launchers.values()) == [("launcher", 256)]
     # a second search finds them loaded: nothing to build
     assert problems(candidates[:4]) == {}
     assert len(loaded) == 3
@@ -71,7 +72,7 @@ def test_interpreter_candidates_are_left_to_their_first_run() -> None:
     candidates, _ = _candidates([64], lambda c: (1,), tk.scaled_copy,
                                 lambda c: (x, x.copy(), 1.0, c), None)
     assert problems(candidates) == {}
-    assert not any(k[0] == "gpu" for k in tk.scaled_copy.cache)
+    assert not state_of(tk.scaled_copy).launchers
 
 
 def test_failures_belong_to_their_configs(fake_gpu, monkeypatch, timer) -> None:

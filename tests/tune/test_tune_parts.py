@@ -12,6 +12,7 @@ import tuning_kernels as tk
 
 import tilelang as ct
 from tilelang.errors import TileCompilerExecutionError, TileCompilerTimeoutError
+from tilelang.runtime.state import state_of
 from tilelang.tune.keys import arrays_in, key_of
 from tilelang.tune.progress import Progress
 from tilelang.tune.snapshot import Snapshots
@@ -23,7 +24,7 @@ def test_replace_hints_remembers_its_copies() -> None:
     assert eight is not tk.scaled_copy and eight.options.num_warps == 8
     assert tk.scaled_copy.replace_hints(num_warps=8) is eight  # compiled once, not per call
     assert tk.scaled_copy.replace_hints(num_warps=4) is not eight
-    assert eight.cache is not tk.scaled_copy.cache
+    assert state_of(eight) is not state_of(tk.scaled_copy)
     assert eight.replace_hints(occupancy=2).options.num_warps == 8
 
 

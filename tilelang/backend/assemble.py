@@ -1,6 +1,6 @@
-"""Backend: PTX to cubin, the one place it is assembled: `to_cubin` for launches and export
-(nvJitLink through cuda.core), `assemble` with the resource log (ptxas when installed, else
-nvJitLink with -v); and the per-kernel resources read from that log."""
+"""Backend: PTX to cubin, the one place it is assembled: `cubin`, the compiler's last stage
+(nvJitLink through cuda.core, or the ptxas command), `assemble` with the resource log (ptxas
+when installed, else nvJitLink with -v); and the per-kernel resources read from that log."""
 
 from __future__ import annotations
 
@@ -42,6 +42,25 @@ class Resources:
     @property
     def limited_by(self) -> str | None:
         return None if self.occupancy is None else self.occupancy.limited_by
+
+
+ASSEMBLERS = ("auto", "nvjitlink", "ptxas", "none")
+
+
+def cubin(ptx: str, arch: str, assembler: str = "auto") -> bytes | None:
+    """The compiler's `cubin` stage: `ptx` assembled for `arch` by `assembler`: "nvjitlink"
+    (cuda.core; its fallback, the driver's linker, needs CUDA), "ptxas" (the command, no GPU
+    needed: forked compile workers), "auto" (the first of those that works here) or "none"
+    (the caller loads the PTX, and the driver compiles it). None when no assembler works."""
+    if assembler == "none":
+        return None
+    code = to_cubin(ptx, arch) if assembler in ("auto", "nvjitlink") else None
+    if code is None and assembler in ("auto", "ptxas") and shutil.which("ptxas"):
+        try:
+            code = assemble(ptx, arch)[0]
+        except TileCompilerExecutionError:
+            return None
+    return code
 
 
 def to_cubin(ptx: str, arch: str) -> bytes | None:

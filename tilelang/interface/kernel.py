@@ -1,5 +1,5 @@
 """Interface: the `@kernel` decorator and the `Kernel` object: a function, its options, its
-parameters, the signature arguments select, and the caches the compiler and the runtime fill."""
+parameters, the signature arguments select; the runtime's caches live in runtime/state.py."""
 
 from __future__ import annotations
 
@@ -51,14 +51,18 @@ class Kernel:
         self.options = options
         self.name = fn.__name__
         self._params: tuple[Parameter, ...] | None = None
-        self.cache: dict[Any, Any] = {}  # (signature, target) -> CompiledKernel / launcher
-        self.fast_launch: Any = None  # generated on the first GPU launch (runtime/gpu_launch.py)
-        self.native_entry: Any = None  # the last specialization, for the native hot path
+        # The two dispatch slots the hot path reads (runtime/launch.py, runtime/native/launch.c);
+        # everything else the runtime keeps for this kernel is in runtime/state.py's KernelState.
+        # the fast path generated on the first GPU launch (runtime/fast_path.py)
+        self.fast_launch: Callable[[Any, Any, Any], None] | None = None
+        # what the C hot path checks and launches: the last specialization (gpu_launch.py)
+        self.native_entry: tuple[Any, ...] | None = None
         self.interpret = options.interpret
         self._variants: dict[KernelOptions, Kernel] = {}  # replace_hints' copies
-        # held while a specialization is compiled and put in `cache` (runtime/launch.py,
-        # runtime/build.py): threads that launch one cold specialization at once compile it
-        # once, and a launch never sees an entry half built; warm launches do not take it
+        # held while a specialization is compiled and put in the runtime's record of the
+        # kernel (runtime/launch.py, runtime/build.py): threads that launch one cold
+        # specialization at once compile it once, and a launch never sees an entry half built;
+        # warm launches do not take it
         self.lock = threading.RLock()
 
     @property

@@ -18,6 +18,7 @@ from tilelang.interface.kernel import Kernel
 from tilelang.runtime import gpu_launch
 from tilelang.runtime.build import specialization
 from tilelang.runtime.grid import normalize_grid
+from tilelang.runtime.parameters import plan_of
 from tilelang.runtime.streams import check_stream, stream_handle
 
 
@@ -27,7 +28,7 @@ def launch_dependent(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
     check_stream(stream)
     signature, facts, device = gpu_launch.target(kernel, stream, args)
     launcher = specialization(kernel, signature, device)
-    values = gpu_launch._parameter_values(kernel, signature, args, facts)
+    values = plan_of(signature).values(args, facts)
     handle = stream_handle(stream, tuple(args), device)
     launcher.launch_ex(handle, dims, values, [programmatic_attribute()])
 

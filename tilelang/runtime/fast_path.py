@@ -24,6 +24,7 @@ from tilelang.interface import kinds
 from tilelang.interface.arguments import foreign_dtype
 from tilelang.interface.kernel import Kernel
 from tilelang.language.dtypes import DType
+from tilelang.runtime.state import state_of
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
@@ -243,7 +244,7 @@ def _namespace(kernel: Kernel, slow: Any, stream_handle: Any) -> dict[str, Any]:
         tensor = torch_stream = NoTorch
     namespace = {
         "Tensor": tensor, "TorchStream": torch_stream, "kernel": kernel,
-        "table": kernel.cache.setdefault("fast_table", {}), "slow": slow,
+        "table": state_of(kernel).fast_table, "slow": slow,
         "stream_handle": stream_handle, "constant_key": constant_key, "flatten": flatten,
     }
     for i, param in enumerate(kernel.params):

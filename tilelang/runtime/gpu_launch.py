@@ -9,17 +9,17 @@ from typing import Any
 
 from tilelang import settings
 from tilelang.errors import TileArgumentError
-from tilelang.interface import kinds
 from tilelang.interface.host_arrays import ArrayFacts, array_facts
 from tilelang.interface.kernel import Kernel
 from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
-from tilelang.language import dtypes as dt
 from tilelang.runtime import binary, fast_path
 from tilelang.runtime.build import BuildJob, build_job, memory_key, specialization
 from tilelang.runtime.fast_path import fast_key, is_torch_tensor
 from tilelang.runtime.grid import normalize_grid
 from tilelang.runtime.launcher import Launcher
 from tilelang.runtime.native_launch import native_module
+from tilelang.runtime.parameters import plan_of, wide_ints
+from tilelang.runtime.state import state_of
 from tilelang.runtime.streams import check_stream, stream_device, stream_handle
 from tilelang.runtime.tensor_maps import native_plan
 
@@ -42,9 +42,9 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
     check_stream(stream)  # before a first launch compiles
     signature, facts, device = target(kernel, stream, args)
     launcher = specialization(kernel, signature, device)
-    values = _parameter_values(kernel, signature, args, facts)
+    values = plan_of(signature).values(args, facts)
     launcher(stream_handle(stream, tuple(args), device), gx, gy, gz, values)
-    fast_table = kernel.cache.setdefault("fast_table", {})
+    fast_table = state_of(kernel).fast_table
     if len(fast_table) > MAX_FAST_ENTRIES:
         fast_table.clear()
     key = fast_key(kernel, args)
@@ -73,11 +73,6 @@ def launch_device(kernel: Kernel, stream: Any, args: Any) -> int:
     return target(kernel, stream, args)[2]
 
 
-_DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
-# DLPack 1.1 codes of the float types that are not plain kDLFloat
-_DLPACK_FLOAT_CODES = {"bfloat16": 4, "float8_e4m3fn": 10, "float8_e5m2": 12}
-
-
 def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
                  launcher: Launcher) -> tuple | None:
     """What the native hot path checks and launches for this specialization, or None when
@@ -86,53 +81,29 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
     if native is None or not hasattr(native, "fast"):
         return None
     maps = native_plan(launcher.maps.specs) if launcher.maps is not None else b""
-    if maps is None:
+    plan = plan_of(signature, wide_ints(kernel.params)).native_plan()
+    if maps is None or plan is None or not all(map(_native_value, signature, args)):
         return None
-    plan, constants = bytearray(), []
-    for param, spec, arg in zip(kernel.params, signature, args, strict=True):
-        record = _plan_record(spec, arg, isinstance(param.kind, kinds.Scalar))
-        if record is None:
-            return None
-        plan += record
-        if isinstance(spec, ConstSpec):
-            constants.append(arg)
+    constants = tuple(arg for spec, arg in zip(signature, args, strict=True)
+                      if isinstance(spec, ConstSpec))
     loaded = launcher.loaded
-    return (loaded.handle, launcher.launch_word, bytes(plan), tuple(constants), loaded.device,
+    return (loaded.handle, launcher.launch_word, plan, constants, loaded.device,
             loaded.context, maps)
 
 
-def _plan_record(spec: ParamSpec, arg: Any, wide: bool) -> bytes | None:
-    """8 bytes for one argument; None for arguments the C path does not read (tuples, lists,
-    dataclass instances, arrays other than torch tensors, bool or half scalars...)."""
-    if isinstance(spec, ConstSpec):
-        return b"C" + bytes(7)
+def _native_value(spec: ParamSpec, arg: Any) -> bool:
+    """Whether the C path reads this argument's value (its kind aside): torch tensors for
+    arrays, Python ints and floats for scalars."""
     if isinstance(spec, ArraySpec):
-        if spec.static_shape or spec.static_strides:
-            return None  # compiled-in extents or strides: the C path does not check them
-        if not (is_torch_tensor(arg) and hasattr(type(arg), "__dlpack_c_exchange_api__")):
-            return None
-        code = _DLPACK_FLOAT_CODES.get(spec.dtype.name, _DLPACK_CODES[spec.dtype.kind])
-        bits = 8 if spec.dtype.kind == "b" else spec.dtype.bitwidth
-        mask = sum(1 << d for d, unit in enumerate(spec.unit_stride) if unit)
-        if spec.ndim > 8:
-            return None
-        narrow = int(spec.index_dtype is not dt.int64)  # extents and strides must fit int32
-        return bytes([ord("A"), code, bits, spec.ndim, mask, spec.align, narrow, 0])
-    if not isinstance(spec, ScalarSpec):
-        return None
-    codes = {"int32": b"I", "int64": b"W" if wide else b"L", "float32": b"F"}
-    scalar = codes.get(spec.dtype.name)
-    if scalar is None or type(arg) not in (int, float):
-        return None
-    return scalar + bytes(7)
+        return is_torch_tensor(arg) and hasattr(type(arg), "__dlpack_c_exchange_api__")
+    return isinstance(spec, ConstSpec) or type(arg) in (int, float)
 
 
 MAX_PARAMETERS = 256  # 8-byte slots: runtime/native/launch.c's bound (the driver allows 4 KB)
 
 
 def _check_parameter_count(kernel: Kernel, signature: tuple[ParamSpec, ...]) -> None:
-    count = sum(1 + 2 * leaf.ndim if isinstance(leaf, ArraySpec) else 1
-                for spec in signature for leaf, _ in leaves(spec))
+    count = plan_of(signature).count
     if count > MAX_PARAMETERS:
         raise TileArgumentError(
             f"the arguments of kernel {kernel.name} make {count} kernel parameters; at most "
@@ -192,44 +163,11 @@ def _launch_device(facts: list[tuple[str, ArrayFacts | None]], stream: Any) -> i
     return device
 
 
-def _parameter_values(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
-                      facts: list[tuple[str, ArrayFacts | None]]) -> tuple[Any, ...]:
-    values: list[Any] = []
-    found = iter(facts)
-    for spec, arg in zip(signature, args, strict=True):
-        for leaf, value in leaves(spec, arg):
-            _, f = next(found)
-            if f is not None:
-                values += [f.ptr, *f.shape, *f.strides]
-            elif leaf.dtype.name == "bfloat16":
-                values.append(_bfloat16_bits(float(value)))
-            elif leaf.dtype in dt.FLOAT8_DTYPES:
-                values.append(_float8_bits(value, leaf.dtype))
-            else:
-                values.append(value.item() if hasattr(value, "item") else value)
-    return tuple(values)
-
-
-def _float8_bits(x: Any, dtype: Any) -> int:
-    import numpy as np
-
-    from tilelang.dialect.semantics import np_dtype
-
-    return int(np.asarray(x).astype(np_dtype(dtype)).view(np.uint8))
-
-
-def _bfloat16_bits(x: float) -> int:
-    import ml_dtypes
-    import numpy as np
-
-    return int(np.array(x, dtype=ml_dtypes.bfloat16).view(np.uint16))
-
-
 def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int] | None:
     """The compile job (and device) a launch with these arguments would need first; None when
     the specialization is already loaded."""
     signature, _, device = target(kernel, stream, args)
     arch = settings.arch_override() or binary.device_arch(device)
-    if memory_key(signature, arch, device) in kernel.cache:
+    if memory_key(signature, arch, device) in state_of(kernel).launchers:
         return None
     return build_job(kernel, signature, device), device

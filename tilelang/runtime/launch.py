@@ -93,19 +93,20 @@ def _launch_dependent(stream: Any, grid: Any, kernel: Any, args: Any, flag: Any)
 def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
     from tilelang import interpreter
     from tilelang.compiler import CompileOptions, compile_signature
+    from tilelang.runtime.state import state_of
 
     signature = kernel.specialize(args)
-    key = ("interpret", signature)
-    compiled = kernel.cache.get(key)
+    interpreted = state_of(kernel).interpreted
+    compiled = interpreted.get(signature)
     if compiled is None:
         with kernel.lock:  # another thread may be compiling it: wait for its entry
-            compiled = kernel.cache.get(key)
+            compiled = interpreted.get(signature)
             if compiled is None:
                 hints = kernel.options.for_arch(CompileOptions.arch)  # as the compiler's
                 options = CompileOptions(hints.num_warps)
                 compiled = compile_signature(kernel.fn, signature, options, "tile-opt")
                 compiled.interpreter_program()  # built before other threads can see it
-                kernel.cache[key] = compiled
+                interpreted[signature] = compiled
     program = compiled.interpreter_program()
     interpreter.run(program, grid, signature, tuple(args), compiled.param_names)
 

@@ -19,38 +19,23 @@ from typing import Any
 
 from tilelang.cuda_compat import driver
 from tilelang.errors import TileLaunchError
-from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
-from tilelang.language import dtypes as dt
+from tilelang.interface.specs import ParamSpec
 from tilelang.runtime.binary import LoadedKernel
+from tilelang.runtime.parameters import SLOT, plan_of
 from tilelang.runtime.tensor_maps import MAP_BYTES, TensorMaps
 
-SLOT = 8  # every parameter gets an 8-byte slot (all our parameters are at most 8 bytes)
 _RETRY_IN_OWN_CONTEXT = (driver.CUresult.CUDA_ERROR_INVALID_HANDLE,
                          driver.CUresult.CUDA_ERROR_INVALID_CONTEXT)
-_SCALAR_FORMATS = {
-    dt.bool_: "B", dt.int8: "b", dt.int16: "h", dt.int32: "i", dt.int64: "q",
-    dt.uint8: "B", dt.uint16: "H", dt.uint32: "I", dt.uint64: "Q",
-    dt.float16: "e", dt.bfloat16: "H", dt.float32: "f", dt.float64: "d",
-    dt.float8_e4m3fn: "B", dt.float8_e5m2: "B",  # their bytes (gpu_launch packs them)
-}
 
 
 def parameter_format(signature: tuple[ParamSpec, ...]) -> str:
     """struct format of the kernel parameters (simt/abi.py), one 8-byte slot each."""
-    parts = []
-    for spec in (leaf for entry in signature for leaf, _ in leaves(entry)):
-        if isinstance(spec, ArraySpec):
-            parts.extend(["Q"] + ["q"] * (2 * spec.ndim))
-        else:
-            char = _SCALAR_FORMATS[spec.dtype]
-            parts.append(char + "x" * (SLOT - struct.calcsize(char)))
-    return "<" + "".join(parts)
+    return plan_of(signature).format
 
 
 def native_formats(signature: tuple[ParamSpec, ...]) -> bytes:
     """One struct code per kernel parameter, for the native launcher."""
-    codes = parameter_format(signature)[1:].replace("x", "")
-    return codes.encode()
+    return plan_of(signature).native_codes
 
 
 class Launcher:

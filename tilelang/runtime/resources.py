@@ -65,7 +65,7 @@ def _loaded(kernel: Kernel, args: Any, stream: Any) -> LoadedResources:
 
 
 def of_launcher(launcher: Launcher) -> LoadedResources:
-    """The driver's figures of a loaded specialization (`kernel.cache`'s launchers)."""
+    """The driver's figures of a loaded specialization (runtime/state.py's launchers)."""
     from cuda.bindings import driver
 
     from tilelang.runtime.binary import device_arch

@@ -106,7 +106,7 @@ def _forked(jobs: list[BuildJob], todo: list[int], count: int
     prepared = time.perf_counter()
     import tilelang.compiler  # noqa: F401  (once: every fork after this one has it)
 
-    stats["assembler"], assemble = gpu_free_assembler()
+    stats["assembler"] = assembler = gpu_free_assembler()
     stats["prepare_s"] = time.perf_counter() - prepared
     tasks = os.pipe()
     results = [os.pipe() for _ in range(count)]
@@ -120,7 +120,7 @@ def _forked(jobs: list[BuildJob], todo: list[int], count: int
     except OSError:
         pid = None
     if pid == 0:
-        run_worker(0, count, jobs, tasks, results, assemble)
+        run_worker(0, count, jobs, tasks, results, assembler)
     if pid is not None:  # the workers' process group (see compile_worker.py)
         with contextlib.suppress(OSError):
             os.setpgid(pid, pid)

@@ -51,7 +51,7 @@ TASK = struct.Struct("<I")  # a job number on the task pipe
 
 
 def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
-               results: list[tuple[int, int]], assemble: Any) -> NoReturn:
+               results: list[tuple[int, int]], assembler: str) -> NoReturn:
     """The life of forked worker `index` of `count`; never returns."""
     children: list[int] = []
     try:
@@ -65,7 +65,7 @@ def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
             sys.stdout = sys.stderr
         for child in (2 * index + 1, 2 * index + 2):
             if child < count:
-                children += _fork(child, count, jobs, tasks, results, assemble)
+                children += _fork(child, count, jobs, tasks, results, assembler)
         for k, (_, write_end) in enumerate(results):  # after the forks: the children need theirs
             if k != index:
                 os.close(write_end)
@@ -73,7 +73,7 @@ def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
             while len(data := os.read(tasks[0], TASK.size)) == TASK.size:
                 (job,) = TASK.unpack(data)
                 write_message(out, ("start", job))
-                write_message(out, ("done", job, compile_job(jobs[job], assemble)))
+                write_message(out, ("done", job, compile_job(jobs[job], assembler)))
     except BaseException:  # the parent is gone (a broken pipe), or an interrupt: just leave
         pass
     finally:
@@ -84,7 +84,7 @@ def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
 
 
 def _fork(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
-          results: list[tuple[int, int]], assemble: Any) -> list[int]:
+          results: list[tuple[int, int]], assembler: str) -> list[int]:
     try:
         with warnings.catch_warnings():  # Python 3.12: "multi-threaded, use of fork()": the
             warnings.simplefilter("ignore", DeprecationWarning)  # worker uses no thread
@@ -92,16 +92,16 @@ def _fork(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
     except OSError:  # no more processes: the ones running take its share
         return []
     if pid == 0:
-        run_worker(index, count, jobs, tasks, results, assemble)
+        run_worker(index, count, jobs, tasks, results, assembler)
     return [pid]
 
 
-def compile_job(job: Any, assemble: Any) -> Any:
+def compile_job(job: Any, assembler: str) -> Any:
     """Built, or Failure (whose exception class the parent can unpickle)."""
     from tilelang.runtime.build import build
 
     try:
-        return build(job, assemble)
+        return build(job, assembler)
     except Exception as e:
         kind = type(e)
         try:
@@ -111,11 +111,11 @@ def compile_job(job: Any, assemble: Any) -> Any:
         return Failure(kind, str(e))
 
 
-def gpu_free_assembler() -> tuple[str, Any]:
-    """How a worker makes the cubin without a GPU context: ("nvjitlink", fn), ("ptxas", fn), or
-    ("caller", None) when neither is available (the caller then assembles the PTX: cuda.core's
-    fallback, the driver's linker, needs CUDA, which a forked process must not use). Chosen in
-    the caller before the fork, so the workers load nothing to find out."""
+def gpu_free_assembler() -> str:
+    """How a worker makes the cubin without a GPU context (backend/assemble.py's ASSEMBLERS):
+    "nvjitlink", "ptxas", or "none" when neither is available (the caller then assembles the
+    PTX: cuda.core's fallback, the driver's linker, needs CUDA, which a forked process must not
+    use). Chosen in the caller before the fork, so the workers load nothing to find out."""
     try:
         from cuda.bindings import nvjitlink
 
@@ -124,23 +124,12 @@ def gpu_free_assembler() -> tuple[str, Any]:
         import shutil
 
         if shutil.which("ptxas") is None:
-            return "caller", None
+            return "none"
         import tilelang.backend.assemble  # noqa: F401  (imported once, before the fork)
 
-        return "ptxas", _with_ptxas
-    from tilelang.backend.assemble import to_cubin
-
+        return "ptxas"
     with contextlib.suppress(Exception):  # cuda.core decides on nvJitLink (asking the driver
         from cuda.core import _linker  # its version) once per process: here, not in a fork
 
         _linker._decide_nvjitlink_or_driver()
-    return "nvjitlink", to_cubin
-
-
-def _with_ptxas(ptx: str, arch: str) -> bytes | None:
-    from tilelang.backend.assemble import assemble
-
-    try:
-        return assemble(ptx, arch)[0]
-    except Exception:
-        return None
+    return "nvjitlink"

@@ -46,7 +46,7 @@ def prebuild(candidates: list[Any], stream: Any, progress: Progress
 
 
 def _build(wanted: list[Any], progress: Progress) -> Iterator[tuple[Any, Problem]]:
-    from tilelang.runtime.build import install
+    from tilelang.runtime.build import install, is_installed
     from tilelang.tune.compile_pool import Failure, build_each
 
     launcher = _prepare_launcher()
@@ -68,7 +68,7 @@ def _build(wanted: list[Any], progress: Progress) -> Iterator[tuple[Any, Problem
                     yield c, (result.kind, result.message)
                     continue
                 try:
-                    if ("gpu", jobs[i].signature, jobs[i].arch, device) not in c.kernel.cache:
+                    if not is_installed(c.kernel, jobs[i], device):
                         install(c.kernel, jobs[i], result, device)
                 except Exception as e:
                     yield c, (type(e), str(e))
