@@ -44,6 +44,10 @@ def __getattr__(name: str) -> object:
 
         globals()[name] = resources
         return resources
+    if name == "compilation":  # cuTile's ahead-of-time API (docs/compilation.md)
+        import tilelang.compilation
+
+        return tilelang.compilation
     if name in ("tune", "autotune", "Config"):
         import tilelang.tune
 
@@ -75,6 +79,7 @@ __all__ = [
     "TileUnsupportedFeatureError",
     "TileValueError",
     "autotune",  # noqa: F405
+    "compilation",  # noqa: F405  (imported on first use: __getattr__)
     "compile",  # imported on first use: __getattr__
     "compiler_timeout",
     "kernel",
