@@ -65,6 +65,10 @@ def run(job: CompileJob, assembler: str = "auto") -> Artifact:
     options = CompileOptions(job.num_warps, job.arch, occupancy=job.occupancy,
                              cubin_arch=job.cubin_arch, assembler=assembler)
     compiled = compile_signature(job.fn, job.signature, options)
+    if settings.explain_enabled():  # no silent cliffs: say which products missed the fast path
+        from tilelang.explanation import warn_fallbacks
+
+        warn_fallbacks(compiled)
     meta = {"name": job.name, "arch": job.arch, "num_warps": compiled.options.num_warps,
             "shared_bytes": compiled.metadata.get("shared_bytes", 0),
             "tensor_maps": compiled.metadata.get("tensor_maps", []),

@@ -40,6 +40,11 @@ def frontend_debug() -> bool:
     return _flag("TILELANG_FRONTEND_DEBUG")
 
 
+def explain_enabled() -> bool:
+    """TILELANG_EXPLAIN=1: GPU compilations warn about products and loops off the fast path."""
+    return _flag("TILELANG_EXPLAIN")
+
+
 def print_ir_after() -> str | None:
     """TILELANG_PRINT_IR_AFTER=<pass name>|all: print the module to stderr after those passes."""
     return os.environ.get("TILELANG_PRINT_IR_AFTER") or None

@@ -29,6 +29,7 @@ from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.layout.mma import split_warps
 from tilelang.passes.ir_utils import defining_op, has_effects, kernel_occupancy, name
+from tilelang.passes.remarks import no, no_if, refuse
 from tilelang.target import target
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
@@ -83,30 +84,39 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     body = loop.regions[0].blocks[0]
     inner = [op.operation for op in body.operations]
     mmas = [op for op in inner if name(op) == "tile.mma"]
-    if len(list(loop.operands)) != 4 or len(mmas) != 1:
-        return None  # one carried value: the accumulator
+    if len(list(loop.operands)) != 4 or len(mmas) != 1:  # one carried value: the accumulator
+        return no(f"the loop carries {len(list(loop.operands)) - 3} values and has "
+                  f"{len(mmas)} products (a plain K loop carries only its accumulator and has "
+                  "one)")
     mma = mmas[0]
     transpose = _transpose_of_load(mma.operands[1], body)
     loads = [defining_op(mma.operands[0]),
              defining_op(transpose.operands[0]) if transpose else defining_op(mma.operands[1])]
     b_orders = ((0, 1),) if transpose else ((0, 1), (1, 0))
-    if not _accumulates(mma, body) or not _is_operand_load(loads[0], body, ((0, 1),)) or \
-            not _is_operand_load(loads[1], body, b_orders):
+    if not _accumulates(mma, body):
+        return no("the product's accumulator is not the loop's carried value, used by the "
+                  "product alone")
+    if not _is_operand_load(loads[0], body, ((0, 1),), "A") or \
+            not _is_operand_load(loads[1], body, b_orders, "B"):
         return None
     parts = [mma, *loads] + ([transpose] if transpose else [])
     index_ops = _index_ops(body, inner, parts)
     itemsize = _input_bytes(mma)
-    if index_ops is None or itemsize is None:
-        return None
+    if index_ops is None:
+        return no("the loop's body does other tile work besides the two loads and the product")
+    if itemsize is None:
+        return no("the inputs are not both float16, both bfloat16 or both float8 into a "
+                  "float32 accumulator")
     k_major_b = transpose is not None or tuple(ops.array_attr(loads[1], "order")) == (1, 0)
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
     wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
     engine = "wgmma" if wgmma_ok else "mma.sync"
-    if itemsize == 1 and not (wgmma_ok and k_major_b):
-        return None  # 8-bit inputs: wgmma with both operands K-major only
+    if itemsize == 1 and not (wgmma_ok and k_major_b):  # wgmma, both operands K-major only
+        return no("8-bit inputs need wgmma (sm_90) with B given as (N, K)")
     if not (wgmma.fits(bm, bn, bk, itemsize, num_warps) if wgmma_ok else
             mma_ring_fits(bm, bn, bk, num_warps)):
-        return None
+        return no(f"{engine} does not cover a {bm}x{bk} @ {bk}x{bn} product with "
+                  f"{num_warps} warps from shared memory")
     stage = (bm * bk + bk * bn) * itemsize
     # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
     limit = target(arch).shared_per_block - 1024 - 16 * MAX_STAGES
@@ -116,7 +126,8 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         limit = min(limit, per_block - 1024 - 16 * MAX_STAGES)
     stages = min(MAX_STAGES, limit // stage)
     if stages < MIN_STAGES[engine]:
-        return None
+        return no(f"{MIN_STAGES[engine]} stages of {stage} bytes do not fit the shared memory "
+                  "a block may use")
     return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
                       stages, k_major_b, itemsize)
 
@@ -167,19 +178,29 @@ def _transpose_of_load(value: ir.Value, body: ir.Block) -> ir.Operation | None:
 
 
 def _is_operand_load(load: ir.Operation | None, body: ir.Block,
-                     orders: tuple[tuple[int, int], ...]) -> bool:
+                     orders: tuple[tuple[int, int], ...], which: str = "") -> bool:
     """A tile.load in the loop's body, read by one op only, of a 2-D array whose rows are
     contiguous and 16-byte aligned (so cp.async can copy 16-byte chunks), padding with zeros,
     with one of the tile-to-array axis `orders`."""
     if load is None or name(load) != "tile.load" or load.parent != body.owner:
-        return False
+        return refuse(f"{which} is not a tile loaded in the loop's body (it is computed, or "
+                      "loaded before the loop)")
     if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
-        return False
+        return refuse(f"the load of {which} is also read by other ops, or is a tiled view's")
     dtype, unit, align = parse_array_type(load.operands[0].type)
     # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
-    return (len(unit) == 2 and unit[1] and not unit[0] and align >= 16 and dtype.itemsize <= 2
-            and tuple(ops.array_attr(load, "order")) in orders
-            and ops.str_attr(load, "padding_mode") in ("zero", "undetermined"))
+    if len(unit) != 2:
+        return refuse(f"{which} is loaded from a {len(unit)}-d array (whole K loops take 2-d)")
+    if not (unit[1] and not unit[0] and align >= 16):
+        return refuse(f"{which}'s array is not known to have contiguous, 16-byte aligned rows "
+                      "(its last stride 1, its base and other strides multiples of 16 bytes)")
+    if dtype.itemsize > 2:
+        return refuse(f"{which} is {dtype.name} (tensor cores take 16- and 8-bit inputs)")
+    order = tuple(ops.array_attr(load, "order"))
+    if order not in orders:
+        return refuse(f"{which} is loaded with order={order}")
+    return not no_if(ops.str_attr(load, "padding_mode") not in ("zero", "undetermined"),
+                     f"{which} is padded with {ops.str_attr(load, 'padding_mode')}, not zero")
 
 
 def _index_ops(body: ir.Block, inner: list[ir.Operation],

@@ -45,7 +45,7 @@ class Options:
 def run(module: ir.Operation, options: Options) -> None:
     """Prefetch the next iteration's loads in loops that multiply tiles."""
     for op in walk_ops(module, post_order=True):
-        if name(op) == "scf.for" and _qualifies(op) and \
+        if name(op) == "scf.for" and qualifies(op) and \
                 matmul_loop(op, options.arch, kernel_num_warps(op)) is None and \
                 staged_loop(op, options.arch, kernel_num_warps(op)) is None:
             loads = [o for o in _body_ops(op) if name(o) == "tile.load" and _indices_ok(op, o)]
@@ -58,7 +58,7 @@ def _body_ops(loop: ir.Operation) -> list[ir.Operation]:
     return [o.operation for o in loop.regions[0].blocks[0].operations]
 
 
-def _qualifies(loop: ir.Operation) -> bool:
+def qualifies(loop: ir.Operation) -> bool:
     body = _body_ops(loop)
     return any(name(o) == "tile.mma" for o in body) and not any(has_side_effects(o) for o in body)
 

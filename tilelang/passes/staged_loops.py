@@ -40,6 +40,7 @@ from tilelang.passes.ir_utils import (
     name,
     scalar_slice,
 )
+from tilelang.passes.remarks import collecting, no, refuse
 from tilelang.target import target
 
 WGMMA_ARCHS = ("sm_90", "sm_90a")
@@ -116,14 +117,19 @@ class StagedLoop:
 
 def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | None:
     """The loop's plan when its products run on wgmma from staged operands, else None."""
-    if name(loop) != "scf.for" or arch not in WGMMA_ARCHS or not settings.wgmma_enabled() \
-            or num_warps % wgmma.WARPGROUP:
+    if name(loop) != "scf.for":
         return None
+    if arch not in WGMMA_ARCHS or not settings.wgmma_enabled():
+        return no(f"staged products run on wgmma, which {arch} lacks (or TILELANG_WGMMA=0)")
+    if num_warps % wgmma.WARPGROUP:
+        return no(f"{num_warps} warps are not whole warpgroups of 4 (wgmma)")
     body = loop.regions[0].blocks[0]
     inner = [op.operation for op in body.operations]
     found = [op for op in inner if name(op) == "tile.mma"]
-    if not found or any(has_side_effects(op) for op in inner[:-1] if name(op) != "tile.load"):
+    if not found:
         return None
+    if any(has_side_effects(op) for op in inner[:-1] if name(op) != "tile.load"):
+        return no("the loop's body writes memory (stores, atomics) or has other effects")
     mmas, offset, once = [], 0, 0
     for op in found:
         staged = _staged_mma(op, loop, num_warps, offset, once)
@@ -134,15 +140,17 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         once += staged.a.operand.bytes if staged.a is not None else 0
     loads = [m.b.load for m in mmas]
     if len(set(loads)) != len(loads):
-        return None
+        return no("two products read one loaded tile")
     index_ops: list[ir.Operation] = []
     if not all(scalar_slice(loop, v, index_ops) for load in loads for v in load.operands):
-        return None
+        return no("a staged load's indices depend on more than the loop's index and values "
+                  "from before the loop")
     # the body's own shared-memory conversions go below the ring: how much they need is known
     # once they are placed (tile-assign-layouts), so the count of stages is settled then
     limit = target(arch).shared_per_block - 1024 - once
     if limit // offset < MIN_STAGES:  # the same answer before and after the conversions
-        return None
+        return no(f"{MIN_STAGES} stages of {offset} bytes do not fit the shared memory a block "
+                  "may use")
     occupancy = kernel_occupancy(loop)
     if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
         limit = min(limit, target(arch).shared_for(occupancy) - 1024 - once)
@@ -201,24 +209,39 @@ def _padded(shape: tuple[int, ...]) -> tuple[int, ...]:
 def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
                 offset: int, once: int) -> StagedMma | None:
     a, b, acc = list(op.operands)[:3]
+    line = _line(op)
     if dtype_of(acc.type) is not dt.float32 or dtype_of(op.results[0].type) is not dt.float32:
-        return None
+        return no(f"the product{line} accumulates in {dtype_of(acc.type).name}, not float32")
     if dtype_of(a.type) is not dtype_of(b.type) or dtype_of(a.type) not in (dt.float16,
                                                                           dt.bfloat16):
-        return None
+        return no(f"the product{line} multiplies {dtype_of(a.type).name} by "
+                  f"{dtype_of(b.type).name} (staged products take float16 or bfloat16 pairs)")
     if len(shape_of(a.type)) != 2 or len(shape_of(b.type)) != 2:
-        return None
+        return no(f"the product{line} is batched (3-d operands)")
     (m, k), n = shape_of(a.type), shape_of(b.type)[1]
-    staged = _staged_operand(b, loop, offset)
+    with collecting() as why:
+        staged = _staged_operand(b, loop, offset)
     source = defining_op(a)  # None: a carried value (tile-delay-products' p)
-    if staged is None or (source is not None and source in staged.ops):
-        return None
+    if staged is None:
+        return no(f"the product{line}'s B operand cannot be staged: " +
+                  ("; ".join(why) or "it is not a tile loaded in the loop"))
+    if source is not None and source in staged.ops:
+        return no(f"the product{line} reads one load as A and B")
     if not _fits(m, n, k, staged.operand, num_warps):
-        return None
+        return no(f"wgmma does not cover the product{line}, {m}x{k} @ {k}x{n} with "
+                  f"{num_warps} warps, from its stage layout")
     a_once = _once_operand(a, loop, once)
     if a_once is not None and not _fits(m, n, k, a_once.operand, num_warps):
         a_once = None
     return StagedMma(op, staged, m, n, k, a_once)
+
+
+def _line(op: ir.Operation) -> str:
+    """" at line N" of the op's location in the user's source ("" when it has none)."""
+    from tilelang.dialect.locations import to_loc
+
+    loc = to_loc(op.location)
+    return f" at line {loc.line}" if loc is not None else ""
 
 
 def _once_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
@@ -249,11 +272,17 @@ def _stageable(load: ir.Operation) -> bool:
     shape = shape_of(load.results[0].type)
     order = tuple(ops.array_attr(load, "order"))
     # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
-    return len(unit) >= 2 and unit[-1] and not unit[-2] and align >= 16 and \
-        order == tuple(range(len(shape))) and \
-        ops.str_attr(load, "padding_mode") in ("zero", "undetermined") and \
-        "steps" not in load.attributes and len(shape) >= 2 and \
-        all(d == 1 for d in shape[:-2])
+    if not (len(unit) >= 2 and unit[-1] and not unit[-2] and align >= 16):
+        return refuse("its array is not known to have contiguous, 16-byte aligned rows")
+    if order != tuple(range(len(shape))):
+        return refuse(f"it is loaded with order={order} (the tile's axes must be the array's)")
+    if ops.str_attr(load, "padding_mode") not in ("zero", "undetermined"):
+        return refuse(f"it is padded with {ops.str_attr(load, 'padding_mode')}, not zero")
+    if "steps" in load.attributes:
+        return refuse("it is a tiled view's load")
+    if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
+        return refuse(f"its tile {shape} has more than two dimensions above 1")
+    return True
 
 
 def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
@@ -275,8 +304,12 @@ def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedO
                 return None
         chain.insert(0, op)
         op = defining_op(op.operands[0])
-    if op is None or op.parent != loop or name(op) != "tile.load" or \
-            len(list(op.results[0].uses)) != 1 or not _stageable(op):
+    if op is None or op.parent != loop or name(op) != "tile.load":
+        return no("it is not a tile loaded in the loop's body (through reshapes and one "
+                  "transpose)")
+    if len(list(op.results[0].uses)) != 1:
+        return no("its load is also read by other ops")
+    if not _stageable(op):
         return None
     dtype = dtype_of(op.results[0].type)
     rows, cols = shape_of(op.results[0].type)[-2:]

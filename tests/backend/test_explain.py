@@ -1,0 +1,133 @@
+"""tilelang.explain: which path each matrix product and each loop holding one took, and why not
+a faster one (no GPU: it compiles to PTX); TILELANG_EXPLAIN=1 warns at GPU compilations."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang.compile_job import describe, run
+
+BF16 = ml_dtypes.bfloat16
+
+
+@ct.kernel(num_warps=8)
+def k_loop(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        w = ct.load(b, (k, ct.bid(1)), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, w, acc)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+
+
+@ct.kernel(num_warps=4)
+def scores(q, k, out, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int],
+           PERMUTED: ct.Constant[bool]):
+    """Attention's key loop, keys read transposed two ways: a load with order= (as cuTile's
+    FMHA sample spells it) or a plain load and ct.transpose."""
+    qt = ct.load(q, (ct.bid(0), 0), (BM, D))
+    acc = ct.zeros((BM, D), ct.float32)
+    for j in range(ct.cdiv(k.shape[0], BN)):
+        if PERMUTED:
+            kt = ct.load(k, (0, j), (D, BN), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        else:
+            kt = ct.transpose(ct.load(k, (j, 0), (BN, D), padding_mode=ct.PaddingMode.ZERO))
+        s = ct.mma(qt, kt, ct.zeros((BM, BN), ct.float32))
+        p = ct.exp(s - ct.max(s, axis=1, keepdims=True)).astype(q.dtype)
+        v = ct.load(k, (j, 0), (BN, D), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(p, v, acc)
+    ct.store(out, (ct.bid(0), 0), acc.astype(out.dtype))
+
+
+def gemm_args(dtype=BF16, out=BF16, tiles=(128, 128, 64)):
+    return (np.zeros((512, 256), dtype), np.zeros((256, 384), dtype), np.zeros((512, 384), out),
+            *tiles)
+
+
+def test_a_plain_k_loop_takes_the_staged_wgmma_path() -> None:
+    report = ct.explain(k_loop, gemm_args())
+    (loop,), (product,) = report.loops, report.products
+    assert loop.path == "staged K loop" and loop.fast and loop.detail.startswith("wgmma")
+    assert product.engine.startswith("wgmma") and product.fast and product.line is not None
+    assert report.fallbacks == [] and report.instructions["wgmma"] > 0
+    assert report.instructions["mma.sync"] == 0
+    text = str(report)
+    assert "k_loop [sm_90, 8 warps]" in text and "SLOW" not in text
+
+
+def test_sm80_runs_the_same_loop_on_mma_sync_and_that_is_its_fast_path() -> None:
+    report = ct.explain(k_loop, gemm_args(), arch="sm_80")
+    assert report.loops[0].detail.startswith("mma.sync") and report.fallbacks == []
+    assert report.instructions["wgmma"] == 0 and report.instructions["mma.sync"] > 0
+
+
+def test_float32_inputs_fall_back_and_say_why() -> None:
+    report = ct.explain(k_loop, gemm_args(np.float32, np.float32, (64, 64, 32)))
+    (loop,) = report.loops
+    assert not loop.fast and loop.path == "prefetched into registers"
+    assert "not a plain K loop: A is float32 (tensor cores take 16- and 8-bit inputs)" in \
+        loop.reasons
+    assert any(r.startswith("products not staged: the product at line") for r in loop.reasons)
+    (product,) = report.products
+    assert product.engine.startswith("mma.sync (tf32x3)") and not product.fast
+    assert report.fallbacks == [loop, product]
+    assert "SLOW loop at line" in str(report)
+
+
+@ct.kernel
+def one_product(x, y, z):
+    t, u = ct.load(x, (0, 0), (64, 64)), ct.load(y, (0, 0), (64, 64))
+    ct.store(z, (0, 0), ct.mma(t, u, ct.zeros((64, 64), ct.float32)))
+
+
+def test_a_product_outside_a_loop_runs_from_registers() -> None:
+    x, out = np.zeros((64, 64), BF16), np.zeros((64, 64), np.float32)
+    report = ct.explain(one_product, (x, x, out))
+    (product,) = report.products
+    assert report.loops == [] and product.engine == "mma.sync (bf16) from registers"
+    assert not product.fast and product.reasons == (
+        "outside a loop: its operands come from registers",)
+    assert ct.explain(one_product, (x, x, out), arch="sm_80").fallbacks == []
+
+
+def attention_args(permuted: bool):
+    q = np.zeros((256, 64), BF16)
+    return (q, np.zeros((512, 64), BF16), np.zeros_like(q), 64, 64, 64, permuted)
+
+
+def test_keys_read_through_ct_transpose_are_staged() -> None:
+    report = ct.explain(scores, attention_args(False))
+    (loop,) = report.loops
+    assert loop.path == "staged products" and loop.fast
+    assert all(p.engine.startswith("wgmma") for p in report.products)
+
+
+def test_a_permuted_load_says_where_the_staged_path_stops() -> None:
+    report = ct.explain(scores, attention_args(True))
+    (loop,) = report.loops
+    if loop.fast:  # the order= spelling is staged too: nothing to explain
+        assert loop.path == "staged products"
+        return
+    assert any("order=(1, 0)" in r for r in loop.reasons), loop.reasons
+    assert any("line" in r for r in loop.reasons)
+
+
+def test_explain_warnings_under_TILELANG_EXPLAIN(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TILELANG_EXPLAIN", "1")
+    args = gemm_args(np.float32, np.float32, (64, 64, 32))
+    job = describe(k_loop.fn, k_loop.name, k_loop.specialize(args), "sm_90", "sm_90", 8, None)
+    with pytest.warns(ct.TilePerformanceWarning) as caught:
+        run(job, assembler="none")
+    messages = [str(w.message) for w in caught]
+    assert [m.split(" at line")[0] for m in messages] == ["kernel k_loop [sm_90]: loop",
+                                                         "kernel k_loop [sm_90]: product"]
+    fast = gemm_args()
+    job = describe(k_loop.fn, k_loop.name, k_loop.specialize(fast), "sm_90", "sm_90", 8, None)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ct.TilePerformanceWarning)
+        run(job, assembler="none")  # the fast path: no warning

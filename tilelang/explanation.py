@@ -1,0 +1,226 @@
+"""Compiler: `tilelang.explain(kernel, args)`: which path each matrix product and each loop that
+holds one took, and why not a faster one; no silent cliffs.
+
+A product runs on one of three engines: `wgmma` with its operands staged in shared memory (the
+fast path on sm_90), `mma.sync` from registers (the tensor cores, but each warp loads its own
+operands and nothing overlaps the loads), or the CUDA cores (no tensor-core instruction takes
+its dtypes). A loop that holds products is *staged* (its tiles copied to shared memory several
+iterations ahead: passes/matmul_loops.py for plain K loops, passes/staged_loops.py for loops
+with other work), *prefetched* (the next iteration's tiles loaded into registers,
+passes/pipeline_loads.py), or neither. The reasons are what those analyses declined on
+(passes/remarks.py), asked again here on the `tile-opt` module the layout stage starts from;
+the PTX's instruction counts confirm the outcome.
+
+`TILELANG_EXPLAIN=1` makes every GPU compilation warn (`TilePerformanceWarning`) about each
+product or loop that missed the fast path.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import mlir.ir as ir
+
+from tilelang.compiler import CompiledKernel
+from tilelang.dialect import dtype_of
+from tilelang.dialect.locations import to_loc
+from tilelang.dialect.types import shape_of
+from tilelang.passes import layout_rules
+from tilelang.passes.ir_utils import name, walk_ops
+from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
+from tilelang.passes.remarks import collecting
+from tilelang.passes.staged_loops import staged_loop
+
+
+class TilePerformanceWarning(UserWarning):
+    """A kernel took a slower path than its target allows (TILELANG_EXPLAIN=1)."""
+
+
+@dataclass(frozen=True)
+class LoopReport:
+    """A loop that holds matrix products."""
+
+    line: int | None
+    products: int
+    path: str  # "staged K loop", "staged products", "prefetched into registers", "not pipelined"
+    detail: str  # the engine and stages, or what the loop does instead
+    fast: bool  # the fastest path the target has for it
+    reasons: tuple[str, ...] = ()  # why not a faster one
+
+    def __str__(self) -> str:
+        text = f"loop at line {self.line}: {self.path} ({self.detail})"
+        return text + "".join(f"\n    - {r}" for r in self.reasons)
+
+
+@dataclass(frozen=True)
+class ProductReport:
+    """One `mma` (or `matmul`, `@`)."""
+
+    line: int | None
+    shape: str  # "128x64 @ 64x128"
+    dtypes: str  # "bfloat16 x bfloat16 -> float32"
+    engine: str  # "wgmma (shared memory)", "wgmma (B from shared memory)", "mma.sync", "CUDA cores"
+    fast: bool
+    reasons: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        text = f"product at line {self.line}: {self.shape}, {self.dtypes}: {self.engine}"
+        return text + "".join(f"\n    - {r}" for r in self.reasons)
+
+
+# PTX instructions that tell which path ran (counted in the kernel's PTX)
+_INSTRUCTIONS = {
+    "wgmma": r"\bwgmma\.mma_async\b",
+    "mma.sync": r"\bmma\.sync\b",
+    "ldmatrix": r"\bldmatrix\b",
+    "cp.async": r"\bcp\.async\.c[ag]\b",
+    "TMA copies": r"\bcp\.async\.bulk\.tensor\b",
+    "fma (float32)": r"\bfma\.rn\.f32\b",
+}
+
+
+@dataclass
+class Explanation:
+    """What `tilelang.explain` found; `str()` prints it, `fallbacks` lists the misses."""
+
+    kernel: str
+    arch: str
+    num_warps: int
+    loops: list[LoopReport] = field(default_factory=list)
+    products: list[ProductReport] = field(default_factory=list)
+    instructions: dict[str, int] = field(default_factory=dict)  # PTX instruction counts
+
+    @property
+    def reports(self) -> list[LoopReport | ProductReport]:
+        """The loops, then the products."""
+        return [*self.loops, *self.products]
+
+    @property
+    def fallbacks(self) -> list[LoopReport | ProductReport]:
+        return [r for r in self.reports if not r.fast]
+
+    def __str__(self) -> str:
+        lines = [f"{self.kernel} [{self.arch}, {self.num_warps} warps]"]
+        if not self.loops and not self.products:
+            lines.append("  no matrix products")
+        for report in self.reports:
+            first, *rest = str(report).split("\n")
+            lines += [f"  {'ok  ' if report.fast else 'SLOW'} {first}", *(f"  {r}" for r in rest)]
+        counts = ", ".join(f"{n} {what}" for what, n in self.instructions.items() if n)
+        lines.append(f"  PTX: {counts or 'no tensor-core or copy instructions'}")
+        return "\n".join(lines)
+
+
+def explain(kernel: Any, args: tuple[Any, ...], *, arch: str | None = None,
+            num_warps: int | None = None) -> Explanation:
+    """Compile `kernel` for `args` (to PTX; no GPU needed) and say which path each matrix
+    product and each loop holding one took, and why not a faster one.
+
+    Example:
+        >>> print(tilelang.explain(matmul, (a, b, c, 128, 128, 64)))
+    """
+    from tilelang.compiler import compile as compile_kernel
+
+    compiled = compile_kernel(kernel, args, stop_after="ptx", arch=arch, num_warps=num_warps)
+    return explain_compiled(compiled)
+
+
+def explain_compiled(compiled: CompiledKernel) -> Explanation:
+    """The explanation of a compilation that reached `ptx` (its tile-opt module kept)."""
+    arch, warps = compiled.options.arch, compiled.options.num_warps or 4
+    found = Explanation(compiled.name, arch, warps)
+    module = compiled.tile_module
+    if module is not None:
+        with module.context:
+            for op in walk_ops(module.operation):
+                if name(op) == "scf.for" and _products_in(op):
+                    found.loops.append(_loop_report(op, arch, warps))
+                elif name(op) == "tile.mma":
+                    found.products.append(_product_report(op, arch, warps))
+    ptx = compiled.ptx or ""
+    found.instructions = {what: len(re.findall(pattern, ptx))
+                          for what, pattern in _INSTRUCTIONS.items()}
+    return found
+
+
+def warn_fallbacks(compiled: CompiledKernel) -> None:
+    """TILELANG_EXPLAIN=1: a TilePerformanceWarning per product or loop off the fast path."""
+    explanation = explain_compiled(compiled)
+    for report in explanation.fallbacks:
+        warnings.warn(f"kernel {compiled.name} [{compiled.options.arch}]: {report}",
+                      TilePerformanceWarning, stacklevel=2)
+
+
+def _products_in(loop: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in loop.regions[0].blocks[0].operations
+            if op.operation.name == "tile.mma"]
+
+
+def _line(op: ir.Operation) -> int | None:
+    loc = to_loc(op.location)
+    return loc.line if loc is not None else None
+
+
+def _loop_report(loop: ir.Operation, arch: str, warps: int) -> LoopReport:
+    count = len(_products_in(loop))
+    with collecting() as why_whole:
+        whole = matmul_loop(loop, arch, warps)
+    if whole is not None:
+        detail = f"{whole.engine}, {whole.stages} stages of {whole.bm}x{whole.bn}x{whole.bk}"
+        return LoopReport(_line(loop), count, "staged K loop", detail,
+                          whole.engine == "wgmma" or arch not in WGMMA_ARCHS)
+    with collecting() as why_staged:
+        staged = staged_loop(loop, arch, warps)
+    if staged is not None:
+        return LoopReport(_line(loop), count, "staged products",
+                          f"wgmma, {staged.stages} stages", True)
+    reasons = tuple([f"not a plain K loop: {r}" for r in why_whole] +
+                    [f"products not staged: {r}" for r in why_staged])
+    if _prefetchable(loop):
+        return LoopReport(_line(loop), count, "prefetched into registers",
+                          "the next iteration's tiles loaded during this one", False, reasons)
+    return LoopReport(_line(loop), count, "not pipelined",
+                      "each iteration waits for its loads", False, reasons)
+
+
+def _prefetchable(loop: ir.Operation) -> bool:
+    """What tile-pipeline-loads takes: a body without memory writes, with loads in it."""
+    from tilelang.passes.pipeline_loads import qualifies
+
+    body = [op.operation for op in loop.regions[0].blocks[0].operations]
+    return qualifies(loop) and any(name(op) == "tile.load" for op in body)
+
+
+def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
+    a, b, acc = list(op.operands)[:3]
+    shape = (f"{'x'.join(map(str, shape_of(a.type)))} @ "
+             f"{'x'.join(map(str, shape_of(b.type)))}")
+    dtypes = f"{dtype_of(a.type).name} x {dtype_of(b.type).name} -> {dtype_of(acc.type).name}"
+    loop = op.parent
+    in_loop = loop is not None and name(loop) == "scf.for"
+    if in_loop:
+        with collecting():
+            whole = matmul_loop(loop, arch, warps)
+            staged = staged_loop(loop, arch, warps) if whole is None else None
+        if whole is not None:
+            return ProductReport(_line(op), shape, dtypes,
+                                 f"{whole.engine}, both operands from shared memory",
+                                 whole.engine == "wgmma" or arch not in WGMMA_ARCHS)
+        if staged is not None:
+            mma = staged.mma_of(op)
+            where = "A and B" if mma is not None and mma.a is not None else "B"
+            return ProductReport(_line(op), shape, dtypes,
+                                 f"wgmma, {where} from shared memory", True)
+    atom = layout_rules.mma_atom(dtype_of(a.type), dtype_of(b.type), dtype_of(acc.type))
+    if atom is None:
+        return ProductReport(_line(op), shape, dtypes, "CUDA cores (fma)", False,
+                             (f"no tensor-core instruction multiplies {dtypes}",))
+    reasons = [f"its loop (line {_line(loop)}) is not staged: see the loop's reasons" if in_loop
+               else "outside a loop: its operands come from registers"]
+    fast = arch not in WGMMA_ARCHS  # mma.sync is sm_80's fast path; sm_90's is wgmma
+    return ProductReport(_line(op), shape, dtypes, f"mma.sync ({atom.name}) from registers",
+                         fast, () if fast else tuple(reasons))
+
