@@ -39,6 +39,11 @@ def __getattr__(name: str) -> object:
 
         globals()[name] = value = getattr(tilelang.compiler, name)
         return value
+    if name in ("explain", "TilePerformanceWarning"):  # compiles: imports the compiler
+        import tilelang.explanation
+
+        globals()[name] = value = getattr(tilelang.explanation, name)
+        return value
     if name == "resources":  # the runtime's view of a loaded kernel (cuda.bindings)
         from tilelang.runtime.resources import resources
 
@@ -68,6 +73,7 @@ __all__ = [
     "TileError",
     "TileInternalError",
     "TileInterpreterError",
+    "TilePerformanceWarning",  # noqa: F405  (imported on first use: __getattr__)
     "TileLaunchError",
     "TileNameError",
     "TileRecursionError",
@@ -82,6 +88,7 @@ __all__ = [
     "compilation",  # noqa: F405  (imported on first use: __getattr__)
     "compile",  # imported on first use: __getattr__
     "compiler_timeout",
+    "explain",  # noqa: F405  (imported on first use: __getattr__)
     "kernel",
     "launch",
     "resources",  # noqa: F405  (imported on first use: __getattr__)
