@@ -31,8 +31,9 @@ def compiler_timeout(timeout_sec: float | None) -> Iterator[None]:
     with `TileCompilerTimeoutError`; the process stays usable and the kernel compiles again at
     its next launch. A single pass is not interrupted (the `ptx` stage's LLVM code generation
     is one), so a compilation may overrun by that pass's time. The setting is process-wide,
-    not per thread (as cuTile's), and does not reach compile worker processes (autotuning's
-    parallel compilation): set `TILELANG_COMPILER_TIMEOUT_SEC` for those.
+    not per thread (as cuTile's); compile worker processes (autotuning's parallel compilation)
+    keep the limit in force when they were forked: set `TILELANG_COMPILER_TIMEOUT_SEC` for
+    those.
 
     Example:
         >>> with tilelang.compiler_timeout(60):
