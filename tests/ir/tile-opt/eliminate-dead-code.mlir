@@ -62,3 +62,19 @@ func.func @mma(%x: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %a: tensor<16x
   "tile.store"(%x, %i, %i, %d) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<16x8xf32>) -> ()
   return
 }
+
+// -----
+
+// The grid dependency control stays (it orders memory like output); an unused
+// assume_div_by goes.
+// CHECK-LABEL: @grid_dependency_kept
+// CHECK-NOT: "tile.assume_div_by"
+// CHECK: "tile.grid_dependency_control_wait"
+// CHECK: "tile.grid_dependency_control_launch_dependents"
+// CHECK-NOT: "tile.assume_div_by"
+func.func @grid_dependency_kept(%n: i32) {
+  %m = "tile.assume_div_by"(%n) {divisor = 16 : i64} : (i32) -> i32
+  "tile.grid_dependency_control_wait"() : () -> ()
+  "tile.grid_dependency_control_launch_dependents"() : () -> ()
+  return
+}
