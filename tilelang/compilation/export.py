@@ -15,7 +15,12 @@ from tilelang.backend.targets import MAX_SHARED_PER_BLOCK
 from tilelang.compilation.ptx_module import check_symbol, join_modules, rename_entry
 from tilelang.compilation.signature import KernelSignature, mangle_kernel_name
 from tilelang.compilation.specs import signature_specs
-from tilelang.errors import TileError, TileUnsupportedFeatureError, TileValueError
+from tilelang.errors import (
+    TileArgumentValueError,
+    TileError,
+    TileUnsupportedFeatureError,
+    TileValueError,
+)
 from tilelang.tracebacks import hide_internal_frames
 
 FORMATS = ("cubin", "ptx", "tileir_bytecode")
@@ -96,15 +101,16 @@ def _export(kernel: Any, signatures: Sequence[KernelSignature], output_file: Any
 
 def _arch(gpu_code: str | None, output_format: str, bytecode_version: str | None) -> str:
     if output_format not in FORMATS:
-        raise TileValueError(f"Unknown output format '{output_format}'",
-                             hint=f"output_format is one of {', '.join(FORMATS)}")
+        raise TileArgumentValueError(f"Unknown output format '{output_format}'",
+                                     hint=f"output_format is one of {', '.join(FORMATS)}")
     if bytecode_version is not None and not (
             isinstance(bytecode_version, str) and re.fullmatch(r"\d+\.\d+", bytecode_version)):
-        raise TileValueError(f"bytecode_version must be a string 'major.minor', got "
-                             f"{bytecode_version!r}")
+        raise TileArgumentValueError(
+            f"bytecode_version must be a string 'major.minor', got {bytecode_version!r}")
     if gpu_code is None and output_format == "cubin":
-        raise TileValueError(f"gpu_code is required when output_format is '{output_format}'.",
-                             hint="pass gpu_code='sm_90' (or the GPU's architecture)")
+        raise TileArgumentValueError(
+            f"gpu_code is required when output_format is '{output_format}'.",
+            hint="pass gpu_code='sm_90' (or the GPU's architecture)")
     return gpu_code or settings.arch_override() or DEFAULT_ARCH
 
 
@@ -113,18 +119,20 @@ def _signatures(signatures: Any) -> list[KernelSignature]:
         signatures = [signatures]
     found = list(signatures)
     if not found:
-        raise TileValueError("export_kernel needs at least one signature")
+        raise TileArgumentValueError("export_kernel needs at least one signature")
     for s in found:
         if not isinstance(s, KernelSignature):
-            raise TileValueError(f"expected KernelSignature objects, got {type(s).__name__}")
+            raise TileArgumentValueError(
+                f"expected KernelSignature objects, got {type(s).__name__}")
     return found
 
 
 def _distinct(symbols: list[str]) -> None:
     for i, s in enumerate(symbols):
         if s in symbols[:i]:
-            raise TileValueError(f"two signatures are exported under one symbol {s}",
-                                 hint="give them different symbols (or leave symbol=None)")
+            raise TileArgumentValueError(
+                f"two signatures are exported under one symbol {s}",
+                hint="give them different symbols (or leave symbol=None)")
 
 
 def _compile(k: Any, signature: KernelSignature, arch: str) -> Entry:

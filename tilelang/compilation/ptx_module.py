@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tilelang.errors import TileInternalError, TileValueError
+from tilelang.errors import TileArgumentValueError, TileInternalError
 
 _HEADER = re.compile(r"^\s*\.(version|target|address_size)\s+([^\n]*?)\s*$", re.M)
 # a definition at module scope: `.global .align 1 .b8 name[7] = ...`, `.func (...) name(`
@@ -23,8 +23,9 @@ SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 def check_symbol(symbol: str) -> str:
     if not SYMBOL.fullmatch(symbol):
-        raise TileValueError(f"symbol {symbol!r} is not a valid entry point name",
-                             hint="use letters, digits and _ (not starting with a digit)")
+        raise TileArgumentValueError(
+            f"symbol {symbol!r} is not a valid entry point name",
+            hint="use letters, digits and _ (not starting with a digit)")
     return symbol
 
 
