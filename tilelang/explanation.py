@@ -132,9 +132,9 @@ def explain_compiled(compiled: CompiledKernel) -> Explanation:
     """The explanation of a compilation that reached `ptx` (its tile-opt module kept)."""
     arch, warps = compiled.options.arch, compiled.options.num_warps or 4
     found = Explanation(compiled.name, arch, warps)
-    module = compiled.tile_module
-    if module is not None:
-        with module.context:
+    if compiled.tile_module is not None:
+        with compiled.tile_module.context:
+            module = _as_analysed(compiled.tile_module, arch)
             for op in walk_ops(module.operation):
                 if name(op) == "scf.for" and _products_in(op):
                     found.loops.append(_loop_report(op, arch, warps))
@@ -152,6 +152,16 @@ def warn_fallbacks(compiled: CompiledKernel) -> None:
     for report in explanation.fallbacks:
         warnings.warn(f"kernel {compiled.name} [{compiled.options.arch}]: {report}",
                       TilePerformanceWarning, stacklevel=2)
+
+
+def _as_analysed(module: ir.Module, arch: str) -> ir.Module:
+    """A copy of the tile-opt module as the layout stage's analyses see it: after the passes
+    before them that change which loads they find (pipelines.LAYOUT)."""
+    from tilelang.passes import run_pipeline
+
+    copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
+    run_pipeline(copy.operation, f"tile-unpermute-loads{{arch={arch}}}")
+    return copy
 
 
 def _products_in(loop: ir.Operation) -> list[ir.Operation]:

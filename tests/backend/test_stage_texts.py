@@ -24,8 +24,12 @@ ARGS = (X, X, X, 256)
 
 def test_every_stage_text():
     compiled = ct.compile(vector_add, ARGS)
-    assert list(compiled.asm) == ["source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx"]
-    assert all(isinstance(compiled.asm[s], str) for s in compiled.asm)
+    assert list(compiled.asm) == ["source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx",
+                                  "cubin"]
+    assert all(isinstance(compiled.asm[s], str) for s in compiled.stages[:-1])
+    cubin = compiled.asm["cubin"]  # assembled now (nvJitLink, else ptxas), or None without
+    assert cubin is None or (cubin[:4] == b"\x7fELF" and compiled.cubin is cubin)
+    assert "cubin" not in ct.compile(vector_add, ARGS, stop_after="ptx").asm
     assert "tile.load" in compiled.asm["tile"] and "#tile.layout" in compiled.asm["layout"]
     assert "gpu.func @vector_add" in compiled.asm["simt"]
     assert "llvm.func @vector_add" in compiled.asm["llvm"]

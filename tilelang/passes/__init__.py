@@ -12,6 +12,7 @@ from tilelang.passes import (
     pipeline_products,
     restore_branches,
     simplify_shapes,
+    unpermute_loads,
 )
 from tilelang.passes.registry import (
     PassInfo,
@@ -26,7 +27,8 @@ _ALL = (
     assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    restore_branches, pipeline_loads, pipeline_products, delay_products, mark_grid_constants,
+    restore_branches, unpermute_loads, pipeline_loads, pipeline_products, delay_products,
+    mark_grid_constants,
 )
 for _module in _ALL:
     register(_module.NAME, _module.run, _module.Options, (_module.run.__doc__ or "").strip())

@@ -19,7 +19,8 @@ TILE_OPT = ",".join([
 # own loads: passes/matmul_loops.py).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
 # rematerialized copies made for different consumers that wanted the same layout.
-LAYOUT = ("tile-pipeline-loads{{arch={arch}}},"
+LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
+          "tile-pipeline-loads{{arch={arch}}},"
           "tile-pipeline-products{{arch={arch} enabled={products}}},"
           "tile-delay-products{{arch={arch} enabled={delay}}},"
           "tile-assign-layouts{{arch={arch} tma={tma}}},"
