@@ -121,6 +121,18 @@ def test_a_stream_of_another_device_is_rejected():
         check(x, y, out)
 
 
+def test_the_default_stream_of_another_device_launches_on_the_arrays_device():
+    """cuTile's AllGatherMatmul sample passes torch.cuda.current_stream() on every rank without
+    setting the device: on rank 1 that is device 0's default stream."""
+    default0 = torch.cuda.default_stream(0)
+    assert default0.cuda_stream == 0
+    for _ in range(2):  # uncached, then cached
+        x, y, out = fresh(1)
+        run(default0, x, y, out)
+        torch.cuda.synchronize(1)
+        check(x, y, out)
+
+
 def test_a_raw_stream_handle_of_another_device_is_rejected():
     other = torch.cuda.Stream(device=0)
     x, y, out = fresh(1)

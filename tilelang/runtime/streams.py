@@ -52,8 +52,23 @@ def not_a_stream(stream: Any) -> TileArgumentError:
     )
 
 
+# The default streams (the legacy one as 0 or CU_STREAM_LEGACY, and the per-thread one) are no
+# device's: each means "of the context current when the launch is made".
+DEFAULT_STREAM_HANDLES = (0, 1, 2)
+
+
 def stream_device(stream: Any) -> int | None:
-    """The device ordinal of a torch or cuda.core stream object; None when it cannot tell."""
+    """The device ordinal of a torch or cuda.core stream object; None when it cannot tell, and
+    for a default stream: torch's `current_stream()` of a device no one made current is its
+    default stream, which means the current context's. The launch then runs on the arrays'
+    device, as cuTile's does (it launches in the stream's context, cuStreamGetCtx, which for a
+    default stream is the thread's current one, the arrays' device in a process that made them
+    there), so a program that never calls torch.cuda.set_device works on every rank."""
+    try:
+        if stream_handle(stream) in DEFAULT_STREAM_HANDLES:
+            return None
+    except TileArgumentError:
+        return None
     device = getattr(stream, "device", None)
     for attr in ("index", "device_id"):  # torch.device, cuda.core Device
         ordinal = getattr(device, attr, None)
