@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -36,7 +36,7 @@ class _Unspecified:
         return self
 
 
-UNSPECIFIED: Any = _Unspecified()
+UNSPECIFIED: Final = _Unspecified()
 
 
 class ByTarget(Generic[T]):
@@ -53,7 +53,7 @@ class ByTarget(Generic[T]):
         ... def k(x): ...
     """
 
-    def __init__(self, *, default: T | Any = UNSPECIFIED, **value_by_target: T) -> None:
+    def __init__(self, *, default: T | _Unspecified = UNSPECIFIED, **value_by_target: T) -> None:
         for arch in value_by_target:
             if not _ARCH_KEY.fullmatch(arch):
                 raise ValueError(f"Invalid GPU architecture name: {arch}, expected "
@@ -62,7 +62,7 @@ class ByTarget(Generic[T]):
         self._by_target = dict(value_by_target)
 
     @property
-    def default(self) -> T | Any:
+    def default(self) -> T | _Unspecified:
         """The value of the architectures not named (`UNSPECIFIED` when not given)."""
         return self._default
 
@@ -74,7 +74,7 @@ class ByTarget(Generic[T]):
     def values(self) -> list[T]:
         """Every value this object may give: the named ones, and `default` when given."""
         found = list(self._by_target.values())
-        return found if self._default is UNSPECIFIED else [*found, self._default]
+        return found if isinstance(self._default, _Unspecified) else [*found, self._default]
 
     def resolve(self, arch: str, fallback: T | None = None) -> T | None:
         """The value for `arch` ("sm_90", "sm_90a"): its own entry, else `default`, else
@@ -82,7 +82,7 @@ class ByTarget(Generic[T]):
         for key in (arch, arch.rstrip("af")):  # sm_90a and sm_100f share sm_90's / sm_100's
             if key in self._by_target:
                 return self._by_target[key]
-        return fallback if self._default is UNSPECIFIED else self._default
+        return fallback if isinstance(self._default, _Unspecified) else self._default
 
     def __repr__(self) -> str:
         items = [f"{arch}={value!r}" for arch, value in self._by_target.items()]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 T = TypeVar("T")
 
@@ -17,7 +17,7 @@ class ConstantAnnotation:
 Constant = Annotated[T, ConstantAnnotation()]
 
 
-def is_constant_annotation(annotation: Any) -> bool:
+def is_constant_annotation(annotation: object) -> bool:
     """True for `Constant`, `Constant[int]` and any `Annotated[..., ConstantAnnotation()]`."""
     metadata = getattr(annotation, "__metadata__", ())
     return any(isinstance(m, ConstantAnnotation) for m in metadata)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.language.stub import stub
+from tilelang.language.tile import TileLike
 
 
 @stub
-def print(*args: Any, sep: str = " ", end: str = "\n") -> None:
+def print(*args: object, sep: str = " ", end: str = "\n") -> None:
     """Print `args` like Python's `print`, once per block: strings, f-strings, constants,
     tuples and tiles (a tile prints as a nested list of its elements).
 
@@ -18,7 +17,7 @@ def print(*args: Any, sep: str = " ", end: str = "\n") -> None:
 
 
 @stub
-def printf(format: str, *args: Any) -> None:
+def printf(format: str, *args: TileLike) -> None:
     """Print with a C printf format, once per block; each `%` conversion (d i u o x X e E f F g
     G a A) takes one scalar or tile argument (a tile prints as a nested list, each element
     formatted by the conversion).
@@ -29,7 +28,7 @@ def printf(format: str, *args: Any) -> None:
 
 
 @stub
-def assert_(cond: Any, /, message: str | None = None) -> None:
+def assert_(cond: TileLike, /, message: str | None = None) -> None:
     """Stop the kernel with `message` unless every element of the bool tile `cond` is true.
 
     Example:

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,6 +87,10 @@ FLOAT8_DTYPES: tuple[DType, ...] = (float8_e4m3fn, float8_e5m2)
 BY_NAME = {d.name: d for d in ALL_DTYPES} | {"bool": bool_}
 BY_MLIR = {d.mlir: d for d in ALL_DTYPES}
 BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not tfloat32}  # float32 arrays are float32
+
+DTypeLike: TypeAlias = "DType | type | str | np.dtype | torch.dtype"
+"""What a kernel takes where a dtype is expected: a tilelang dtype, a NumPy or torch dtype, a
+NumPy scalar type or dtype name, or `bool` / `int` / `float`."""
 
 
 def from_numpy(np_dtype: object) -> DType | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from tilelang.language.dtypes import DTypeLike
+from tilelang.language.enums import RoundingMode
 from tilelang.language.stub import stub
+from tilelang.language.tile import TileLike
 
 # Binary functions broadcast their operands (NumPy rules) and promote their dtypes (cuTile rules:
 # a Python constant takes the other operand's dtype; signed with unsigned, or float16 with
@@ -12,133 +13,165 @@ from tilelang.language.stub import stub
 
 
 @stub
-def add(x: Any, y: Any, /, *, rounding_mode: Any = None, flush_to_zero: bool = False) -> Any:
+def add(x: TileLike, y: TileLike, /, *, rounding_mode: RoundingMode | None = None,
+        flush_to_zero: bool = False) -> TileLike:
     """`x + y`."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def sub(x: Any, y: Any, /, *, rounding_mode: Any = None, flush_to_zero: bool = False) -> Any:
+def sub(x: TileLike, y: TileLike, /, *, rounding_mode: RoundingMode | None = None,
+        flush_to_zero: bool = False) -> TileLike:
     """`x - y`."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def mul(x: Any, y: Any, /, *, rounding_mode: Any = None, flush_to_zero: bool = False) -> Any:
+def mul(x: TileLike, y: TileLike, /, *, rounding_mode: RoundingMode | None = None,
+        flush_to_zero: bool = False) -> TileLike:
     """`x * y`."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def truediv(x: Any, y: Any, /, *, rounding_mode: Any = None, flush_to_zero: bool = False) -> Any:
+def truediv(x: TileLike, y: TileLike, /, *, rounding_mode: RoundingMode | None = None,
+            flush_to_zero: bool = False) -> TileLike:
     """`x / y`; integers are divided as float32."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def floordiv(x: Any, y: Any, /) -> Any:
+def floordiv(x: TileLike, y: TileLike, /) -> TileLike:
     """`x // y`, rounding toward negative infinity as in Python."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def mod(x: Any, y: Any, /) -> Any:
+def mod(x: TileLike, y: TileLike, /) -> TileLike:
     """`x % y`; the result has the sign of `y`, as in Python."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def pow(x: Any, y: Any, /) -> Any:
+def pow(x: TileLike, y: TileLike, /) -> TileLike:
     """`x ** y`."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def minimum(x: Any, y: Any, /, *, flush_to_zero: bool = False, propagate_nan: bool = False) -> Any:
+def minimum(x: TileLike, y: TileLike, /, *, flush_to_zero: bool = False,
+            propagate_nan: bool = False) -> TileLike:
     """Element-wise minimum; a NaN operand loses unless `propagate_nan=True`."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def maximum(x: Any, y: Any, /, *, flush_to_zero: bool = False, propagate_nan: bool = False) -> Any:
+def maximum(x: TileLike, y: TileLike, /, *, flush_to_zero: bool = False,
+            propagate_nan: bool = False) -> TileLike:
     """Element-wise maximum; a NaN operand loses unless `propagate_nan=True`."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def atan2(x: Any, y: Any, /) -> Any:
+def atan2(x: TileLike, y: TileLike, /) -> TileLike:
     """The angle of the point (y, x) as in `math.atan2(x, y)`, in radians within [-pi, pi]."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def bitwise_and(x: Any, y: Any, /) -> Any:
+def bitwise_and(x: TileLike, y: TileLike, /) -> TileLike:
     """`x & y` of integer or bool tiles of the same dtype."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def bitwise_or(x: Any, y: Any, /) -> Any:
+def bitwise_or(x: TileLike, y: TileLike, /) -> TileLike:
     """`x | y` of integer or bool tiles of the same dtype."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def bitwise_xor(x: Any, y: Any, /) -> Any:
+def bitwise_xor(x: TileLike, y: TileLike, /) -> TileLike:
     """`x ^ y` of integer or bool tiles of the same dtype."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def bitwise_lshift(x: Any, y: Any, /) -> Any:
+def bitwise_lshift(x: TileLike, y: TileLike, /) -> TileLike:
     """`x << y` of integers."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def bitwise_rshift(x: Any, y: Any, /) -> Any:
+def bitwise_rshift(x: TileLike, y: TileLike, /) -> TileLike:
     """`x >> y`: arithmetic for signed integers, logical for unsigned ones."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def bitwise_not(x: Any, /) -> Any:
+def bitwise_not(x: TileLike, /) -> TileLike:
     """`~x`: bitwise not of integers, logical not of bools."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def negative(x: Any, /) -> Any:
+def negative(x: TileLike, /) -> TileLike:
     """`-x`; bools become int32 first."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def equal(x: Any, y: Any, /) -> Any:
+def equal(x: TileLike, y: TileLike, /) -> TileLike:
     """`x == y` as a bool tile."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def not_equal(x: Any, y: Any, /) -> Any:
+def not_equal(x: TileLike, y: TileLike, /) -> TileLike:
     """`x != y` as a bool tile."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def less(x: Any, y: Any, /) -> Any:
+def less(x: TileLike, y: TileLike, /) -> TileLike:
     """`x < y` as a bool tile."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def less_equal(x: Any, y: Any, /) -> Any:
+def less_equal(x: TileLike, y: TileLike, /) -> TileLike:
     """`x <= y` as a bool tile."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def greater(x: Any, y: Any, /) -> Any:
+def greater(x: TileLike, y: TileLike, /) -> TileLike:
     """`x > y` as a bool tile."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def greater_equal(x: Any, y: Any, /) -> Any:
+def greater_equal(x: TileLike, y: TileLike, /) -> TileLike:
     """`x >= y` as a bool tile."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def where(cond: Any, x: Any, y: Any, /) -> Any:
+def where(cond: TileLike, x: TileLike, y: TileLike, /) -> TileLike:
     """Elements of `x` where `cond` is true, of `y` elsewhere; all three broadcast together.
 
     Example:
         >>> relu = tilelang.where(t > 0, t, 0.0)
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def astype(x: Any, dtype: Any, /, *, rounding_mode: Any = None) -> Any:
+def astype(x: TileLike, dtype: DTypeLike, /, *,
+           rounding_mode: RoundingMode | None = None) -> TileLike:
     """`x` converted to `dtype`. Float to integer truncates toward zero and saturates; NaN gives 0.
 
     Example:
         >>> h = tilelang.astype(t, tilelang.float16)
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits

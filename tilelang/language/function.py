@@ -4,23 +4,32 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn, ParamSpec, TypeVar, overload
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def function(func: Callable[..., Any] | None = None, /, *, host: bool = False,
-             tile: bool = True) -> Any:
+@overload
+def function(func: Callable[P, R], /, *, host: bool = False,
+             tile: bool = True) -> Callable[P, R]: ...
+@overload
+def function(func: None = None, /, *, host: bool = False,
+             tile: bool = True) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+def function(func: Callable[P, R] | None = None, /, *, host: bool = False,
+             tile: bool = True) -> Callable[P, R] | Callable[[Callable[P, R]], Callable[P, R]]:
     """Mark `func` as a tile function: kernels call it like any helper (it is inlined).
 
     With `host=True` it stays callable from Python too; otherwise calling it outside a kernel
     raises RuntimeError. Plain, undecorated helpers work in kernels as well.
     """
 
-    def decorate(fn: Callable[..., Any]) -> Any:
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         if host:
             return fn
 
         @functools.wraps(fn)
-        def host_call(*args: Any, **kwargs: Any) -> Any:
+        def host_call(*args: P.args, **kwargs: P.kwargs) -> NoReturn:
             raise RuntimeError("Device functions can only be called from device code.")
 
         host_call.__tilelang_function__ = fn  # type: ignore[attr-defined]
@@ -29,6 +38,6 @@ def function(func: Callable[..., Any] | None = None, /, *, host: bool = False,
     return decorate if func is None else decorate(func)
 
 
-def tile_function(obj: Any) -> Callable[..., Any] | None:
+def tile_function(obj: object) -> Callable[..., Any] | None:
     """The helper a `@function` wrapper stands for, or None if `obj` is not one."""
     return getattr(obj, "__tilelang_function__", None)

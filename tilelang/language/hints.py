@@ -3,13 +3,12 @@ of programmatic dependent launch."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.language.stub import stub
+from tilelang.language.tile import Scalar
 
 
 @stub
-def assume_divisible_by(x: Any, divisor: int) -> Any:
+def assume_divisible_by(x: Scalar, divisor: int) -> Scalar:
     """`x` itself, with the promise that it is a multiple of `divisor`.
 
     `x` is an integer scalar, `divisor` a positive constant int. No check is made on the GPU: a
@@ -23,6 +22,7 @@ def assume_divisible_by(x: Any, divisor: int) -> Any:
         >>> start = tilelang.assume_divisible_by(start, 4)
         >>> rows = x.slice(0, start, start + 128)   # float32: 16-byte aligned, ld.global.v4
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.language.enums import MemoryOrder, MemoryScope
 from tilelang.language.stub import stub
+from tilelang.language.tile import Index, Tile, TileLike
+from tilelang.language.views import Array
 
 
 @stub
 def gather(
-    array: Any,
-    indices: Any,
+    array: Array,
+    indices: Index,
     /,
     *,
-    mask: Any = None,
-    padding_value: Any = 0,
+    mask: TileLike | None = None,
+    padding_value: TileLike = 0,
     check_bounds: bool = True,
     latency: int | None = None,
-) -> Any:
+) -> Tile:
     """Read `array[indices[0][c], indices[1][c], ...]` for every position `c` of the indices.
 
     The result has the indices' common shape (a scalar when they are all scalars). Where the
@@ -34,16 +34,17 @@ def gather(
     Example:
         >>> rows = tilelang.gather(table, (ids[:, None], tilelang.arange(64)[None, :]))
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def scatter(
-    array: Any,
-    indices: Any,
-    value: Any,
+    array: Array,
+    indices: Index,
+    value: TileLike,
     /,
     *,
-    mask: Any = None,
+    mask: TileLike | None = None,
     check_bounds: bool = True,
     latency: int | None = None,
 ) -> None:
@@ -61,134 +62,142 @@ def scatter(
 
 @stub
 def atomic_cas(
-    array: Any,
-    indices: Any,
-    expected: Any,
-    desired: Any,
+    array: Array,
+    indices: Index,
+    expected: TileLike,
+    desired: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic compare-and-swap: where the element equals `expected` (bit for bit), write
     `desired`; return the element's old value (`expected` where the index is out of bounds).
 
     Array dtypes: int32, int64, uint32, uint64, float32, float64.
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_xchg(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic exchange: write `update`, return the old values (0 where out of bounds).
 
     Array dtypes: int32, int64, uint32, uint64, float32, float64.
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_add(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic `element += update`, returning the old values (0 where out of bounds).
 
     Array dtypes: int32, int64, uint32, uint64, float16, bfloat16, float32, float64.
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_max(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic `element = max(element, update)`, returning the old values.
 
     Array dtypes: int32, int64, uint32, uint64.
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_min(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic `element = min(element, update)`, returning the old values.
 
     Array dtypes: int32, int64, uint32, uint64.
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_and(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic `element &= update`, returning the old values (`update` must have the array's
     dtype exactly). Array dtypes: int32, int64, uint32, uint64."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_or(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic `element |= update`, returning the old values (`update` must have the array's
     dtype exactly). Array dtypes: int32, int64, uint32, uint64."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def atomic_xor(
-    array: Any,
-    indices: Any,
-    update: Any,
+    array: Array,
+    indices: Index,
+    update: TileLike,
     /,
     *,
     check_bounds: bool = True,
     memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
     memory_scope: MemoryScope = MemoryScope.DEVICE,
-) -> Any:
+) -> Tile:
     """Atomic `element ^= update`, returning the old values (`update` must have the array's
     dtype exactly). Array dtypes: int32, int64, uint32, uint64."""
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 ATOMIC_RMW = {

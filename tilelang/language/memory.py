@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.language.enums import PaddingMode
 from tilelang.language.stub import stub
+from tilelang.language.tile import Index, Shape, Tile, TileLike
+from tilelang.language.views import Array
 
 
 @stub
 def load(
-    array: Any,
+    array: Array,
     /,
-    index: Any,
-    shape: Any,
+    index: Index,
+    shape: Shape,
     *,
-    order: Any = "C",
+    order: str | tuple[int, ...] = "C",
     padding_mode: PaddingMode = PaddingMode.UNDETERMINED,
     latency: int | None = None,
     allow_tma: bool | None = None,
-) -> Any:
+) -> Tile:
     """Load the tile at tile coordinates `index` of `array` split into tiles of `shape`.
 
     `t[x, y] = array[i * shape[0] + x, j * shape[1] + y]`; elements outside the array take the
@@ -30,16 +30,17 @@ def load(
         >>> zero = tilelang.PaddingMode.ZERO
         >>> t = tilelang.load(x, index=(i, j), shape=(64, 64), padding_mode=zero)
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
 def store(
-    array: Any,
+    array: Array,
     /,
-    index: Any,
-    tile: Any,
+    index: Index,
+    tile: TileLike,
     *,
-    order: Any = "C",
+    order: str | tuple[int, ...] = "C",
     latency: int | None = None,
     allow_tma: bool | None = None,
 ) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.language.stub import stub
+from tilelang.language.tile import Tile
 
 
 @stub
-def mma(x: Any, y: Any, /, acc: Any, use_fast_acc: bool = False) -> Any:
+def mma(x: Tile, y: Tile, /, acc: Tile, use_fast_acc: bool = False) -> Tile:
     """`x @ y + acc`, in `acc`'s dtype and shape: x is (M, K), y is (K, N), acc is (M, N), or
     with a batch dimension in front (a 2-d x or y is broadcast over the batch).
 
@@ -21,13 +20,15 @@ def mma(x: Any, y: Any, /, acc: Any, use_fast_acc: bool = False) -> Any:
         >>> acc = tilelang.zeros((64, 64), tilelang.float32)
         >>> acc = tilelang.mma(a, b, acc)  # a: (64, 32) float16, b: (32, 64) float16
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 @stub
-def matmul(x: Any, y: Any, /) -> Any:
+def matmul(x: Tile, y: Tile, /) -> Tile:
     """The matrix product `x @ y` in the dtype x and y promote to (NumPy's matmul shapes: a 1-d
     x or y is a row or column vector, batch dimensions broadcast; at most 3 dimensions).
 
     Example:
         >>> c = tilelang.matmul(a, b)  # also written a @ b
     """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits

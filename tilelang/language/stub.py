@@ -33,7 +33,7 @@ def stub(fn: F) -> F:
     name = fn.__qualname__  # "load", or "TiledView.load" for a method stub
 
     @functools.wraps(fn)
-    def host_call(*args: Any, **kwargs: Any) -> Any:
+    def host_call(*args: object, **kwargs: object) -> object:
         hook = STATIC_CALL[0]
         if hook is not None:
             return hook(name, args, kwargs)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.language.enums import MemoryOrder, MemoryScope, PaddingMode
 from tilelang.language.stub import stub
+from tilelang.language.tile import Index, Shape, Tile, TileLike
 
 
 class Array:
@@ -17,7 +16,7 @@ class Array:
     """
 
     @stub
-    def slice(self, axis: int, start: Any, stop: Any) -> Array:
+    def slice(self, axis: int, start: int | Tile, stop: int | Tile) -> Array:
         """A view of the array restricted to `[start, stop)` along `axis`; no data is copied.
 
         `axis` is a constant (negative counts from the end); `start` and `stop` are signed
@@ -42,10 +41,10 @@ class Array:
     @stub
     def tiled_view(
         self,
-        tile_shape: Any,
+        tile_shape: Shape,
         *,
         padding_mode: PaddingMode = PaddingMode.UNDETERMINED,
-        traversal_steps: Any = None,
+        traversal_steps: Shape | None = None,
     ) -> TiledView:
         """The array seen as a grid of tiles of the constant `tile_shape`.
 
@@ -67,63 +66,81 @@ class RawArrayMemory:
     be in bounds; negative and masked-out offsets are not accessed."""
 
     @stub
-    def load_offset(self, offset: Any, /, *, mask: Any = None, padding_value: Any = 0,
-                    latency: Any = None) -> Any:
+    def load_offset(self, offset: int | Tile, /, *, mask: TileLike | None = None,
+                    padding_value: TileLike = 0,
+                    latency: int | None = None) -> Tile:
         """The elements at `offset` (a scalar or an integer tile): `padding_value` where `mask`
         is False."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def store_offset(self, offset: Any, value: Any, /, *, mask: Any = None,
-                     latency: Any = None) -> None:
+    def store_offset(self, offset: int | Tile, value: TileLike, /, *, mask: TileLike | None = None,
+                     latency: int | None = None) -> None:
         """Store `value` (broadcast to the offsets' shape) where `mask` allows."""
 
     @stub
-    def atomic_cas_offset(self, offset: Any, expected: Any, desired: Any, /, *, mask: Any = None,
+    def atomic_cas_offset(self, offset: int | Tile, expected: TileLike, desired: TileLike, /, *,
+                          mask: TileLike | None = None,
                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_cas at element offsets; returns the old values (`expected` where masked)."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_xchg_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_xchg_offset(self, offset: int | Tile, update: TileLike, /, *,
+                           mask: TileLike | None = None,
                            memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                           memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                           memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_xchg at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_add_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_add_offset(self, offset: int | Tile, update: TileLike, /, *,
+                          mask: TileLike | None = None,
                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_add at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_max_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_max_offset(self, offset: int | Tile, update: TileLike, /, *,
+                          mask: TileLike | None = None,
                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_max at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_min_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_min_offset(self, offset: int | Tile, update: TileLike, /, *,
+                          mask: TileLike | None = None,
                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_min at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_and_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_and_offset(self, offset: int | Tile, update: TileLike, /, *,
+                          mask: TileLike | None = None,
                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_and at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_or_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_or_offset(self, offset: int | Tile, update: TileLike, /, *,
+                         mask: TileLike | None = None,
                          memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                         memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                         memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_or at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
-    def atomic_xor_offset(self, offset: Any, update: Any, /, *, mask: Any = None,
+    def atomic_xor_offset(self, offset: int | Tile, update: TileLike, /, *,
+                          mask: TileLike | None = None,
                           memory_order: MemoryOrder = MemoryOrder.ACQ_REL,
-                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Any:
+                          memory_scope: MemoryScope = MemoryScope.DEVICE) -> Tile:
         """atomic_xor at element offsets; returns the old values."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
 
 class TiledView:
@@ -133,30 +150,32 @@ class TiledView:
     """
 
     @stub
-    def num_tiles(self, axis: int) -> Any:
+    def num_tiles(self, axis: int) -> Tile:
         """The number of tiles along `axis`: `cdiv(shape[axis], traversal_steps[axis])`."""
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
     def load(
         self,
-        index: Any,
+        index: Index,
         *,
         check_bounds: bool = True,
         latency: int | None = None,
         allow_tma: bool | None = None,
-    ) -> Any:
+    ) -> Tile:
         """The tile at tile coordinates `index`, of shape `tile_shape`.
 
         Tile `(i, j)` starts at element `(i * steps[0], j * steps[1])`; its elements outside the
         array take the view's padding value. `check_bounds`, `latency` and `allow_tma` are
         accepted hints (bounds are always checked).
         """
+        raise NotImplementedError  # never run: @stub answers host calls, the front end emits
 
     @stub
     def store(
         self,
-        index: Any,
-        tile: Any,
+        index: Index,
+        tile: TileLike,
         *,
         check_bounds: bool = True,
         latency: int | None = None,
@@ -166,26 +185,26 @@ class TiledView:
         coordinates `index`; elements outside the array are dropped."""
 
     @stub
-    def atomic_store_add(self, index: Any, update: Any, /) -> None:
+    def atomic_store_add(self, index: Index, update: TileLike, /) -> None:
         """Atomically add `update` (broadcast to `tile_shape`) to the tile at `index`; elements
         outside the array are skipped. Tiles of overlapping views may update the same element."""
 
     @stub
-    def atomic_store_max(self, index: Any, update: Any, /) -> None:
+    def atomic_store_max(self, index: Index, update: TileLike, /) -> None:
         """Atomically take the maximum with `update` over the tile at `index`."""
 
     @stub
-    def atomic_store_min(self, index: Any, update: Any, /) -> None:
+    def atomic_store_min(self, index: Index, update: TileLike, /) -> None:
         """Atomically take the minimum with `update` over the tile at `index`."""
 
     @stub
-    def atomic_store_and(self, index: Any, update: Any, /) -> None:
+    def atomic_store_and(self, index: Index, update: TileLike, /) -> None:
         """Atomically AND `update` into the tile at `index`."""
 
     @stub
-    def atomic_store_or(self, index: Any, update: Any, /) -> None:
+    def atomic_store_or(self, index: Index, update: TileLike, /) -> None:
         """Atomically OR `update` into the tile at `index`."""
 
     @stub
-    def atomic_store_xor(self, index: Any, update: Any, /) -> None:
+    def atomic_store_xor(self, index: Index, update: TileLike, /) -> None:
         """Atomically XOR `update` into the tile at `index`."""

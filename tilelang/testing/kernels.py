@@ -119,7 +119,7 @@ def make_persistent_matmul(num_warps: int = 8) -> ct.Kernel:
         for t in range(ct.bid(0), tiles_m * tiles_n, ct.num_blocks(0)):
             per_group = GROUP * tiles_n
             first = (t // per_group) * GROUP
-            rows = min(tiles_m - first, GROUP)
+            rows = ct.minimum(tiles_m - first, GROUP)
             i = first + (t % per_group) % rows
             j = (t % per_group) // rows
             acc = ct.zeros((BM, BN), ct.float32)
