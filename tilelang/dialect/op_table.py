@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import mlir.ir as ir
 
 
 class Trait(enum.Flag):
@@ -109,13 +112,13 @@ ASSERT = _define("assert", Trait.OUTPUT, "an assert")
 EFFECTS = Trait.READS | Trait.WRITES | Trait.OUTPUT
 
 
-def op_def(op: Any) -> OpDef | None:
+def op_def(op: ir.Operation | ir.OpView | str) -> OpDef | None:
     """The record of `op` (an operation, an op view or a name), or None for other dialects."""
     name = op if isinstance(op, str) else op.operation.name
     return OPS.get(name)
 
 
-def has_trait(op: Any, trait: Trait) -> bool:
+def has_trait(op: ir.Operation | ir.OpView | str, trait: Trait) -> bool:
     """Whether `op` is a `tile` op with (any of) `trait`."""
     record = op_def(op)
     return record is not None and record.has(trait)

@@ -14,9 +14,12 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.language.dtypes import DType
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CONVERSION = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d*))?([diuoxXeEfFgGaA])")
 INT_CONVERSIONS = frozenset("diuoxX")
@@ -88,7 +91,7 @@ def elements(shape: tuple[int, ...]) -> Iterator[str | int]:
 # ----- C's printf, for one value (the interpreter) ---------------------------------------------
 
 
-def format_value(conversion: Conversion, value: Any, dtype: DType) -> str:
+def format_value(conversion: Conversion, value: int | float | np.number | np.bool_, dtype: DType) -> str:
     """`value` (a NumPy or Python scalar of `dtype`) as C's printf writes it after the default
     argument promotions (floats to double, integers narrower than 32 bits to int)."""
     if conversion.kind in FLOAT_CONVERSIONS:

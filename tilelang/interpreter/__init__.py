@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,6 +14,9 @@ from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
 from tilelang.interpreter import debug, gather, hints, matmul, reduction, shape_ops
 from tilelang.interpreter.program import BID_SLOT, GRID_SLOT, Program, compile_function
 from tilelang.interpreter.writes import Write
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["Program", "compile_function", "run"]
 
@@ -47,7 +50,8 @@ def _blocks(grid: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
                 yield x, y, z
 
 
-def _host_value(arg: Any, spec: ParamSpec, name: str, write: Write | None = None) -> Any:
+def _host_value(arg: Any, spec: ParamSpec, name: str,
+                write: Write | None = None) -> np.ndarray | np.generic:
     if isinstance(spec, ArraySpec):
         return host_array(arg, name, write)
     return np_dtype(spec.dtype).type(arg)  # type: ignore[union-attr]
@@ -75,7 +79,7 @@ def host_array(arg: Any, name: str, write: Write | None = None) -> np.ndarray:
     )
 
 
-def _torch_view(t: Any, name: str) -> np.ndarray:
+def _torch_view(t: torch.Tensor, name: str) -> np.ndarray:
     import torch
 
     if t.device.type != "cpu":

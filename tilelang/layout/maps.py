@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, SupportsIndex
 
 from . import gf2
 
@@ -37,7 +37,7 @@ def split_bits(packed: int, widths: Sequence[int]) -> Coord:
     return tuple(values)
 
 
-def to_int(value: Any, what: str) -> int:
+def to_int(value: SupportsIndex, what: str) -> int:
     """operator.index, but bools (a frequent slip in basis literals) are refused too."""
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an int, got {value!r}")
@@ -81,7 +81,7 @@ class LinearMap:
         init(self, "_dependent", gf2.dependent_flags(columns))
         init(self, "_hash", hash((out, tuple(norm.items()))))
 
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __delattr__(self, name: str) -> NoReturn:

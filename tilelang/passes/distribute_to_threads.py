@@ -93,6 +93,7 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
         lw = _lower_function(kernel, container, chip, tma, spec)
         if lw.shared_bytes <= target(chip).shared_per_block:
             return lw
+        assert lw.func is not None  # _lower_function built it
         lw.func.operation.erase()  # its ring past the other buffers does not fit: thread 0 fills it
     lw = _lower_function(kernel, container, chip, tma, None)
     _check_shared(ir.StringAttr(kernel.attributes["sym_name"]).value, lw.shared_bytes,

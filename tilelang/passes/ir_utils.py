@@ -23,7 +23,7 @@ def walk_ops(root: ir.Operation, post_order: bool = False) -> list[ir.Operation]
     return [op for op in found if op != root]
 
 
-def name(op: Any) -> str:
+def name(op: ir.Operation | ir.OpView) -> str:
     return op.operation.name
 
 

@@ -86,7 +86,7 @@ def parse_step(step: str) -> tuple[PassInfo | None, Any]:
     return info, _parse_options(info, m.group(2) or "")
 
 
-def _parse_options(info: PassInfo, text: str) -> Any:
+def _parse_options(info: PassInfo, text: str) -> object:
     fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(info.options)}
     values = {}
     for item in text.split():
@@ -98,7 +98,7 @@ def _parse_options(info: PassInfo, text: str) -> Any:
     return info.options(**values)
 
 
-def _convert(raw: str, annotation: Any) -> Any:
+def _convert(raw: str, annotation: type | str) -> bool | int | str:
     kind = str(annotation)
     if "bool" in kind:
         return raw.lower() in ("1", "true", "")

@@ -4,7 +4,6 @@ registers, an array chosen at run time into its pointer, extents and strides."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import mlir.ir as ir
 
@@ -13,10 +12,10 @@ from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.addressing import layout_of
 from tilelang.passes.simt.context import Lowering
-from tilelang.passes.simt.values import ArrayArgs, Distributed, scalar_type
+from tilelang.passes.simt.values import ArrayArgs, Distributed, Lowered, scalar_type
 
 
-def flatten(lowered: Any) -> list[ir.Value]:
+def flatten(lowered: Lowered) -> list[ir.Value]:
     if isinstance(lowered, ArrayArgs):  # an array chosen at run time
         return [lowered.ptr, *lowered.shape, *lowered.strides]
     return list(lowered.regs) if isinstance(lowered, Distributed) else [lowered]
@@ -31,7 +30,7 @@ def flat_types(old: ir.Value) -> list[ir.Type]:
     return [scalar_type(dtype_of(t))]
 
 
-def unflatten(old: ir.Value, values: Iterator[ir.Value]) -> Any:
+def unflatten(old: ir.Value, values: Iterator[ir.Value]) -> Lowered:
     t = old.type
     if is_array(t):
         return array_args(t, [next(values) for _ in parameter_types(t)])

@@ -10,7 +10,7 @@ from mlir.dialects import arith, gpu
 
 from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import LinearLayout
-from tilelang.passes.simt.values import ArrayArgs, Distributed, i32, i64
+from tilelang.passes.simt.values import ArrayArgs, Distributed, Lowered, i32, i64
 
 Rule = Callable[["Lowering", ir.Operation], None]
 RULES: dict[str, Rule] = {}
@@ -36,10 +36,10 @@ class Lowering:
         self.specialized: Any = None  # simt/warp_specialize.Specialized: a producer warp fills
         # the TMA rings
         self.entry: ir.Block | None = None  # the gpu.func's entry (TMA maps add parameters)
-        self.func: Any = None  # the gpu.func being built
+        self.func: gpu.GPUFuncOp | None = None  # the gpu.func being built
         self.tensor_maps: list[Any] = []  # simt/tma.TensorMap, one per added parameter
         self.tensor_map_params: list[ir.Value] = []
-        self.values: dict[ir.Value, Any] = {}
+        self.values: dict[ir.Value, Lowered] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
         self.shared_location: ir.Location | None = None  # ... and the op that needs it
         self.barrier_before: set[ir.Operation] = set()  # memory accesses to order (see below)
@@ -48,7 +48,7 @@ class Lowering:
 
     # ----- values -----------------------------------------------------------------------------
 
-    def get(self, value: ir.Value) -> Any:
+    def get(self, value: ir.Value) -> Lowered:
         try:
             return self.values[value]
         except KeyError:
@@ -64,7 +64,7 @@ class Lowering:
         assert isinstance(found, ArrayArgs)
         return found
 
-    def set(self, value: ir.Value, lowered: Any) -> None:
+    def set(self, value: ir.Value, lowered: Lowered) -> None:
         self.values[value] = lowered
 
     def lower_block(self, block: ir.Block) -> list[ir.Operation]:

@@ -9,10 +9,11 @@ from mlir.dialects import arith
 
 from tilelang.dialect import dtype_of, ops, semantics
 from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
 from tilelang.passes.ir_utils import defining_op
 from tilelang.passes.simt import restricted, rounding, scalar_ops
 from tilelang.passes.simt.context import Lowering, lowers
-from tilelang.passes.simt.values import Distributed
+from tilelang.passes.simt.values import Distributed, Lowered
 
 
 def _map(lw: Lowering, op: ir.Operation, fn, args: list[Any] | None = None) -> None:
@@ -129,7 +130,7 @@ def _converted(lw: Lowering, op: ir.Operation, fn) -> list[Any]:
     return out
 
 
-def _with_dtype(value: Any, dtype) -> Any:
+def _with_dtype(value: Lowered, dtype: DType) -> Lowered:
     if isinstance(value, Distributed):
         return Distributed(value.regs, value.layout, dtype, value.shape)
     return value
@@ -138,5 +139,5 @@ def _with_dtype(value: Any, dtype) -> Any:
 @lowers("tile.constant")
 def lower_constant(lw: Lowering, op: ir.Operation) -> None:
     dtype = dtype_of(op.results[0].type)
-    value: Any = ops.constant_value(op.attributes["value"], dtype)
+    value = ops.constant_value(op.attributes["value"], dtype)
     lw.set(op.results[0], restricted.constant(dtype, value))

@@ -33,6 +33,11 @@ class ArrayArgs:
     align: int
 
 
+Lowered = Distributed | ArrayArgs | ir.Value
+"""A tile-stage value once lowered: a tile's registers, an array's pointer, extents and strides,
+or a scalar's SSA value."""
+
+
 def scalar_type(dtype: DType) -> ir.Type:
     """Register type: signless integers (unsigned is a property of the ops), i1 for bools; the
     8-bit floats are their bytes (i8: LLVM has no such types) and tfloat32 is float32."""
