@@ -16,6 +16,7 @@ from tilelang.errors import TileInternalError
 from tilelang.interface.specs import (
     ArraySpec,
     DataclassSpec,
+    LeafSpec,
     ListSpec,
     ParamSpec,
     TupleSpec,
@@ -55,7 +56,7 @@ class Leaf:
 
     argument: str
     path: str
-    spec: Any  # ArraySpec | ScalarSpec
+    spec: LeafSpec
     params: tuple[Param, ...]
 
 
@@ -88,7 +89,7 @@ def parameter_block(names: tuple[str, ...], signature: tuple[ParamSpec, ...],
     return tuple(found)
 
 
-def _roles(leaf: Any) -> list[tuple[str, int | None, str]]:
+def _roles(leaf: LeafSpec) -> list[tuple[str, int | None, str]]:
     if isinstance(leaf, ArraySpec):
         return [("data", None, leaf.dtype.name),
                 *[("shape", d, "int64") for d in range(leaf.ndim)],

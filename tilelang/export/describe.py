@@ -6,11 +6,18 @@ import dataclasses
 import keyword
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang.backend.targets import DEFAULT_SHARED_LIMIT
 from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec
 from tilelang.language.dtypes import DType
+
+if TYPE_CHECKING:
+    from tilelang.backend.assemble import Resources
+    from tilelang.export.abi import Leaf, Param
+
+Json = bool | int | float | str | list["Json"] | dict[str, str] | None
+"""A constant as `json_value` writes it."""
 
 FORMAT = "tilelang-export/1"
 SHARED_ATTRIBUTE = "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"
@@ -27,9 +34,9 @@ _C_KEYWORDS = frozenset((  # C and C++ keywords: never a field name
 
 
 def describe(*, name: str, kernel: str, entry: str, arch: str, ptx: str, num_warps: int,
-             shared: int,
-             names: tuple[str, ...], signature: tuple[ParamSpec, ...], block: tuple[Any, ...],
-             files: dict[str, str | None], resources: Any, version: str) -> dict[str, Any]:
+             shared: int, names: tuple[str, ...], signature: tuple[ParamSpec, ...],
+             block: tuple[Leaf, ...], files: dict[str, str | None], resources: Resources | None,
+             version: str) -> dict[str, Any]:
     """Everything a C program needs to launch the kernel, as JSON-ready data."""
     c_names = c_identifiers([leaf.path for leaf in block])
     params = [_parameter(p, c_names[leaf.path]) for leaf in block for p in leaf.params]
@@ -64,7 +71,7 @@ def _ptx_target(ptx: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _argument(name: str, spec: ParamSpec, block: tuple[Any, ...]) -> dict[str, Any]:
+def _argument(name: str, spec: ParamSpec, block: tuple[Leaf, ...]) -> dict[str, Any]:
     if isinstance(spec, ConstSpec):
         return {"name": name, "kind": "constant", "value": json_value(spec.value)}
     kind = type(spec).__name__.removesuffix("Spec").lower()
@@ -72,7 +79,7 @@ def _argument(name: str, spec: ParamSpec, block: tuple[Any, ...]) -> dict[str, A
             "leaves": [leaf.path for leaf in block if leaf.argument == name]}
 
 
-def _leaf(leaf: Any, c_name: str) -> dict[str, Any]:
+def _leaf(leaf: Leaf, c_name: str) -> dict[str, Any]:
     spec = leaf.spec
     found: dict[str, Any] = {"path": leaf.path, "argument": leaf.argument, "c_name": c_name,
                              "dtype": spec.dtype.name, "itemsize": spec.dtype.itemsize}
@@ -87,7 +94,7 @@ def _leaf(leaf: Any, c_name: str) -> dict[str, Any]:
     return found
 
 
-def _parameter(p: Any, c_name: str) -> dict[str, Any]:
+def _parameter(p: Param, c_name: str) -> dict[str, Any]:
     field = {"data": c_name, "scalar": c_name, "shape": f"{c_name}_shape[{p.axis}]",
              "stride": f"{c_name}_strides[{p.axis}]"}[p.role]
     return {"index": p.index, "path": p.path, "role": p.role, "axis": p.axis, "dtype": p.dtype,
@@ -102,7 +109,7 @@ def _buffer_bytes(params: list[dict[str, Any]]) -> int:
     return max((p["offset"] + p["size"] for p in params), default=0)
 
 
-def json_value(value: Any) -> Any:
+def json_value(value: object) -> Json:
     """A constant as JSON: numbers, strings, bools and None as they are, tuples as lists,
     dtypes by name, anything else as {"repr": ...}."""
     if value is None or isinstance(value, bool | int | str):

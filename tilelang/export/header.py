@@ -77,7 +77,7 @@ def _macros(desc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _c_constant(value: Any) -> str | None:
+def _c_constant(value: object) -> str | None:
     """A C literal for a constant's value (ints, bools, finite floats), else None."""
     if isinstance(value, bool):
         return "1" if value else "0"

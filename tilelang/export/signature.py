@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tilelang.dialect.semantics import np_dtype
 from tilelang.errors import TileArgumentError, TileValueError
 from tilelang.interface import kinds
-from tilelang.interface.arguments import foreign_dtype, is_instance
-from tilelang.interface.specs import ArraySpec, ParamSpec, leaves
+from tilelang.interface.arguments import DataclassInstance, foreign_dtype, is_instance
+from tilelang.interface.specs import ArraySpec, LeafSpec, ParamSpec, leaves
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
+
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
 
 ALIGNMENTS = (1, 2, 4, 8, 16)
 
 
-def _dtype(value: Any, what: str) -> DType:
+def _dtype(value: object, what: str) -> DType:
     found = value if isinstance(value, DType) else foreign_dtype(value)
     if found is None and isinstance(value, str):
         found = dt.BY_NAME.get(value)
@@ -100,7 +103,7 @@ class Scalar:
 Description = Array | Scalar
 
 
-def export_signature(kernel: Any, entries: tuple[Any, ...]) -> tuple[ParamSpec, ...]:
+def export_signature(kernel: Kernel, entries: tuple[object, ...]) -> tuple[ParamSpec, ...]:
     """The signature `entries` select: checked against the kernel's parameters."""
     if len(entries) != len(kernel.params):
         listed = ", ".join(p.name for p in kernel.params)
@@ -121,7 +124,7 @@ def export_signature(kernel: Any, entries: tuple[Any, ...]) -> tuple[ParamSpec, 
     return signature
 
 
-def _check_kinds(kind: kinds.Kind, entry: Any, where: str) -> None:
+def _check_kinds(kind: kinds.Kind, entry: object, where: str) -> None:
     """Descriptions must fit the parameter's annotation: a `Constant` needs a value, a
     `ScalarInt64` a scalar of its dtype, an array annotation an array."""
     if isinstance(kind, kinds.Const):
@@ -145,7 +148,7 @@ def _check_kinds(kind: kinds.Kind, entry: Any, where: str) -> None:
                 _check_kinds(kind.item(i), item, f"{where}[{i}]")
 
 
-def _description_in(entry: Any) -> Description | None:
+def _description_in(entry: object) -> Description | None:
     if isinstance(entry, Array | Scalar):
         return entry
     if isinstance(entry, tuple | list):
@@ -153,7 +156,7 @@ def _description_in(entry: Any) -> Description | None:
     return None
 
 
-def _stand_in(entry: Any, standins: dict[int, Description]) -> Any:
+def _stand_in(entry: object, standins: dict[int, Description]) -> object:
     """`entry` with every description replaced by a NumPy value that has its facts."""
     if isinstance(entry, Array):
         value = _array_stand_in(entry)
@@ -173,7 +176,7 @@ def _stand_in(entry: Any, standins: dict[int, Description]) -> Any:
     return value
 
 
-def _has_description(obj: Any) -> bool:
+def _has_description(obj: DataclassInstance) -> bool:
     return any(_description_in(getattr(obj, f.name)) is not None or
                (is_instance(getattr(obj, f.name)) and _has_description(getattr(obj, f.name)))
                for f in dataclasses.fields(obj))
@@ -201,7 +204,7 @@ def _array_stand_in(desc: Array) -> np.ndarray:
         base[start:], shape, tuple(s * size for s in strides), writeable=False)
 
 
-def _check_leaf(param: str, leaf: Any, desc: Description | None) -> None:
+def _check_leaf(param: str, leaf: LeafSpec, desc: Description | None) -> None:
     """What the kernel's annotations made of a description must still be what it says."""
     if isinstance(desc, Array) and isinstance(leaf, ArraySpec):
         for what, compiled, given in (("shape", leaf.static_shape, desc.shape),

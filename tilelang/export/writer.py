@@ -6,9 +6,10 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilelang import settings
 from tilelang.backend.targets import MAX_SHARED_PER_BLOCK, check_arch
@@ -18,6 +19,9 @@ from tilelang.export.describe import describe
 from tilelang.export.header import header_text
 from tilelang.export.signature import export_signature
 from tilelang.tracebacks import hide_internal_frames
+
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
 
 DEFAULT_ARCH = "sm_90"  # without a GPU and without TILELANG_ARCH
 
@@ -34,8 +38,9 @@ class Exported:
     description: dict[str, Any]
 
 
-def export(kernel: Any, directory: str | os.PathLike[str], *signature: Any,
-           arch: str | None = None, name: str | None = None, cubin: bool = True) -> Exported:
+def export(kernel: Kernel | Callable[..., Any], directory: str | os.PathLike[str],
+           *signature: object, arch: str | None = None, name: str | None = None,
+           cubin: bool = True) -> Exported:
     """Compile `kernel` for one signature and write `<name>.cubin`, `<name>.ptx`,
     `<name>.json` and `<name>.h` into `directory` (created if missing).
 
@@ -60,8 +65,8 @@ def export(kernel: Any, directory: str | os.PathLike[str], *signature: Any,
         raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
-def _export(kernel: Any, directory: Path, entries: tuple[Any, ...], arch: str | None,
-            name: str | None, assemble: bool) -> Exported:
+def _export(kernel: Kernel | Callable[..., Any], directory: Path, entries: tuple[object, ...],
+            arch: str | None, name: str | None, assemble: bool) -> Exported:
     import tilelang
     from tilelang.compiler import CompileOptions, compile_signature
     from tilelang.interface.kernel import as_kernel

@@ -13,7 +13,7 @@ import hashlib
 import inspect
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 from tilelang.errors import (
     TileArgumentError,
@@ -53,6 +53,17 @@ ACCEPTED = (
 )
 
 
+class _DataclassParams(Protocol):
+    frozen: bool
+
+
+class DataclassInstance(Protocol):
+    """An instance of a dataclass (what `is_instance` finds)."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    __dataclass_params__: ClassVar[_DataclassParams]
+
+
 @dataclass(frozen=True)
 class Where:
     """Which argument (and which item or field inside it) is being read, for messages."""
@@ -77,12 +88,12 @@ class Where:
                    hint=f"the argument is `{self.name}`{of}" + (f"; {hint}" if hint else ""))
 
 
-def spec_of(param: Parameter, value: Any, position: int, kernel: str = "") -> ParamSpec:
+def spec_of(param: Parameter, value: object, position: int, kernel: str = "") -> ParamSpec:
     """The specialization entry of the argument at `position` for `param` (of `kernel`)."""
     return _spec(param.kind, value, Where(param.name, position, kernel=kernel))
 
 
-def _spec(kind: kinds.Kind, value: Any, where: Where) -> ParamSpec:
+def _spec(kind: kinds.Kind, value: object, where: Where) -> ParamSpec:
     if isinstance(kind, kinds.Const):
         return _constant(value, where)
     if isinstance(kind, kinds.Scalar):
@@ -96,7 +107,7 @@ def _spec(kind: kinds.Kind, value: Any, where: Where) -> ParamSpec:
     return _inferred(value, where)
 
 
-def _inferred(value: Any, where: Where) -> ParamSpec:
+def _inferred(value: object, where: Where) -> ParamSpec:
     if isinstance(value, tuple):
         return _tuple(value, None, where)
     if type(value) is list:
@@ -117,7 +128,7 @@ def _inferred(value: Any, where: Where) -> ParamSpec:
                       hint=ACCEPTED)
 
 
-def scalar_spec(value: Any, name: str) -> ScalarSpec:
+def scalar_spec(value: object, name: str) -> ScalarSpec:
     if is_numpy_scalar(value):  # first: np.float64 is also a Python float
         found = dt.from_numpy(value.dtype)
         if found is None:
@@ -143,13 +154,13 @@ def scalar_spec(value: Any, name: str) -> ScalarSpec:
     return ScalarSpec(found)
 
 
-def is_instance(value: Any) -> bool:
+def is_instance(value: object) -> TypeGuard[DataclassInstance]:
     """An instance of a user's dataclass (the front end's own values are dataclasses too)."""
     return dataclasses.is_dataclass(value) and not isinstance(value, type) and \
         not type(value).__module__.startswith("tilelang.")
 
 
-def _constant(value: Any, where: Where) -> ConstSpec:
+def _constant(value: object, where: Where) -> ConstSpec:
     _check_constant(value, where)
     try:
         hash(value)
@@ -160,7 +171,7 @@ def _constant(value: Any, where: Where) -> ConstSpec:
     return ConstSpec(_tile_dtypes(value))
 
 
-def foreign_dtype(value: Any) -> DType | None:
+def foreign_dtype(value: object) -> DType | None:
     """The tilelang dtype of a torch or NumPy dtype (`torch.float32`, `np.dtype("i4")`,
     `np.float32`), or None."""
     module = type(value).__module__.split(".")[0]
@@ -175,7 +186,7 @@ def foreign_dtype(value: Any) -> DType | None:
     return None
 
 
-def _tile_dtypes(value: Any) -> Any:
+def _tile_dtypes(value: object) -> object:
     """Constants as a kernel sees them: torch and NumPy dtypes become tilelang's, so that
     `c == ct.float32` holds for `torch.float32`."""
     if isinstance(value, tuple) and type(value) is tuple:
@@ -183,7 +194,7 @@ def _tile_dtypes(value: Any) -> Any:
     return foreign_dtype(value) or value
 
 
-def _check_constant(value: Any, where: Where) -> None:
+def _check_constant(value: object, where: Where) -> None:
     if isinstance(value, tuple):
         for i, item in enumerate(value):
             _check_constant(item, where.item(i))
@@ -192,7 +203,7 @@ def _check_constant(value: Any, where: Where) -> None:
             f"Could not interpret object of type '{type(value).__name__}' as a constant.")
 
 
-def _typed_scalar(value: Any, dtype: DType, where: Where) -> ScalarSpec:
+def _typed_scalar(value: object, dtype: DType, where: Where) -> ScalarSpec:
     if isinstance(value, bool) or not (isinstance(value, int) or
                                        (is_numpy_scalar(value) and value.dtype.kind in "iu")):
         raise where.error(f"expected an integer for a parameter annotated as a {dtype.name} "
@@ -202,7 +213,7 @@ def _typed_scalar(value: Any, dtype: DType, where: Where) -> ScalarSpec:
     return ScalarSpec(dtype)
 
 
-def _tuple(value: Any, kind: kinds.Tuple | None, where: Where) -> TupleSpec:
+def _tuple(value: object, kind: kinds.Tuple | None, where: Where) -> TupleSpec:
     if type(value) is not tuple:
         if isinstance(value, tuple):
             raise where.error(f"'{type(value).__name__}' is a subclass of 'tuple'. "
@@ -216,7 +227,7 @@ def _tuple(value: Any, kind: kinds.Tuple | None, where: Where) -> TupleSpec:
         for i, item in enumerate(value)))
 
 
-def _array(value: Any, annotation: ArrayAnnotation, where: Where,
+def _array(value: object, annotation: ArrayAnnotation, where: Where,
            listed: str | None = None) -> ArraySpec:
     facts = array_facts(value, where.name)
     if facts is None:
@@ -224,7 +235,7 @@ def _array(value: Any, annotation: ArrayAnnotation, where: Where,
     return array_spec(facts, annotation, where)
 
 
-def _not_an_array(value: Any, where: Where, listed: str | None) -> Exception:
+def _not_an_array(value: object, where: Where, listed: str | None) -> Exception:
     """`value` where an array belongs; `listed`: the name of the list argument it is in."""
     got = type(value).__name__
     if listed is not None:  # a list of numbers, most likely: meant as an array
@@ -277,7 +288,7 @@ def _axes(dims: tuple[int, ...], ndim: int, what: str, where: Where) -> set[int]
     return axes
 
 
-def _list(value: Any, annotation: ArrayAnnotation, where: Where) -> ListSpec:
+def _list(value: object, annotation: ArrayAnnotation, where: Where) -> ListSpec:
     if type(value) is not list:
         raise where.error(f"expected a list of arrays, got {type(value).__name__}")
     if not value:
@@ -302,7 +313,7 @@ def _list(value: Any, annotation: ArrayAnnotation, where: Where) -> ListSpec:
     return ListSpec(element, len(specs))
 
 
-def _dataclass(value: Any, where: Where) -> DataclassSpec:
+def _dataclass(value: DataclassInstance, where: Where) -> DataclassSpec:
     cls: type = type(value)  # annotated: mypy takes type[Any] for no Hashable (lru_cache)
     if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
         raise TileTypeError("Only frozen dataclasses are supported",

@@ -4,10 +4,11 @@ shape, strides in elements, dtype and device (interface/host_arrays.py makes its
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Protocol
 
 from tilelang.errors import TileArgumentError
 from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
 
 # DLPack ABI (v0.x "DLManagedTensor", which every producer still supports).
 _KDL = {(0, 8): dt.int8, (0, 16): dt.int16, (0, 32): dt.int32, (0, 64): dt.int64,
@@ -23,6 +24,12 @@ class _Device(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
 
 
+class SupportsDLPack(Protocol):
+    """An array that exports itself as a DLPack capsule."""
+
+    def __dlpack__(self) -> object: ...
+
+
 class _DataType(ctypes.Structure):
     _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
 
@@ -33,8 +40,8 @@ class _Tensor(ctypes.Structure):
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
-def dlpack_fields(obj: Any, name: str) -> tuple[int, tuple[int, ...], tuple[int, ...], Any, str,
-                                                 int | None]:
+def dlpack_fields(obj: SupportsDLPack, name: str) -> tuple[int, tuple[int, ...], tuple[int, ...],
+                                                            DType, str, int | None]:
     """(address, shape, strides, dtype, "cpu" / "cuda" / "other", CUDA ordinal or None)."""
     capsule = obj.__dlpack__()
     get = ctypes.pythonapi.PyCapsule_GetPointer

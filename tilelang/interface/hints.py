@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from tilelang.errors import TileOptionError
 from tilelang.language.by_target import ByTarget
 
+T = TypeVar("T")
 
-def _int_in(name: str, allowed: tuple[int, ...], what: str) -> Callable[[Any], None]:
-    def check(value: Any) -> None:
+
+def _int_in(name: str, allowed: tuple[int, ...], what: str) -> Callable[[object], None]:
+    def check(value: object) -> None:
         if value is not None and (type(value) is not int or value not in allowed):
             raise TileOptionError(f"{name} {what}, got {value!r}")
 
@@ -29,7 +31,7 @@ CHECKS: dict[str, Callable[[Any], None]] = {
 }
 
 
-def check_option(name: str, value: Any) -> None:
+def check_option(name: str, value: object) -> None:
     """Raise TileOptionError unless `value` is allowed for option `name` (a ByTarget: each of
     its values)."""
     if isinstance(value, ByTarget):
@@ -52,7 +54,7 @@ def check_option(name: str, value: Any) -> None:
 _UNSET = ByTarget().default  # a ByTarget's default when it has none
 
 
-def resolve(value: Any, arch: str, fallback: Any) -> Any:
+def resolve(value: T | ByTarget[T], arch: str, fallback: T | None) -> T | None:
     """The value of one option for `arch`: a ByTarget's entry for it (or its default, else
     `fallback`); any other value as it is."""
     return value.resolve(arch, fallback) if isinstance(value, ByTarget) else value
@@ -69,9 +71,9 @@ class TargetHints:
     opt_level: int
 
 
-def for_arch(options: Any, arch: str) -> TargetHints:
+def for_arch(options: object, arch: str) -> TargetHints:
     """The plain values of `options` (KernelOptions) for `arch`."""
-    def value(name: str, fallback: Any = None) -> Any:
+    def value(name: str, fallback: int | None = None) -> int | None:
         return resolve(getattr(options, name), arch, fallback)
 
     num_warps = value("num_warps")

@@ -4,11 +4,15 @@ strides, dtype, device, and the alignment and unit strides a specialization reco
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from tilelang.errors import TileArgumentError
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ def array_facts(obj: Any, name: str) -> ArrayFacts | None:
     return None
 
 
-def _is_masked(obj: Any) -> bool:
+def _is_masked(obj: object) -> bool:
     import sys
 
     ma = sys.modules.get("numpy.ma")  # never imported: no masked array exists
@@ -60,27 +64,27 @@ def masked_array_error(name: str) -> TileArgumentError:
     )
 
 
-def is_numpy_scalar(obj: Any) -> bool:
+def is_numpy_scalar(obj: object) -> TypeGuard[np.generic]:
     import sys
 
     np = sys.modules.get("numpy")
     return np is not None and isinstance(obj, np.generic)
 
 
-def _dtype(found: DType | None, raw: Any, name: str) -> DType:
+def _dtype(found: DType | None, raw: object, name: str) -> DType:
     if found is None:
         raise TileArgumentError(f"argument `{name}` has dtype {raw}, which tilelang cannot use")
     return found
 
 
-def _torch_facts(t: Any, name: str) -> ArrayFacts:
+def _torch_facts(t: torch.Tensor, name: str) -> ArrayFacts:
     dtype = _dtype(dt.from_torch(t.dtype), t.dtype, name)
     device = "cuda" if t.is_cuda else str(t.device.type)
     ordinal = t.get_device() if t.is_cuda else None
     return ArrayFacts(t.data_ptr(), tuple(t.shape), tuple(t.stride()), dtype, device, ordinal)
 
 
-def _numpy_facts(a: Any, name: str) -> ArrayFacts:
+def _numpy_facts(a: np.ndarray, name: str) -> ArrayFacts:
     dtype = _dtype(dt.from_numpy(a.dtype), a.dtype, name)
     strides = tuple(s // a.itemsize for s in a.strides)
     if any(s * a.itemsize != b for s, b in zip(strides, a.strides, strict=True)):

@@ -4,10 +4,11 @@ parameters, the signature arguments select; the runtime's caches live in runtime
 from __future__ import annotations
 
 import functools
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypedDict, overload
 
 from tilelang.errors import TileArgumentError
 from tilelang.interface import hints
@@ -15,6 +16,11 @@ from tilelang.interface.arguments import spec_of
 from tilelang.interface.parameters import Parameter, check_arity, kernel_parameters
 from tilelang.interface.specs import ParamSpec
 from tilelang.language.by_target import ByTarget
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from tilelang.export import Exported
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,17 @@ class KernelOptions:
     def for_arch(self, arch: str) -> hints.TargetHints:
         """The plain values of these options for `arch` ("sm_90"): every ByTarget resolved."""
         return hints.for_arch(self, arch)
+
+
+class KernelHints(TypedDict, total=False):
+    """The keyword arguments of `@kernel(...)` and `replace_hints`: KernelOptions' fields."""
+
+    num_warps: int | ByTarget[int] | None
+    interpret: bool | None
+    num_ctas: int | ByTarget[int] | None
+    occupancy: int | ByTarget[int] | None
+    opt_level: int | ByTarget[int]
+    num_worker_warps: int | ByTarget[int] | None
 
 
 class Kernel:
@@ -76,7 +93,7 @@ class Kernel:
             self._params = kernel_parameters(self.fn)
         return self._params
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError(
             f"kernel {self.name} cannot be called directly; "
             f"use tilelang.launch(stream, grid, {self.name}, args)"
@@ -85,7 +102,7 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<tilelang kernel {self.name}>"
 
-    def specialize(self, args: tuple[Any, ...]) -> tuple[ParamSpec, ...]:
+    def specialize(self, args: Sequence[Any]) -> tuple[ParamSpec, ...]:
         """The signature these arguments select."""
         if not isinstance(args, tuple | list):
             raise TileArgumentError(
@@ -96,14 +113,15 @@ class Kernel:
         return tuple(spec_of(p, a, i, self.name)
                      for i, (p, a) in enumerate(zip(self.params, args, strict=True)))
 
-    def export(self, directory: Any, *signature: Any, **options: Any) -> Any:
+    def export(self, directory: str | os.PathLike[str], *signature: object,
+               **options: Any) -> Exported:
         """Compile one specialization ahead of time into `directory`: cubin, PTX, a JSON
         description and a C header for a C program (tilelang.export.export; docs/export.md)."""
         from tilelang.export import export
 
         return export(self, directory, *signature, **options)
 
-    def replace_hints(self, **hints: Any) -> Kernel:
+    def replace_hints(self, **hints: Unpack[KernelHints]) -> Kernel:
         """A copy of this kernel with other options (and its own cache).
 
         The copy is remembered per options, so calling this at every launch (or per autotuning
@@ -120,7 +138,13 @@ class Kernel:
         return variant
 
 
-def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+@overload
+def kernel(fn: Callable[..., Any], /, **options: Unpack[KernelHints]) -> Kernel: ...
+@overload
+def kernel(fn: None = None, /,
+           **options: Unpack[KernelHints]) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: Callable[..., Any] | None = None, /,
+           **options: Unpack[KernelHints]) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
     """Decorate a function as a tile kernel: `@kernel` or `@kernel(num_warps=8)`.
 
     Example:
@@ -140,7 +164,7 @@ def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     return Kernel(fn, opts)
 
 
-def as_kernel(obj: Any) -> Kernel:
+def as_kernel(obj: object) -> Kernel:
     if isinstance(obj, Kernel):
         return obj
     if callable(obj) and hasattr(obj, "__code__"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from tilelang.errors import TileArgumentError
 from tilelang.language.annotations import ArrayAnnotation, ListAnnotation, ScalarAnnotation
@@ -62,10 +62,11 @@ Kind = Inferred | Const | Scalar | Array | ArrayList | Tuple
 INFERRED = Inferred()
 
 
-def parameter_kind(hint: Any) -> Kind:
+def parameter_kind(hint: object) -> Kind:
     """The kind of argument a parameter annotated with `hint` takes."""
     if typing.get_origin(hint) is Annotated:
-        return _annotated(hint.__origin__, hint.__metadata__)
+        base, *metadata = typing.get_args(hint)  # Annotated[base, *metadata]
+        return _annotated(base, tuple(metadata))
     if typing.get_origin(hint) is tuple:
         args = typing.get_args(hint)
         if len(args) == 2 and args[1] is Ellipsis:
@@ -74,7 +75,7 @@ def parameter_kind(hint: Any) -> Kind:
     return INFERRED
 
 
-def _annotated(base: Any, metadata: tuple[Any, ...]) -> Kind:
+def _annotated(base: object, metadata: tuple[object, ...]) -> Kind:
     if any(isinstance(m, ConstantAnnotation) for m in metadata):
         if _has_scalar_annotation(base) or any(isinstance(m, ScalarAnnotation) for m in metadata):
             raise TileArgumentError(
@@ -90,9 +91,10 @@ def _annotated(base: Any, metadata: tuple[Any, ...]) -> Kind:
     return parameter_kind(base)
 
 
-def _has_scalar_annotation(hint: Any) -> bool:
+def _has_scalar_annotation(hint: object) -> bool:
     if typing.get_origin(hint) is Annotated:
-        if any(isinstance(m, ScalarAnnotation) for m in hint.__metadata__):
+        base, *metadata = typing.get_args(hint)
+        if any(isinstance(m, ScalarAnnotation) for m in metadata):
             return True
-        return _has_scalar_annotation(hint.__origin__)
+        return _has_scalar_annotation(base)
     return any(_has_scalar_annotation(a) for a in typing.get_args(hint) if a is not Ellipsis)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ class Parameter:
     kind: Kind = INFERRED  # what the annotation asks of the argument (interface/kinds.py)
 
 
-def kernel_parameters(fn: Any) -> tuple[Parameter, ...]:
+def kernel_parameters(fn: Callable[..., Any]) -> tuple[Parameter, ...]:
     """The kernel's parameters, in order, with what their annotations ask of the arguments."""
     hints = _type_hints(fn)
     params = []

@@ -43,10 +43,10 @@ class ScalarSpec:
 class ConstSpec:
     """A `Constant[...]` argument: its value is compiled in."""
 
-    value: Any
+    value: object
     # 1, 1.0 and True (and 0.0 and -0.0) are equal but compile differently: the kind tells them
     # apart in the specialization cache
-    kind: Any = field(init=False, repr=False)
+    kind: object = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", _kind(self.value))
@@ -55,7 +55,7 @@ class ConstSpec:
         return f"constant {self.value!r}"
 
 
-def _kind(value: Any) -> Any:
+def _kind(value: object) -> object:
     if isinstance(value, tuple):
         return tuple(_kind(v) for v in value)
     if isinstance(value, float):
