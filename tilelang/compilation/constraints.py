@@ -12,7 +12,7 @@ import dataclasses
 import enum
 import math
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -23,12 +23,12 @@ from tilelang.language.dtypes import DType
 INDEX_DTYPES = (dt.int32, dt.uint32, dt.int64)
 
 
-def _set(obj: object, **fields: Any) -> None:
+def _set(obj: object, **fields: object) -> None:
     for name, value in fields.items():
         object.__setattr__(obj, name, value)
 
 
-def _check_dtype(dtype: Any) -> DType:
+def _check_dtype(dtype: object) -> DType:
     if not isinstance(dtype, DType):
         raise TypeError(f"Expected a DType for the `dtype` parameter, got '{dtype}'")
     return dtype
@@ -119,33 +119,33 @@ class ArrayConstraint:
              shape_divisible_by=_drop_known_factors(shape, shape_div, "shape_constant"),
              base_addr_divisible_by=base_addr_divisible_by)
 
-    def replace(self, **changes: Any) -> ArrayConstraint:
+    def replace(self, **changes: object) -> ArrayConstraint:
         """A copy with some fields changed (checked again)."""
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         fields.update(changes)
         return ArrayConstraint(fields.pop("dtype"), fields.pop("ndim"), **fields)
 
 
-def _optional_int(i: int, value: Any, name: str) -> None:
+def _optional_int(i: int, value: object, name: str) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TypeError(f"Element #{i} of `{name}` must be None or int, got {value}")
 
 
-def _optional_extent(i: int, value: Any, name: str) -> None:
+def _optional_extent(i: int, value: object, name: str) -> None:
     _optional_int(i, value, name)
-    if value is not None and value < 0:
+    if isinstance(value, int) and value < 0:
         raise ValueError(f"Element #{i} of `{name}` must be non-negative, got {value}")
 
 
-def _factor(i: int, value: Any, name: str) -> None:
+def _factor(i: int, value: object, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"Element #{i} of `{name}` must be int, got {value}")
     if value <= 0:
         raise ValueError(f"Element #{i} of `{name}` must be strictly positive, got {value}")
 
 
-def _per_axis(value: Any, ndim: int, name: str, default: Any,
-              check: Callable[[int, Any, str], None]) -> tuple[Any, ...]:
+def _per_axis(value: Any, ndim: int, name: str, default: int | None,
+              check: Callable[[int, object, str], None]) -> tuple[Any, ...]:
     """One entry per axis: `value` repeated when it is one int, `default` when None."""
     if value is None:
         return (default,) * ndim
@@ -182,7 +182,7 @@ def _drop_known_factors(known: tuple[int | None, ...], factors: tuple[int, ...],
                  for value, factor in zip(known, factors, strict=True))
 
 
-def alias_group_names(groups: Any) -> tuple[str, ...]:
+def alias_group_names(groups: Iterable[str]) -> tuple[str, ...]:
     if isinstance(groups, str):
         raise TypeError("`alias_groups` cannot be a string")
     names = tuple(groups)
@@ -230,7 +230,7 @@ class TupleConstraint:
 
     items: tuple[ParameterConstraint, ...]
 
-    def __init__(self, items: Sequence[Any]):
+    def __init__(self, items: Sequence[object]):
         _set(self, items=tuple(to_constraint(item) for item in items))
 
 
@@ -243,7 +243,7 @@ class ConstantConstraint:
     tilelang's launches allow, any other hashable value: a string, None, a dtype, an enum
     member). `1`, `1.0` and `True` are different constants; NaN equals NaN."""
 
-    value: Any
+    value: object
 
     def __post_init__(self) -> None:
         if isinstance(self.value, tuple | list | dict | set):
@@ -281,12 +281,12 @@ CONSTRAINTS = (ScalarConstraint, ArrayConstraint, ListConstraint, TupleConstrain
                ConstantConstraint)
 
 
-def is_constant_value(value: Any) -> bool:
+def is_constant_value(value: object) -> bool:
     """Values a plain entry of a signature stands for as a ConstantConstraint."""
     return (value is None or isinstance(value, bool | int | float | str | DType | enum.Enum))
 
 
-def to_constraint(value: Any) -> ParameterConstraint:
+def to_constraint(value: object) -> ParameterConstraint:
     """A constraint, or the shorthand for one: a constant's value, or a tuple of entries."""
     if isinstance(value, CONSTRAINTS):
         return value

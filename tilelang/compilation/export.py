@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tilelang import settings
 from tilelang.backend.targets import MAX_SHARED_PER_BLOCK
@@ -22,6 +22,9 @@ from tilelang.errors import (
     TileValueError,
 )
 from tilelang.tracebacks import hide_internal_frames
+
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
 
 FORMATS = ("cubin", "ptx", "tileir_bytecode")
 DESCRIPTION_FORMAT = "tilelang-compilation/1"
@@ -37,7 +40,8 @@ class Entry:
     description: dict[str, Any]
 
 
-def export_kernel(kernel: Any, signatures: Sequence[KernelSignature],
+def export_kernel(kernel: Kernel | Callable[..., Any],
+                  signatures: Sequence[KernelSignature] | KernelSignature,
                   output_file: IO[bytes] | str | bytes | os.PathLike[Any], *,
                   gpu_code: str | None = None, output_format: str = "cubin",
                   bytecode_version: str | None = None,
@@ -63,9 +67,11 @@ def export_kernel(kernel: Any, signatures: Sequence[KernelSignature],
         raise
 
 
-def _export(kernel: Any, signatures: Sequence[KernelSignature], output_file: Any,
-            gpu_code: str | None, output_format: str, bytecode_version: str | None,
-            description_file: Any) -> dict[str, Any]:
+def _export(kernel: Kernel | Callable[..., Any],
+            signatures: Sequence[KernelSignature] | KernelSignature,
+            output_file: IO[bytes] | str | bytes | os.PathLike[Any], gpu_code: str | None,
+            output_format: str, bytecode_version: str | None,
+            description_file: IO[str] | str | os.PathLike[Any] | None) -> dict[str, Any]:
     import tilelang
     from tilelang.backend.assemble import assemble, resources
     from tilelang.backend.targets import check_arch
@@ -114,7 +120,7 @@ def _arch(gpu_code: str | None, output_format: str, bytecode_version: str | None
     return gpu_code or settings.arch_override() or DEFAULT_ARCH
 
 
-def _signatures(signatures: Any) -> list[KernelSignature]:
+def _signatures(signatures: Sequence[KernelSignature] | KernelSignature) -> list[KernelSignature]:
     if isinstance(signatures, KernelSignature):
         signatures = [signatures]
     found = list(signatures)
@@ -135,7 +141,7 @@ def _distinct(symbols: list[str]) -> None:
                 hint="give them different symbols (or leave symbol=None)")
 
 
-def _compile(k: Any, signature: KernelSignature, arch: str) -> Entry:
+def _compile(k: Kernel, signature: KernelSignature, arch: str) -> Entry:
     """Compile one signature as a launch would (no TMA: tensor maps are built by tilelang's
     runtime, which a caller of the file lacks)."""
     from tilelang.compiler import CompileOptions, compile_signature

@@ -4,8 +4,8 @@ the specialization a launch would compile (`Kernel.specialize`), plus what the a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tilelang.compilation.constraints import (
     ArrayConstraint,
@@ -30,11 +30,14 @@ from tilelang.interface.specs import (
 )
 from tilelang.language.annotations import ArrayAnnotation
 
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
+
 MAX_ALIGN = 16  # bytes: the widest access (and the most tilelang specializes on)
 SHAPE_FACTOR = 16  # extents divisible by it are recorded as such (cuTile's rule)
 
 
-def constraints_from_args(kernel: Any, args: tuple[Any, ...],
+def constraints_from_args(kernel: Kernel, args: Sequence[Any],
                           convention: CallingConvention) -> list[ParameterConstraint]:
     """One constraint per parameter of `kernel` for the arguments `args`."""
     signature = kernel.specialize(args)  # the launch's own checks and messages
@@ -70,13 +73,13 @@ def _constraint(spec: ParamSpec, value: Any, kind: kinds.Kind, convention: Calli
              "separate arguments")
 
 
-def _constant(value: Any) -> ParameterConstraint:
+def _constant(value: object) -> ParameterConstraint:
     if type(value) is tuple:
         return TupleConstraint([_constant(v) for v in value])
     return ConstantConstraint(value)
 
 
-def _facts(value: Any) -> ArrayFacts:
+def _facts(value: object) -> ArrayFacts:
     facts = array_facts(value, "")
     assert facts is not None, "specialize accepted it as an array"
     return facts
@@ -187,7 +190,7 @@ class Overlaps:
     argument's arrays together, by path) whose spans overlap are joined, and each set of joined
     owners is one alias group; a list whose own arrays overlap has `elements_may_alias`."""
 
-    def __init__(self, signature: tuple[ParamSpec, ...], args: tuple[Any, ...]):
+    def __init__(self, signature: tuple[ParamSpec, ...], args: Sequence[Any]):
         leaves = [(path, _span(_facts(value))) for i, (spec, arg) in
                   enumerate(zip(signature, args, strict=True))
                   for path, value in _arrays(spec, arg, (i,))]

@@ -59,7 +59,7 @@ class KernelSignature:
         return self.with_symbol(mangle_kernel_name(function_name, self))
 
     @staticmethod
-    def from_kernel_args(kernel: Any, kernel_args: Sequence[Any],
+    def from_kernel_args(kernel: object, kernel_args: Sequence[Any],
                          calling_convention: CallingConvention, *,
                          symbol: str | None = None) -> KernelSignature:
         """The signature a launch of `kernel` with `kernel_args` compiles, as constraints.

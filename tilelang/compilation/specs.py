@@ -18,7 +18,7 @@ nothing: tilelang's code is correct for any strides' signs and for arrays that s
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tilelang.compilation.constraints import (
     ArrayConstraint,
@@ -44,6 +44,9 @@ from tilelang.interface.specs import (
 from tilelang.language import dtypes as dt
 from tilelang.language.annotations import ArrayAnnotation
 
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
+
 # restricted floats that kernels take as scalar arguments (as their bytes)
 _RESTRICTED_SCALARS = (dt.float8_e4m3fn, dt.float8_e5m2)
 
@@ -66,7 +69,7 @@ class Path:
                    hint=f"kernel {self.kernel}" + (f"; {hint}" if hint else ""))
 
 
-def signature_specs(kernel: Any, signature: KernelSignature) -> tuple[ParamSpec, ...]:
+def signature_specs(kernel: Kernel, signature: KernelSignature) -> tuple[ParamSpec, ...]:
     """tilelang's specialization for `signature`, one entry per parameter of `kernel`."""
     if not isinstance(signature, KernelSignature):
         raise TileArgumentError(f"expected a KernelSignature, got {type(signature).__name__}")
@@ -120,7 +123,7 @@ def _annotated(kind: kinds.Kind) -> str:
     return "a list of arrays (ListAnnotation)"
 
 
-def _constant_value(c: ParameterConstraint, where: Path) -> Any:
+def _constant_value(c: ParameterConstraint, where: Path) -> object:
     """The value of a `Constant` parameter: a ConstantConstraint, or a tuple of them."""
     if isinstance(c, ConstantConstraint):
         return foreign_dtype(c.value) or c.value

@@ -7,11 +7,14 @@ import ctypes
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tilelang.backend.targets import DEFAULT_SHARED_LIMIT
 from tilelang.cuda_compat import Device, ObjectCode, driver
 from tilelang.errors import TileCompilerExecutionError, TileUnsupportedFeatureError
+
+if TYPE_CHECKING:
+    from cuda.core import Kernel as CoreKernel
 
 
 @dataclass
@@ -19,8 +22,8 @@ class LoadedKernel:
     handle: int  # the CUfunction in `context`, as an int for cuLaunchKernel
     context: int  # the primary context of `device`
     device: int  # the CUDA device ordinal
-    kernel: Any  # the cuda.core Kernel (kept alive with its module)
-    code: Any
+    kernel: CoreKernel  # the cuda.core Kernel (kept alive with its module)
+    code: ObjectCode
     shared: int = 0  # bytes of dynamic shared memory each launch gives a block
 
 
@@ -30,7 +33,7 @@ _contexts: dict[int, int] = {}
 # collector may drop a kernel while some stream captures a CUDA graph, and unloading a module
 # then invalidates the capture (and breaks torch's RNG for the rest of the process); a graph
 # captured earlier may also still launch the function.
-_resident: list[Any] = []
+_resident: list[ObjectCode] = []
 
 
 def _init() -> None:
@@ -85,7 +88,7 @@ def pointer_device(ptr: int) -> int | None:
 
 
 @functools.cache
-def _libcuda() -> Any:
+def _libcuda() -> ctypes.CDLL:
     return ctypes.CDLL("libcuda.so.1")
 
 
@@ -119,7 +122,7 @@ def load(name: str, ptx: str | None, cubin: bytes | None, ordinal: int,
     return LoadedKernel(int(function), context, ordinal, kernel, code, shared)
 
 
-def _allow_shared(name: str, function: Any, ordinal: int, shared: int) -> None:
+def _allow_shared(name: str, function: driver.CUfunction, ordinal: int, shared: int) -> None:
     attribute = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     err, limit = driver.cuDeviceGetAttribute(attribute, ordinal)
     _check(err, "cuDeviceGetAttribute")
@@ -142,6 +145,6 @@ def _in_context(context: int) -> Iterator[None]:
         driver.cuCtxPopCurrent()
 
 
-def _check(err: Any, what: str) -> None:
+def _check(err: driver.CUresult, what: str) -> None:
     if err != driver.CUresult.CUDA_SUCCESS:
         raise TileCompilerExecutionError(f"{what} failed with {err!r}")

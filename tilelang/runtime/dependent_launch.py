@@ -11,6 +11,7 @@ back-to-back kernels whose launch latency it hides, not for the launch-overhead 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tilelang.cuda_compat import driver
@@ -22,7 +23,7 @@ from tilelang.runtime.parameters import plan_of
 from tilelang.runtime.streams import check_stream, stream_handle
 
 
-def launch_dependent(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
+def launch_dependent(stream: object, grid: object, kernel: Kernel, args: Sequence[Any]) -> None:
     """Check the arguments, find or build the specialization, launch it with the attribute."""
     dims = normalize_grid(grid)
     check_stream(stream)
@@ -33,7 +34,7 @@ def launch_dependent(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
     launcher.launch_ex(handle, dims, values, [programmatic_attribute()])
 
 
-def programmatic_attribute() -> Any:
+def programmatic_attribute() -> driver.CUlaunchAttribute:
     """The launch attribute that lets the launch overlap the previous kernel on its stream."""
     attribute = driver.CUlaunchAttribute()
     attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION

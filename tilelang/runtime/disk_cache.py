@@ -28,11 +28,12 @@ MEMO = "compiler-digest.json"
 _HEADER_LIMIT = 1 << 20
 _KEY_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-")
 _HEX = frozenset("0123456789abcdef")
-_META_TYPES: dict[str, Any] = {"name": str, "arch": str, "num_warps": int, "shared_bytes": int,
-                               "block_threads": (int, type(None)), "tensor_maps": list}
+_META_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "arch": str, "num_warps": int, "shared_bytes": int,
+    "block_threads": (int, type(None)), "tensor_maps": list}
 
 
-def cache_key(*parts: Any) -> str:
+def cache_key(*parts: object) -> str:
     """A key over the parts (their reprs) plus the compiler's own code and versions."""
     h = hashlib.sha256(_compiler_digest().encode())
     for part in parts:
@@ -76,7 +77,7 @@ def _remembered(memo: Path, stamp: str) -> str | None:
     return digest if _is_sha256(digest) else None
 
 
-def _is_sha256(value: Any) -> bool:
+def _is_sha256(value: object) -> bool:
     return isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value)
 
 
@@ -234,7 +235,7 @@ def _read(key: str, want_ptx: bool) -> tuple[dict[str, Any], str | None, bytes |
     return None
 
 
-def _valid_key(key: Any) -> bool:
+def _valid_key(key: object) -> bool:
     return isinstance(key, str) and 0 < len(key) <= 128 and _KEY_CHARS.issuperset(key)
 
 
@@ -274,20 +275,20 @@ def _header(key: str, first: bytes, body: bytes) -> dict[str, Any]:
     return header
 
 
-def _valid_meta(meta: Any) -> bool:
+def _valid_meta(meta: object) -> bool:
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
         return False
     return all(_fits(meta[name], kind) for name, kind in _META_TYPES.items() if name in meta)
 
 
-def _fits(value: Any, kind: Any) -> bool:
+def _fits(value: object, kind: type | tuple[type, ...]) -> bool:
     """A known metadata field's type (no bools for ints, no negative ints)."""
     if isinstance(value, bool) or not isinstance(value, kind):
         return False
     return not isinstance(value, int) or value >= 0
 
 
-def _valid_seal(seal: Any) -> bool:
+def _valid_seal(seal: object) -> bool:
     """[size, sha256] of a section."""
     return isinstance(seal, list) and len(seal) == 2 and type(seal[0]) is int and \
         seal[0] >= 0 and _is_sha256(seal[1])

@@ -16,8 +16,10 @@ import functools
 import hashlib
 import os
 import sys
+import types
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from tilelang import settings
 from tilelang.interface import kinds
@@ -26,11 +28,20 @@ from tilelang.interface.kernel import Kernel
 from tilelang.language.dtypes import DType
 from tilelang.runtime.state import state_of
 
+if TYPE_CHECKING:
+    import torch
+
+# the launch the fast path falls back to (gpu_launch.slow_launch), the stream's raw handle
+# (streams.stream_handle), and the fast path itself, as Kernel.fast_launch holds it
+SlowLaunch = Callable[[Kernel, object, object, Sequence[Any]], None]
+StreamHandle = Callable[[object, tuple[Any, ...], int | None], int]
+FastLaunch = Callable[[Any, Any, Any], None]
+
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
 
 
-def fast_key(kernel: Kernel, args: Any) -> tuple | None:
+def fast_key(kernel: Kernel, args: Sequence[Any]) -> tuple | None:
     """The key the generated fast path computes for these arguments (None: never fast)."""
     parts = []
     for param, arg in zip(kernel.params, args, strict=True):
@@ -41,16 +52,16 @@ def fast_key(kernel: Kernel, args: Any) -> tuple | None:
     return tuple(parts)
 
 
-def constant_key(value: Any) -> Any:
+def constant_key(value: object) -> tuple[type, object]:
     """1, 1.0 and True (and 0.0 and -0.0) are equal but select different specializations."""
     return (type(value), value.hex() if type(value) is float else value)
 
 
-def is_torch_tensor(arg: Any) -> bool:
+def is_torch_tensor(arg: object) -> TypeGuard[torch.Tensor]:
     return type(arg).__module__ == "torch" and type(arg).__name__ == "Tensor"
 
 
-def flatten(kind: kinds.Kind, value: Any, out: list[Any]) -> Any:
+def flatten(kind: kinds.Kind, value: Any, out: list[Any]) -> object:
     """The key part of one argument; appends its kernel parameters to `out` (None: a value the
     fast path does not take)."""
     if isinstance(kind, kinds.Const):
@@ -86,7 +97,7 @@ def flatten(kind: kinds.Kind, value: Any, out: list[Any]) -> Any:
     return None
 
 
-def _flatten_tuple(kind: kinds.Kind, value: tuple, out: list[Any]) -> Any:
+def _flatten_tuple(kind: kinds.Kind, value: tuple, out: list[Any]) -> object:
     item_kinds = kind if isinstance(kind, kinds.Tuple) else None
     if item_kinds is not None and item_kinds.items is not None and \
             len(item_kinds.items) != len(value):
@@ -106,7 +117,7 @@ def _field_names(cls: type) -> tuple[str, ...] | None:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
-def generate(kernel: Kernel, slow: Any, stream_handle: Any) -> Any:
+def generate(kernel: Kernel, slow: SlowLaunch, stream_handle: StreamHandle) -> FastLaunch:
     """Python source specialized to the kernel's parameter list: no loops over plain
     arguments, one dict lookup."""
     n = len(kernel.params)
@@ -147,7 +158,7 @@ def generate(kernel: Kernel, slow: Any, stream_handle: Any) -> Any:
     return namespace["fast"]
 
 
-def _compiled(source: str, filename: str) -> Any:
+def _compiled(source: str, filename: str) -> types.CodeType:
     """The code of a generated fast path, from the disk cache when a process compiled the same
     source before (compiling it took 0.6-0.8 ms of a first launch here, ~2 ms on the H100's
     host; reading it back a few tens of µs), keyed by the source, its name and Python's
@@ -176,7 +187,7 @@ def _seal(key: str, data: bytes) -> bytes:
     return hashlib.sha256(f"{key}\n".encode() + data).hexdigest().encode() + b"\n"
 
 
-def _read_code(path: Path, key: str) -> Any:
+def _read_code(path: Path, key: str) -> types.CodeType | None:
     """The code object a fast-path file holds; None where it is missing, not this user's, or
     does not match its digest."""
     import marshal
@@ -224,7 +235,7 @@ def _argument_lines(i: int, kind: kinds.Kind) -> list[str]:
     ]
 
 
-def uses_torch(fast: Any) -> bool:
+def uses_torch(fast: FastLaunch) -> bool:
     """Whether a generated fast path knows torch's types (it was generated after torch's
     import); one that does not sends torch tensors through `flatten` and should be regenerated."""
     return getattr(fast, "__globals__", {}).get("Tensor") is not NoTorch
@@ -234,7 +245,8 @@ class NoTorch:
     """Stands for torch's Tensor and Stream in a fast path generated before torch's import."""
 
 
-def _namespace(kernel: Kernel, slow: Any, stream_handle: Any) -> dict[str, Any]:
+def _namespace(kernel: Kernel, slow: SlowLaunch,
+               stream_handle: StreamHandle) -> dict[str, Any]:
     # torch only if the program has imported it: importing it here took ~1 s of a CuPy or
     # cuda.core user's first launch (a tensor cannot be passed before torch is imported).
     torch = sys.modules.get("torch")

@@ -5,6 +5,7 @@ it for the faster paths."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from tilelang import settings
@@ -26,7 +27,7 @@ from tilelang.runtime.tensor_maps import native_plan
 MAX_FAST_ENTRIES = 4096
 
 
-def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
+def launch_on_gpu(stream: object, grid: object, kernel: Kernel, args: Sequence[Any]) -> None:
     fast = kernel.fast_launch  # read once: another thread's slow path may reset it
     if fast is None:
         fast = kernel.fast_launch = fast_path.generate(kernel, slow_launch, stream_handle)
@@ -36,7 +37,7 @@ def launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
 # ----- the slow path ---------------------------------------------------------------------------
 
 
-def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
+def slow_launch(kernel: Kernel, stream: object, grid: object, args: Sequence[Any]) -> None:
     """Check everything, find or build the specialization, register it, launch."""
     gx, gy, gz = normalize_grid(grid)
     check_stream(stream)  # before a first launch compiles
@@ -58,7 +59,7 @@ def slow_launch(kernel: Kernel, stream: Any, grid: Any, args: Any) -> None:
         kernel.fast_launch = None  # generated before torch's import: again, with its types
 
 
-def target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ...],
+def target(kernel: Kernel, stream: object, args: Sequence[Any]) -> tuple[tuple[ParamSpec, ...],
                                                            list[tuple[str, ArrayFacts | None]],
                                                            int]:
     """The signature the arguments select, their run-time leaves, and the device they are on."""
@@ -68,12 +69,12 @@ def target(kernel: Kernel, stream: Any, args: Any) -> tuple[tuple[ParamSpec, ...
     return signature, facts, _launch_device(facts, stream)
 
 
-def launch_device(kernel: Kernel, stream: Any, args: Any) -> int:
+def launch_device(kernel: Kernel, stream: object, args: Sequence[Any]) -> int:
     """The device a launch with these arguments runs on (checking them as a launch does)."""
     return target(kernel, stream, args)[2]
 
 
-def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
+def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Sequence[Any],
                  launcher: Launcher) -> tuple | None:
     """What the native hot path checks and launches for this specialization, or None when
     these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
@@ -91,7 +92,7 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Any,
             loaded.context, maps)
 
 
-def _native_value(spec: ParamSpec, arg: Any) -> bool:
+def _native_value(spec: ParamSpec, arg: object) -> bool:
     """Whether the C path reads this argument's value (its kind aside): torch tensors for
     arrays, Python ints and floats for scalars."""
     if isinstance(spec, ArraySpec):
@@ -113,7 +114,7 @@ def _check_parameter_count(kernel: Kernel, signature: tuple[ParamSpec, ...]) -> 
 
 
 def _check_device_arrays(kernel: Kernel, signature: tuple[ParamSpec, ...],
-                         args: Any) -> list[tuple[str, ArrayFacts | None]]:
+                         args: Sequence[Any]) -> list[tuple[str, ArrayFacts | None]]:
     """(name, facts) of every run-time leaf of the arguments, in kernel-parameter order (facts
     None for scalars); arrays must be in device memory."""
     found = []
@@ -142,7 +143,7 @@ def _not_on_device(name: str, device: str) -> None:
     )
 
 
-def _launch_device(facts: list[tuple[str, ArrayFacts | None]], stream: Any) -> int:
+def _launch_device(facts: list[tuple[str, ArrayFacts | None]], stream: object) -> int:
     """The device the arrays are on (all on one), checked against the stream's when it says."""
     found: dict[int, str] = {}
     for name, f in facts:
@@ -163,7 +164,8 @@ def _launch_device(facts: list[tuple[str, ArrayFacts | None]], stream: Any) -> i
     return device
 
 
-def pending_build(kernel: Kernel, stream: Any, args: Any) -> tuple[BuildJob, int] | None:
+def pending_build(kernel: Kernel, stream: object,
+                  args: Sequence[Any]) -> tuple[BuildJob, int] | None:
     """The compile job (and device) a launch with these arguments would need first; None when
     the specialization is already loaded."""
     signature, _, device = target(kernel, stream, args)

@@ -3,8 +3,6 @@ backend."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.errors import TileArgumentError, TileLaunchError
 
 # Blocks along x, y and z: CUDA's gridDim limits (compute capability 3.0 and later). The
@@ -12,7 +10,7 @@ from tilelang.errors import TileArgumentError, TileLaunchError
 MAX_GRID = (2**31 - 1, 65535, 65535)
 
 
-def normalize_grid(grid: Any) -> tuple[int, int, int]:
+def normalize_grid(grid: object) -> tuple[int, int, int]:
     """The grid as (x, y, z), missing axes 1; a `TileArgumentError` for what is not 1-3
     positive ints, a `TileLaunchError` for a grid over CUDA's limits."""
     if isinstance(grid, int) and not isinstance(grid, bool):

@@ -4,6 +4,7 @@ docs/runtime.md ("Launch paths") says which runs when."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tilelang import settings
@@ -21,10 +22,10 @@ def use_interpreter(kernel: Kernel) -> bool:
     return settings.interpret()
 
 
-_gpu_launch: Any = None
+_gpu_launch: Callable[[object, object, Kernel, Sequence[Any]], None] | None = None
 
 
-def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
+def _launch_on_gpu(stream: object, grid: object, kernel: Kernel, args: Sequence[Any]) -> None:
     global _gpu_launch
     if _gpu_launch is None:  # imported on first use: CPU-only users never load cuda.core
         from tilelang.runtime.gpu_launch import launch_on_gpu
@@ -33,7 +34,7 @@ def _launch_on_gpu(stream: Any, grid: Any, kernel: Kernel, args: Any) -> None:
     _gpu_launch(stream, grid, kernel, args)
 
 
-def launch(stream: Any, grid: Any, kernel: Any, args: Any, /, *,
+def launch(stream: object, grid: object, kernel: Any, args: Sequence[Any], /, *,
            programmatic_dependent_launch: bool = False) -> None:
     """Run `kernel` over `grid` blocks with `args`, on `stream` (asynchronously on the GPU).
 
@@ -75,7 +76,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, /, *,
         raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
-def _launch_dependent(stream: Any, grid: Any, kernel: Any, args: Any, flag: Any) -> None:
+def _launch_dependent(stream: object, grid: object, kernel: object, args: Sequence[Any],
+                      flag: object) -> None:
     """A programmatic dependent launch (runtime/dependent_launch.py). The interpreter and an
     autotuned kernel launch as usual: without overlap, which the attribute allows too."""
     if type(flag) is not bool:  # cuTile's message
@@ -90,7 +92,7 @@ def _launch_dependent(stream: Any, grid: Any, kernel: Any, args: Any, flag: Any)
     launch_dependent(stream, grid, as_kernel(kernel), args)
 
 
-def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Any) -> None:
+def _interpret(kernel: Kernel, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
     from tilelang import interpreter
     from tilelang.compiler import CompileOptions, compile_signature
     from tilelang.runtime.state import state_of
@@ -127,13 +129,15 @@ def exported_in(namespace: dict[str, Any]) -> None:
     _exported.append(namespace)
 
 
-def _first_native_fast(entry: Any, stream: Any, grid: Any, args: Any) -> Any:
+def _first_native_fast(entry: tuple[Any, ...], stream: object, grid: object,
+                       args: Sequence[Any]) -> object:
     """`_native_fast` until the first launch with a C entry (gpu_launch.native_entry builds
     entries only when the C module loaded): binds the C functions, then launches."""
     global _native_fast
     from tilelang.runtime.native_launch import native_module
 
     native = native_module()
+    assert native is not None  # there is an entry: the module loaded
     native.set_fallback(launch)
     _native_fast = native.fast
     for namespace in _exported:
@@ -142,4 +146,5 @@ def _first_native_fast(entry: Any, stream: Any, grid: Any, args: Any) -> Any:
     return _native_fast(entry, stream, grid, args)
 
 
-_native_fast: Any = _first_native_fast
+_native_fast: Callable[[tuple[Any, ...], object, object, Sequence[Any]], object] = \
+    _first_native_fast

@@ -55,7 +55,7 @@ class Launcher:
         self.maps = TensorMaps(tensor_maps) if tensor_maps else None
         native = native_module()
         if native is not None and self.maps is None:
-            self.call: Callable[..., int] = functools.partial(
+            self.call: Callable[..., int | None] = functools.partial(
                 native.launch, loaded.handle, loaded.context, self.launch_word,
                 native_formats(signature))
         else:
@@ -79,7 +79,7 @@ class Launcher:
         self._context = driver.CUcontext(self.loaded.context)
         self._success = driver.CUresult.CUDA_SUCCESS
 
-    def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: Any) -> Any:
+    def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: object) -> int | None:
         with self.lock:  # the driver call releases the GIL: keep the block ours until it returns
             struct.pack_into(self.format, self.block, 0, *values)
             if self.maps is not None:

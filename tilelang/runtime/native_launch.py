@@ -22,17 +22,18 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Literal
 
 from tilelang import settings
 from tilelang.runtime import disk_cache
 
 SOURCE = Path(__file__).parent / "native" / "launch.c"
-_module: Any = False  # False: not tried yet; None: unavailable
+_module: ModuleType | Literal[False] | None = False  # False: not tried yet; None: unavailable
 _loading = threading.Lock()  # threads launching at once build and load it once
 
 
-def native_module() -> Any:
+def native_module() -> ModuleType | None:
     global _module
     if _module is False:
         with _loading:
@@ -41,7 +42,7 @@ def native_module() -> Any:
     return _module
 
 
-def _build_and_load() -> Any:
+def _build_and_load() -> ModuleType | None:
     if not settings.native_launch_enabled():
         return None
     root = disk_cache.private_dir(create=True)
@@ -98,7 +99,7 @@ def _intact(target: Path) -> bool:
         return False
 
 
-def _load(target: Path) -> Any:
+def _load(target: Path) -> ModuleType | None:
     try:
         spec = importlib.util.spec_from_file_location("_tilelang_launch", target)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from tilelang.interface.host_arrays import ArrayFacts
 from tilelang.interface.parameters import Parameter
 from tilelang.interface.specs import ArraySpec, ConstSpec, ParamSpec, ScalarSpec, leaves
 from tilelang.language import dtypes as dt
+from tilelang.language.dtypes import DType
 
 SLOT = 8  # every parameter gets an 8-byte slot (all our parameters are at most 8 bytes)
 
@@ -53,7 +55,7 @@ class ArrayLeaf:
     def format(self) -> str:
         return "Q" + "q" * (2 * self.spec.ndim)
 
-    def values(self, facts: ArrayFacts | None, value: Any) -> list[Any]:
+    def values(self, facts: ArrayFacts | None, value: object) -> list[int]:
         assert facts is not None, "an array leaf comes with its facts"
         return [facts.ptr, *facts.shape, *facts.strides]
 
@@ -135,7 +137,8 @@ class ParameterPlan:
         return sum(1 + 2 * leaf.spec.ndim if isinstance(leaf, ArrayLeaf) else 1
                    for arg in self.arguments for leaf in arg.leaves)
 
-    def values(self, args: Any, facts: list[tuple[str, ArrayFacts | None]]) -> tuple[Any, ...]:
+    def values(self, args: Sequence[Any],
+               facts: list[tuple[str, ArrayFacts | None]]) -> tuple[Any, ...]:
         """The parameters of a launch: `facts` holds (name, facts) per leaf, in order (facts
         None for scalars), as gpu_launch checks them."""
         found: list[Any] = []
@@ -174,7 +177,7 @@ def wide_ints(params: tuple[Parameter, ...]) -> tuple[bool, ...]:
     return tuple(isinstance(p.kind, kinds.Scalar) for p in params)
 
 
-def _float8_bits(x: Any, dtype: Any) -> int:
+def _float8_bits(x: object, dtype: DType) -> int:
     import numpy as np
 
     from tilelang.dialect.semantics import np_dtype

@@ -5,6 +5,7 @@ for co-resident blocks (persistent kernels, blocks that wait for each other) rea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ class LoadedResources:
         return None if self.occupancy is None else self.occupancy.blocks_per_sm
 
 
-def resources(kernel: Any, args: Any, stream: Any = None) -> LoadedResources:
+def resources(kernel: object, args: Sequence[Any], stream: object = None) -> LoadedResources:
     """What the specialization a launch of `kernel` with `args` runs takes on their device
     (registers, local and shared memory, threads) and its `blocks_per_sm` there; compiled and
     loaded if no launch has, not launched. Sizes grids of blocks that must all be resident:
@@ -49,7 +50,7 @@ def resources(kernel: Any, args: Any, stream: Any = None) -> LoadedResources:
         raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
-def _loaded(kernel: Kernel, args: Any, stream: Any) -> LoadedResources:
+def _loaded(kernel: Kernel, args: Sequence[Any], stream: object) -> LoadedResources:
     from tilelang.runtime.launch import use_interpreter
 
     if use_interpreter(kernel):
@@ -73,7 +74,7 @@ def of_launcher(launcher: Launcher) -> LoadedResources:
     function = driver.CUfunction(launcher.loaded.handle)
     attribute = driver.CUfunction_attribute
 
-    def read(which: Any) -> int:
+    def read(which: driver.CUfunction_attribute) -> int:
         err, value = driver.cuFuncGetAttribute(which, function)
         if err != driver.CUresult.CUDA_SUCCESS:
             raise RuntimeError(f"cuFuncGetAttribute({which.name}) failed: {err.name}")

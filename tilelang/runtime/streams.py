@@ -7,7 +7,7 @@ from typing import Any
 from tilelang.errors import TileArgumentError
 
 
-def stream_handle(stream: Any, args: tuple[Any, ...] = (), device: int | None = None) -> int:
+def stream_handle(stream: object, args: tuple[Any, ...] = (), device: int | None = None) -> int:
     """A cuda.core / torch / CuPy stream, anything with `__cuda_stream__`, a raw int handle, or
     None (the current torch stream of `device` when torch tensors are passed, else the default
     stream)."""
@@ -28,7 +28,7 @@ def stream_handle(stream: Any, args: tuple[Any, ...] = (), device: int | None = 
 HANDLE_ATTRIBUTES = ("cuda_stream", "ptr", "handle")  # torch, CuPy, cuda.core
 
 
-def check_stream(stream: Any) -> None:
+def check_stream(stream: object) -> None:
     """Refuse what `stream_handle` would refuse, without asking CUDA anything: the interpreter
     runs no stream but takes only what a GPU launch takes."""
     if stream is None or (isinstance(stream, int) and not isinstance(stream, bool)):
@@ -40,7 +40,7 @@ def check_stream(stream: Any) -> None:
     raise not_a_stream(stream)
 
 
-def not_a_stream(stream: Any) -> TileArgumentError:
+def not_a_stream(stream: object) -> TileArgumentError:
     shown = repr(stream)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     return TileArgumentError(
@@ -57,7 +57,7 @@ def not_a_stream(stream: Any) -> TileArgumentError:
 DEFAULT_STREAM_HANDLES = (0, 1, 2)
 
 
-def stream_device(stream: Any) -> int | None:
+def stream_device(stream: object) -> int | None:
     """The device ordinal of a torch or cuda.core stream object; None when it cannot tell, and
     for a default stream: torch's `current_stream()` of a device no one made current is its
     default stream, which means the current context's. The launch then runs on the arrays'
