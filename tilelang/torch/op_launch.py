@@ -4,7 +4,7 @@ CPU tensors, nothing while the op's fake implementation runs)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -39,7 +39,7 @@ def launches_skipped() -> Iterator[None]:
         _tracing.depth = depth
 
 
-def launch(grid: Any, kernel: Any, args: Any, /) -> None:
+def launch(grid: object, kernel: object, args: Sequence[Any], /) -> None:
     """Launch `kernel` over `grid` on the current torch stream of its tensors' device; on CPU
     tensors run it on the interpreter; on fake or meta tensors (while torch traces the op), or
     over a grid with a 0 in it (empty tensors), do nothing. Call it from the host function of a
@@ -67,7 +67,7 @@ def launch(grid: Any, kernel: Any, args: Any, /) -> None:
         raise  # a bare raise adds no frame: the traceback ends at the user's call
 
 
-def _launch(grid: Any, kernel: Any, args: Any, where: str | None) -> None:
+def _launch(grid: object, kernel: object, args: Sequence[Any], where: str | None) -> None:
     if where == "cpu":
         kernel = interpreted(as_kernel(kernel))
     tile_launch(None, grid, kernel, args)
@@ -81,7 +81,7 @@ def interpreted(kernel: Kernel) -> Kernel:
     return kernel if kernel.options.interpret else kernel.replace_hints(interpret=True)
 
 
-def _first_tensor(args: Any) -> torch.Tensor | None:
+def _first_tensor(args: object) -> torch.Tensor | None:
     if not isinstance(args, tuple | list):
         return None
     for a in args:
@@ -107,7 +107,7 @@ def _where(t: torch.Tensor | None) -> str | None:
     return "fake" if t.is_meta else t.device.type
 
 
-def _check_arguments(kernel: Kernel, args: Any) -> None:
+def _check_arguments(kernel: Kernel, args: object) -> None:
     """What a traced launch can check without running: the arguments' form and count."""
     if not isinstance(args, tuple | list):
         raise TileArgumentError(

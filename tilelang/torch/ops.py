@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -13,6 +13,9 @@ from tilelang.errors import TileArgumentError
 from tilelang.runtime.launch import launch as tile_launch
 from tilelang.torch.op_launch import launches_skipped
 from tilelang.torch.output_checks import FakeComparison, check_output_devices
+
+if TYPE_CHECKING:
+    from torch.library import CustomOpDef
 
 DEVICE_TYPES = ("cpu", "cuda")  # CUDA tensors run on the GPU, CPU tensors on the interpreter
 
@@ -25,9 +28,9 @@ def custom_op(
     mutates_args: str | Iterable[str],
     device_types: str | Sequence[str] | None = DEVICE_TYPES,
     schema: str | None = None,
-    tags: Any = None,
+    tags: torch.Tag | Sequence[torch.Tag] | None = None,
     fake: Callable[..., Any] | None = None,
-) -> Any:
+) -> CustomOpDef | Callable[[Callable[..., Any]], CustomOpDef]:
     """Make `fn`, a host function that allocates outputs and calls `tilelang.torch.launch`, a
     `torch.library.custom_op` named `name` ("namespace::op"); returns its `CustomOpDef`.
 
@@ -44,7 +47,7 @@ def custom_op(
         ...     tilelang.torch.launch((ct.cdiv(x.numel(), 1024),), add_kernel, (x, y, out, 1024))
         ...     return out
     """
-    def register(host: Callable[..., Any]) -> Any:
+    def register(host: Callable[..., Any]) -> CustomOpDef:
         inferred = schema or _infer_schema(host, mutates_args, tags)
         derived = _derived_fake(name, host)
         comparison = FakeComparison(name)
@@ -61,7 +64,7 @@ def custom_op(
     return register if fn is None else register(fn)
 
 
-def _infer_schema(host: Callable[..., Any], mutates_args: Any, tags: Any) -> str:
+def _infer_schema(host: Callable[..., Any], mutates_args: str | Iterable[str], tags: Any) -> str:
     """The schema from `host`'s own hints (they are read in `host`'s module)."""
     extra = {"tags": tags} if tags is not None else {}
     return torch.library.infer_schema(host, mutates_args=mutates_args, **extra)
@@ -78,7 +81,7 @@ def _real_impl(name: str, host: Callable[..., Any], comparison: FakeComparison,
     checked_on: set[Any] = set()  # devices (of the first tensor) whose outputs were checked
 
     @functools.wraps(host)
-    def impl(*args: Any, **kwargs: Any) -> Any:
+    def impl(*args: object, **kwargs: object) -> object:
         result = host(*args, **kwargs)
         device = _first_device(args)
         if device not in checked_on:  # once per device: a host function allocates alike
@@ -91,7 +94,7 @@ def _real_impl(name: str, host: Callable[..., Any], comparison: FakeComparison,
     return impl
 
 
-def _first_device(args: tuple[Any, ...]) -> Any:
+def _first_device(args: tuple[object, ...]) -> torch.device | None:
     for a in args:
         if isinstance(a, torch.Tensor):
             return a.device
@@ -100,7 +103,7 @@ def _first_device(args: tuple[Any, ...]) -> Any:
 
 def _derived_fake(name: str, host: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(host)
-    def fake(*args: Any, **kwargs: Any) -> Any:
+    def fake(*args: object, **kwargs: object) -> object:
         with launches_skipped():
             try:
                 result = host(*args, **kwargs)

@@ -3,7 +3,7 @@ input shape) as the user's own fake implementation describes them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -14,7 +14,7 @@ from tilelang.errors import TileValueError
 MAX_CHECKED = 256  # input signatures compared per op; past that, outputs go unchecked
 
 
-def tensors(tree: Any) -> Iterator[torch.Tensor]:
+def tensors(tree: object) -> Iterator[torch.Tensor]:
     """The tensors in nested tuples, lists and dicts (the arguments or results of an op)."""
     if isinstance(tree, torch.Tensor):
         yield tree
@@ -26,7 +26,7 @@ def tensors(tree: Any) -> Iterator[torch.Tensor]:
             yield from tensors(item)
 
 
-def check_output_devices(name: str, inputs: Any, result: Any) -> None:
+def check_output_devices(name: str, inputs: object, result: object) -> None:
     """Outputs must be on the inputs' device (when they are all on one): a kernel writes only
     memory of the device it runs on."""
     devices = {t.device for t in tensors(inputs)}
@@ -49,9 +49,9 @@ class FakeComparison:
 
     def __init__(self, name: str):
         self.name = name
-        self.seen: set[Any] = set()
+        self.seen: set[object] = set()
 
-    def check(self, inputs: tuple[tuple[Any, ...], dict[str, Any]], result: Any) -> None:
+    def check(self, inputs: tuple[tuple[Any, ...], dict[str, Any]], result: object) -> None:
         if len(self.seen) >= MAX_CHECKED or _capturing():
             return
         key = _signature(inputs)
@@ -62,7 +62,7 @@ class FakeComparison:
         if expected is not _UNKNOWN:
             self._compare(list(tensors(result)), list(tensors(expected)))
 
-    def _run_fake(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _run_fake(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> object:
         namespace, op_name = self.name.split("::")
         overload = getattr(getattr(torch.ops, namespace), op_name).default
         mode = FakeTensorMode()
@@ -98,7 +98,7 @@ def _describe(t: torch.Tensor) -> str:
            f"strides {strides}"
 
 
-def _signature(tree: Any) -> Any:
+def _signature(tree: object) -> object:
     if isinstance(tree, torch.Tensor):
         return (tuple(tree.shape), tree.stride(), tree.dtype, tree.device)
     if isinstance(tree, tuple | list):
@@ -108,7 +108,7 @@ def _signature(tree: Any) -> Any:
     return tree if _hashable(tree) else repr(tree)
 
 
-def _hashable(value: Any) -> bool:
+def _hashable(value: object) -> bool:
     try:
         hash(value)
     except TypeError:
@@ -116,7 +116,7 @@ def _hashable(value: Any) -> bool:
     return True
 
 
-def _map_tensors(fn: Any, tree: Any) -> Any:
+def _map_tensors(fn: Callable[[torch.Tensor], torch.Tensor], tree: object) -> Any:
     if isinstance(tree, torch.Tensor):
         return fn(tree)
     if isinstance(tree, tuple | list):

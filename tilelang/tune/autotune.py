@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 # fingerprint and the GPU launch path are imported with the autotuner, not at the first launch:
 # a new process's first launch of a tuned kernel (its choice from autotune.json, its binary from
@@ -22,7 +22,7 @@ import tilelang
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileValueError
 from tilelang.frontend.source import fingerprint
-from tilelang.interface.kernel import Kernel, KernelOptions, as_kernel
+from tilelang.interface.kernel import Kernel, KernelHints, KernelOptions, as_kernel
 from tilelang.runtime import gpu_launch  # noqa: F401  (see above)
 from tilelang.runtime.launch import use_interpreter
 from tilelang.tune import records
@@ -30,6 +30,9 @@ from tilelang.tune.keys import device_name, key_of
 from tilelang.tune.progress import Progress
 from tilelang.tune.search import NoValidConfigError, TuningResult, search
 from tilelang.tune.snapshot import Snapshots
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class Config:
@@ -40,7 +43,8 @@ class Config:
         >>> tilelang.Config({"BLOCK": 1024}, num_warps=8)
     """
 
-    def __init__(self, kwargs: Mapping[str, Any] | None = None, **hints: Any) -> None:
+    def __init__(self, kwargs: Mapping[str, Any] | None = None,
+                 **hints: Unpack[KernelHints]) -> None:
         self.kwargs = dict(kwargs or {})
         self.hints = hints
         unknown = sorted(set(hints) - set(KernelOptions.__dataclass_fields__))
@@ -63,7 +67,8 @@ class Config:
 
 
 def autotune(configs: Sequence[Config | Mapping[str, Any]], key: Iterable[str] = (), *,
-             restore_value: Iterable[str] | None = None) -> Callable[[Any], Autotuner]:
+             restore_value: Iterable[str] | None = None
+             ) -> Callable[[Kernel | Callable[..., Any]], Autotuner]:
     """Decorate a kernel to pick the fastest of `configs` per value of the `key` arguments.
 
     `restore_value` names the array arguments the kernel writes, put back before every timed
@@ -77,7 +82,7 @@ def autotune(configs: Sequence[Config | Mapping[str, Any]], key: Iterable[str] =
         >>> tilelang.launch(stream, lambda a: (tilelang.cdiv(a["n"], a["BLOCK"]),), scale,
         ...                 (x, out, n))
     """
-    def wrap(kernel: Any) -> Autotuner:
+    def wrap(kernel: Kernel | Callable[..., Any]) -> Autotuner:
         return Autotuner(as_kernel(kernel), configs, key, restore_value)
 
     return wrap
@@ -107,17 +112,17 @@ class Autotuner:
     def __repr__(self) -> str:
         return f"<tilelang autotuned kernel {self.name}: {len(self.configs)} configs>"
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError(f"kernel {self.name} cannot be called directly; use "
                         f"tilelang.launch(stream, grid, {self.name}, args)")
 
-    def __tilelang_launch__(self, stream: Any, grid: Any, args: Any) -> None:
+    def __tilelang_launch__(self, stream: object, grid: object, args: object) -> None:
         args = self._check_args(args)
         index = self.choose(stream, grid, args)
         full = self.full_args(index, args)
         tilelang.launch(stream, _grid(grid, self.kernel, full), self.kernels[index], full)
 
-    def choose(self, stream: Any, grid: Any, args: tuple[Any, ...]) -> int:
+    def choose(self, stream: object, grid: object, args: tuple[Any, ...]) -> int:
         """The index of the config to run these arguments with (searching if no choice is
         remembered for their key)."""
         if not settings.autotune_enabled():
@@ -137,7 +142,7 @@ class Autotuner:
         return tuple(values[p.name] if p.name in self.tuned else next(given)
                      for p in self.kernel.params)
 
-    def _check_args(self, args: Any) -> tuple[Any, ...]:
+    def _check_args(self, args: object) -> tuple[Any, ...]:
         if not isinstance(args, tuple | list):
             raise TileArgumentError(f"kernel arguments must be a tuple, got {type(args).__name__}")
         if len(args) != len(self.arg_names):
@@ -147,14 +152,14 @@ class Autotuner:
                 hint=f"its configs set {', '.join(sorted(self.tuned))}: leave them out")
         return tuple(args)
 
-    def _recorded(self, device: str, key: Any) -> Config | None:
+    def _recorded(self, device: str, key: tuple[object, ...]) -> Config | None:
         entry = records.lookup(_kernel_id(self.kernel), fingerprint(self.kernel.fn), device,
                                _key_text(key))
         found = entry and entry.get("config")
         return next((c for c in self.configs if c.to_json() == found), None)
 
-    def _search(self, stream: Any, grid: Any, args: tuple[Any, ...], device: str,
-                key: Any) -> Config:
+    def _search(self, stream: object, grid: object, args: tuple[Any, ...], device: str,
+                key: tuple[object, ...]) -> Config:
         snapshots = Snapshots(self._written(args))
         index = {id(c): i for i, c in enumerate(self.configs)}
         fulls = [self.full_args(i, args) for i in range(len(self.configs))]
@@ -191,7 +196,8 @@ class Autotuner:
             warnings.warn(f"autotune: {config} of kernel {self.name} failed and is skipped: "
                           f"{kind.__name__}: {first}", stacklevel=5)
 
-    def _record(self, device: str, key: Any, config: Config, median_us: float) -> None:
+    def _record(self, device: str, key: tuple[object, ...], config: Config,
+                median_us: float) -> None:
         try:
             json.dumps(config.to_json())
         except TypeError:  # values JSON cannot hold: remembered in memory only
@@ -208,7 +214,7 @@ class Autotuner:
                 for array in arrays_in(value)]
 
 
-def _grid(grid: Any, kernel: Kernel, full: tuple[Any, ...]) -> Any:
+def _grid(grid: object, kernel: Kernel, full: tuple[Any, ...]) -> object:
     if callable(grid):
         return grid({p.name: v for p, v in zip(kernel.params, full)})
     return grid
@@ -244,5 +250,5 @@ def _kernel_id(kernel: Kernel) -> str:
     return f"{kernel.fn.__module__}.{kernel.fn.__qualname__}"
 
 
-def _key_text(key: Any) -> str:
+def _key_text(key: tuple[object, ...]) -> str:
     return json.dumps(key, default=repr)

@@ -19,7 +19,10 @@ import struct
 import sys
 import warnings
 from dataclasses import dataclass
-from typing import Any, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
+
+if TYPE_CHECKING:
+    from tilelang.runtime.build import BuildJob, Built
 
 
 @dataclass
@@ -30,7 +33,7 @@ class Failure:
     message: str
 
 
-def write_message(out: BinaryIO, value: Any) -> None:
+def write_message(out: BinaryIO, value: object) -> None:
     data = pickle.dumps(value)
     out.write(struct.pack("<Q", len(data)) + data)
     out.flush()
@@ -96,7 +99,7 @@ def _fork(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
     return [pid]
 
 
-def compile_job(job: Any, assembler: str) -> Any:
+def compile_job(job: BuildJob, assembler: str) -> Built | Failure:
     """Built, or Failure (whose exception class the parent can unpickle)."""
     from tilelang.runtime.build import build
 

@@ -4,17 +4,28 @@ shape and dtype), the dtypes of all arrays, and the device's name."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeGuard
 
 
-def key_of(names: list[str], arg_names: list[str], args: tuple[Any, ...]) -> tuple[Any, ...]:
+class ArrayLike(Protocol):
+    """What the autotuner reads of an array argument (NumPy, torch, CuPy, ...)."""
+
+    @property
+    def shape(self) -> Sequence[int]: ...
+
+    @property
+    def dtype(self) -> object: ...
+
+
+def key_of(names: list[str], arg_names: list[str], args: tuple[Any, ...]) -> tuple[object, ...]:
     """A hashable, JSON-able key: ((name, value) of each key argument, ..., ("dtypes", ...))."""
     by_name = dict(zip(arg_names, args))
     dtypes = tuple(_dtype(a) for value in args for a in arrays_in(value))
     return (*((name, _canonical(by_name[name])) for name in names), ("dtypes", dtypes))
 
 
-def arrays_in(value: Any) -> list[Any]:
+def arrays_in(value: object) -> list[ArrayLike]:
     """The arrays of an argument: itself, or those in a tuple or list (depth first)."""
     if isinstance(value, tuple | list):
         return [a for item in value for a in arrays_in(item)]
@@ -55,17 +66,17 @@ def _cuda_ordinal(array: Any) -> int | None:
     return None
 
 
-def _is_array(value: Any) -> bool:
+def _is_array(value: object) -> TypeGuard[ArrayLike]:
     from tilelang.interface.host_arrays import is_numpy_scalar
 
     return hasattr(value, "shape") and hasattr(value, "dtype") and not is_numpy_scalar(value)
 
 
-def _dtype(array: Any) -> str:
+def _dtype(array: ArrayLike) -> str:
     return str(array.dtype).removeprefix("torch.")
 
 
-def _canonical(value: Any) -> Any:
+def _canonical(value: object) -> object:
     if _is_array(value):
         return ("array", tuple(int(d) for d in value.shape), _dtype(value))
     if isinstance(value, tuple | list):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 Problem = tuple[type[BaseException], str] | None  # why a candidate cannot run (None: it can)
 
 
-def prebuild(candidates: list[Any], stream: Any, progress: Progress
+def prebuild(candidates: list[Any], stream: object, progress: Progress
              ) -> Generator[tuple[Any, Problem], None, None]:
     """Every candidate once, when it can run (its specialization loaded, or an interpreter
     candidate, left to its first run) or with the (exception type, message) that keeps it from

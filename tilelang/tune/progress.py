@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 DELAY_S = 1.0  # quick searches print nothing
 
@@ -39,7 +39,7 @@ class Progress:
             self.shown = False
 
 
-def _is_terminal(out: Any) -> bool:
+def _is_terminal(out: TextIO) -> bool:
     try:
         return bool(out.isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 from tilelang.errors import TileLaunchTimeoutError
 from tilelang.interface.kernel import Kernel
 from tilelang.runtime.launch import use_interpreter
-from tilelang.tune.prebuild import prebuild
+from tilelang.tune.prebuild import Problem, prebuild
 from tilelang.tune.progress import Progress
 from tilelang.tune.timing import benchmark as _benchmark
 
@@ -89,7 +89,7 @@ class TuningResult(Generic[T]):
 
 def exhaustive_search(
     search_space: Sequence[T],
-    stream: Any,
+    stream: object,
     grid_fn: Callable[[T], tuple[int, ...]],
     kernel: Kernel | Callable[[T], Kernel],
     args_fn: Callable[[T], tuple[Any, ...]],
@@ -126,9 +126,10 @@ def exhaustive_search(
     return result
 
 
-def search(configs: list[Any], stream: Any, grid_fn: Callable[[Any], Any], kernel: Any,
-           args_fn: Callable[[Any], Any], hints_fn: Callable[[Any], Any] | None,
-           timeout_s: float | None, progress: Progress) -> TuningResult[Any]:
+def search(configs: list[T], stream: object, grid_fn: Callable[[T], object],
+           kernel: Kernel | Callable[[T], Kernel], args_fn: Callable[[T], tuple[Any, ...]],
+           hints_fn: Callable[[T], dict[str, Any]] | None, timeout_s: float | None,
+           progress: Progress) -> TuningResult[T]:
     """`exhaustive_search` without the printing (what `autotune` runs)."""
     candidates, failures = _candidates(configs, grid_fn, kernel, args_fn, hints_fn)
     with contextlib.closing(prebuild(candidates, stream, progress)) as ready:
@@ -153,28 +154,28 @@ class NoValidConfigError(ValueError):
 
 
 @dataclass(eq=False)
-class Candidate:
+class Candidate(Generic[T]):
     """One config being timed: its launch and its samples (a running mean and variance)."""
 
     order: int
-    config: Any
-    grid: Any
-    kernel: Any
-    args_fn: Callable[[], Any]
+    config: T
+    grid: object
+    kernel: Kernel
+    args_fn: Callable[[], tuple[Any, ...]]
     on_interpreter: bool = False
     samples: list[float] = field(default_factory=list)
     mean_us: float = 0.0
     margin_us: float = 0.0
     _m2: float = 0.0
 
-    def warm_up(self, stream: Any, timeout_s: float | None) -> None:
+    def warm_up(self, stream: object, timeout_s: float | None) -> None:
         for i in range(_WARM_UP_REPEATS):
             if i == 0 and timeout_s is not None:
                 benchmark_with_timeout(stream, self.grid, self.kernel, self.args_fn(), timeout_s)
             else:
                 _benchmark(stream, self.grid, self.kernel, self.args_fn())
 
-    def measure(self, stream: Any, count: int) -> None:
+    def measure(self, stream: object, count: int) -> None:
         for _ in range(min(count, _MAX_REPEATS - len(self.samples))):
             self._add(_benchmark(stream, self.grid, self.kernel, self.args_fn()))
 
@@ -194,13 +195,13 @@ class Candidate:
             or n >= _MAX_REPEATS or self.mean_us * n > _MAX_MEASURE_TIME_US
             or (self.on_interpreter and n >= _MAX_INTERPRETER_REPEATS))
 
-    def measurement(self) -> Measurement[Any]:
+    def measurement(self) -> Measurement[T]:
         return Measurement(config=self.config, mean_us=self.mean_us,
                            num_samples=len(self.samples), error_margin_us=self.margin_us,
                            median_us=_median(self.samples))
 
 
-def benchmark_with_timeout(stream: Any, grid: Any, kernel: Any, args: Any,
+def benchmark_with_timeout(stream: object, grid: object, kernel: object, args: Sequence[Any],
                            timeout_s: float) -> tuple[float, float]:
     """One timed run that fails when it takes longer than `timeout_s` of wall time: returns
     (kernel µs, wall seconds). The run is not interrupted: a kernel that never ends still hangs
@@ -223,10 +224,11 @@ def _median(values: list[float]) -> float:
 Failures = list[tuple[int, tuple[Any, type[BaseException], str]]]  # (sort key, failure)
 
 
-def _candidates(configs: list[Any], grid_fn: Callable[[Any], Any], kernel: Any,
-                args_fn: Callable[[Any], Any], hints_fn: Callable[[Any], Any] | None
-                ) -> tuple[list[Candidate], Failures]:
-    candidates: list[Candidate] = []
+def _candidates(configs: list[T], grid_fn: Callable[[T], object],
+                kernel: Kernel | Callable[[T], Kernel], args_fn: Callable[[T], tuple[Any, ...]],
+                hints_fn: Callable[[T], dict[str, Any]] | None
+                ) -> tuple[list[Candidate[T]], Failures]:
+    candidates: list[Candidate[T]] = []
     failures: Failures = []
     for order, config in enumerate(configs):
         try:
@@ -244,9 +246,9 @@ def _candidates(configs: list[Any], grid_fn: Callable[[Any], Any], kernel: Any,
     return candidates, failures
 
 
-def _rank(ready: Iterable[tuple[Candidate, Any]], count: int, stream: Any,
+def _rank(ready: Iterable[tuple[Candidate[T], Problem]], count: int, stream: object,
           timeout_s: float | None, progress: Progress, failures: Failures, total: int
-          ) -> list[Candidate]:
+          ) -> list[Candidate[T]]:
     """Time the `count` candidates (see the module's docstring) as `ready` hands them over
     (prebuild.py: each with the problem that keeps it from running, or None); the ones that
     ran."""

@@ -4,7 +4,10 @@ after the search, so each run (and the real launch after) sees the caller's data
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
 
 
 class Snapshots:
@@ -61,11 +64,11 @@ def _overlaps(array: Any) -> bool:
     return any(s == 0 and d > 1 for s, d in zip(strides, shape))
 
 
-def _is_cuda_tensor(array: Any) -> bool:
+def _is_cuda_tensor(array: object) -> bool:
     return type(array).__module__.startswith("torch") and bool(getattr(array, "is_cuda", False))
 
 
-def _no_grad() -> Any:
+def _no_grad() -> torch.no_grad:
     import torch
 
     return torch.no_grad()

@@ -4,16 +4,21 @@ on the GPU, the wall clock on the interpreter."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import tilelang
 from tilelang.errors import TileLaunchError
-from tilelang.interface.kernel import as_kernel
+from tilelang.interface.kernel import Kernel, as_kernel
 from tilelang.runtime.launch import use_interpreter
 
+if TYPE_CHECKING:
+    from cuda.bindings import driver
 
-def benchmark(stream: Any, grid: Any, kernel: Any, args: Any) -> float:
+
+def benchmark(stream: object, grid: object, kernel: object, args: Sequence[Any]) -> float:
     """Run `kernel` once and return how long it took (µs); the launch is synchronized."""
     k = as_kernel(kernel)
     if use_interpreter(k):
@@ -27,17 +32,17 @@ def benchmark(stream: Any, grid: Any, kernel: Any, args: Any) -> float:
 class _DeviceTimer:
     """Two events and a scratch buffer of one device (made once, kept for the process)."""
 
-    context: Any
-    start: Any
-    end: Any
-    scratch: Any
+    context: driver.CUcontext
+    start: driver.CUevent
+    end: driver.CUevent
+    scratch: driver.CUdeviceptr
     scratch_bytes: int
 
 
 _timers: dict[int, _DeviceTimer] = {}
 
 
-def _gpu_time(stream: Any, grid: Any, kernel: Any, args: Any) -> float:
+def _gpu_time(stream: object, grid: object, kernel: Kernel, args: Sequence[Any]) -> float:
     from tilelang.runtime.gpu_launch import launch_device
     from tilelang.runtime.streams import stream_handle
 
@@ -82,17 +87,17 @@ def _make_timer(device: int) -> _DeviceTimer:
 class _current:
     """Make `context` current for the driver calls inside (the thread's may be another's)."""
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: driver.CUcontext) -> None:
         self.context = context
 
     def __enter__(self) -> None:
         _check(_driver().cuCtxPushCurrent(self.context))
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         _driver().cuCtxPopCurrent()
 
 
-def _driver() -> Any:
+def _driver() -> ModuleType:
     from tilelang.cuda_compat import driver
 
     return driver
