@@ -87,15 +87,27 @@ def tma_plan(op: ir.Operation, chip: str, num_warps: int,
         return None
     plan = matmul_loop(op, chip, num_warps)
     if plan is not None:
-        if plan.engine != "wgmma":
+        if plan.engine != "wgmma" or not _kernel_arrays([plan.load_a, plan.load_b]):
             return None
         plan = dataclasses.replace(plan, tma=True)
         return plan if tma_ring.fits([plan.a, plan.b]) else None
     staged = staged_loop(op, chip, num_warps)
-    if staged is None:
+    if staged is None or not _kernel_arrays([o.load for o in staged.operands]):
         return None
     boxed = with_panels(staged)
     return boxed if tma_ring.fits([o.operand for o in boxed.operands]) else None
+
+
+def _kernel_arrays(loads: list[ir.Operation]) -> bool:
+    """Whether every load reads an array passed as a kernel parameter: a tensor map is encoded
+    on the host for a parameter, so an array picked at run time (an element of a list of
+    arrays, as a grouped GEMM's) is copied by cp.async instead."""
+    for load in loads:
+        array = load.operands[0]
+        if not isinstance(array.owner, ir.Block) or \
+                name(array.owner.owner) != "func.func":
+            return False
+    return True
 
 
 def ring_loop(plan: MatmulLoop | StagedLoop) -> RingLoop:
