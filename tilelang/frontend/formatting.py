@@ -12,7 +12,7 @@ import dataclasses
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from tilelang.dialect.printing import FLOAT_CONVERSIONS, INT_CONVERSIONS, Conversion
 from tilelang.errors import TileSyntaxError, TileTypeError
@@ -64,7 +64,7 @@ def concat(*parts: Text) -> Text:
     return FormattedString(tuple(pieces))
 
 
-def is_text(value: Any) -> bool:
+def is_text(value: object) -> TypeGuard[Text]:
     return isinstance(value, str | FormattedString)
 
 

@@ -21,14 +21,14 @@ if TYPE_CHECKING:
 
 
 @lowers(lang.Slice, raw=True)
-def emit_slice(em: Emitter, start: Any, length: Any) -> lang.Slice:
+def emit_slice(em: Emitter, start: Any, length: object) -> lang.Slice:
     if isinstance(length, bool) or not isinstance(length, int):
         raise TileTypeError(f"the length of a Slice must be a constant int, got "
                             f"{describe(length)}")
     return lang.Slice(start, length)
 
 
-def _element_indices(fn: str, array: ArrayValue, indices: Any) -> tuple[TileValue, ...]:
+def _element_indices(fn: str, array: ArrayValue, indices: object) -> tuple[TileValue, ...]:
     """One index tile per array dimension, broadcast to the implied tile shape."""
     if not isinstance(indices, tuple) or len(indices) != array.ndim:
         count = len(indices) if isinstance(indices, tuple) else 1
@@ -62,8 +62,9 @@ def _element_indices(fn: str, array: ArrayValue, indices: Any) -> tuple[TileValu
 
 
 @lowers(lang.load_advanced_indexing)
-def emit_load_advanced(em: Emitter, array: Any, indices: Any, padding_mode: Any, latency: Any,
-                       allow_tma: Any) -> TileValue:
+def emit_load_advanced(em: Emitter, array: object, indices: object, padding_mode: object,
+                       latency: object,
+                       allow_tma: object) -> TileValue:
     array = as_array(array, "load_advanced_indexing")
     coords = _element_indices("load_advanced_indexing", array, indices)
     pad = _padding(padding_mode)
@@ -76,8 +77,8 @@ def emit_load_advanced(em: Emitter, array: Any, indices: Any, padding_mode: Any,
 
 
 @lowers(lang.store_advanced_indexing)
-def emit_store_advanced(em: Emitter, array: Any, indices: Any, tile: Any, latency: Any,
-                        allow_tma: Any) -> None:
+def emit_store_advanced(em: Emitter, array: object, indices: object, tile: object, latency: object,
+                        allow_tma: object) -> None:
     array = as_array(array, "store_advanced_indexing")
     coords = _element_indices("store_advanced_indexing", array, indices)
     if isinstance(tile, TileValue) and tile.shape and tile.shape != coords[0].shape:

@@ -31,7 +31,7 @@ def as_dtype(obj: Any, what: str = "dtype") -> DType:
     return found
 
 
-def as_array(obj: Any, fn: str) -> ArrayValue:
+def as_array(obj: object, fn: str) -> ArrayValue:
     if not isinstance(obj, ArrayValue):
         hint = None
         if isinstance(obj, TiledViewValue):
@@ -41,7 +41,7 @@ def as_array(obj: Any, fn: str) -> ArrayValue:
     return obj
 
 
-def as_tile(obj: Any, fn: str) -> TileValue:
+def as_tile(obj: object, fn: str) -> TileValue:
     if not isinstance(obj, TileValue):
         if is_loose(obj):
             return build.to_tile(obj)
@@ -49,13 +49,13 @@ def as_tile(obj: Any, fn: str) -> TileValue:
     return obj
 
 
-def const_int(obj: Any, what: str) -> int:
+def const_int(obj: object, what: str) -> int:
     if isinstance(obj, bool) or not isinstance(obj, int):
         raise TileTypeError(f"{what} must be a compile-time constant int, got {describe(obj)}")
     return obj
 
 
-def index_scalar(obj: Any, what: str) -> TileValue:
+def index_scalar(obj: object, what: str) -> TileValue:
     """A run-time integer scalar used as an index: int32, or int64 when it needs 64 bits."""
     if is_loose(obj) and not isinstance(obj, float | bool):
         return build.to_tile(obj)
@@ -65,5 +65,5 @@ def index_scalar(obj: Any, what: str) -> TileValue:
     return build.cast(obj, dt.int64 if wide else dt.int32)
 
 
-def as_tuple(obj: Any) -> tuple:
+def as_tuple(obj: object) -> tuple:
     return obj if isinstance(obj, tuple) else (obj,)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @lowers(lang.divmod)
-def emit_divmod(em: Emitter, x: Any, y: Any) -> tuple[Any, Any]:
+def emit_divmod(em: Emitter, x: object, y: object) -> tuple[Any, Any]:
     """cuTile's rules: no bool pair; floats only as two constants (folded as Python does)."""
     if all(_dtype_of(v) is dt.bool_ for v in (x, y)):
         raise TileTypeError("divmod() operation does not support bool")
@@ -31,19 +31,19 @@ def emit_divmod(em: Emitter, x: Any, y: Any) -> tuple[Any, Any]:
     return operators.binary("floordiv", x, y), operators.binary("mod", x, y)
 
 
-def _dtype_of(value: Any) -> Any:
+def _dtype_of(value: object) -> object:
     if isinstance(value, TileValue):
         return value.dtype
     return dt.bool_ if isinstance(value, bool) else None
 
 
 @lowers(builtins.divmod, raw=True)
-def emit_builtin_divmod(em: Emitter, x: Any, y: Any) -> tuple[Any, Any]:
+def emit_builtin_divmod(em: Emitter, x: object, y: object) -> tuple[Any, Any]:
     return emit_divmod(em, x, y)
 
 
 @lowers(lang.astile)
-def emit_astile(em: Emitter, value: Any, dtype: Any) -> TileValue:
+def emit_astile(em: Emitter, value: object, dtype: object) -> TileValue:
     """cuTile's rules and messages: a scalar, or nested tuples of scalars whose lengths are
     powers of two and whose siblings have one shape; constants convert as astype does."""
     dtype = as_dtype(dtype)
@@ -63,7 +63,7 @@ def emit_astile(em: Emitter, value: Any, dtype: Any) -> TileValue:
     return build.reshape(tile, shape)
 
 
-def _shape(value: Any, path: tuple[int, ...]) -> tuple[int, ...]:
+def _shape(value: object, path: tuple[int, ...]) -> tuple[int, ...]:
     """The shape of nested tuple `value` at `path` (cuTile's checks, in its order)."""
     where = "value" + "".join(f"[{i}]" for i in path)
     if not isinstance(value, tuple):
@@ -79,11 +79,11 @@ def _shape(value: Any, path: tuple[int, ...]) -> tuple[int, ...]:
     return (n, *shapes.pop())
 
 
-def _is_scalar(value: Any) -> bool:
+def _is_scalar(value: object) -> bool:
     return is_loose(value) or (isinstance(value, TileValue) and not value.shape)
 
 
-def _flatten(value: Any) -> list[Any]:
+def _flatten(value: object) -> list[Any]:
     if isinstance(value, tuple):
         return [item for v in value for item in _flatten(v)]
     return [value]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
@@ -11,12 +11,13 @@ from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_fits, check_shape, describe
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang
+from tilelang.language.dtypes import DType
 
 if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 
-def _shape(shape: Any, op: str = "full") -> tuple[int, ...]:
+def _shape(shape: object, op: str = "full") -> tuple[int, ...]:
     parts = shape if isinstance(shape, tuple) else (shape,)
     if any(isinstance(d, TileValue) for d in parts):  # cuTile's wording for a run-time extent
         raise TileTypeError(f'Invalid argument "shape" of {op}(): Expected a constant integer '
@@ -26,7 +27,8 @@ def _shape(shape: Any, op: str = "full") -> tuple[int, ...]:
 
 
 @lowers(lang.full)
-def emit_full(em: Emitter, shape: Any, fill_value: Any, dtype: Any, op: str = "full") -> TileValue:
+def emit_full(em: Emitter, shape: object, fill_value: object, dtype: object,
+              op: str = "full") -> TileValue:
     shape, dtype = _shape(shape, op), as_dtype(dtype)
     if isinstance(fill_value, TileValue) and fill_value.shape:
         raise TileTypeError(f"fill_value must be a scalar, got {describe(fill_value)}")
@@ -37,17 +39,17 @@ def emit_full(em: Emitter, shape: Any, fill_value: Any, dtype: Any, op: str = "f
 
 
 @lowers(lang.zeros)
-def emit_zeros(em: Emitter, shape: Any, dtype: Any) -> TileValue:
+def emit_zeros(em: Emitter, shape: object, dtype: object) -> TileValue:
     return emit_full(em, shape, 0, dtype, "zeros")
 
 
 @lowers(lang.ones)
-def emit_ones(em: Emitter, shape: Any, dtype: Any) -> TileValue:
+def emit_ones(em: Emitter, shape: object, dtype: object) -> TileValue:
     return emit_full(em, shape, 1, dtype, "ones")
 
 
 @lowers(lang.arange)
-def emit_arange(em: Emitter, size: Any, dtype: Any, start: Any, step: Any) -> Any:
+def emit_arange(em: Emitter, size: object, dtype: object, start: object, step: object) -> object:
     size, dtype = _constant_int(size), as_dtype(dtype)
     if size <= 0 or size & (size - 1):  # cuTile's rule (other tile shapes need not be)
         raise TileTypeError(f"Result tile shape must be power of 2, got {size}")
@@ -60,7 +62,7 @@ def emit_arange(em: Emitter, size: Any, dtype: Any, start: Any, step: Any) -> An
     return tile
 
 
-def _constant_int(size: Any) -> int:
+def _constant_int(size: object) -> int:
     """arange's size: a compile-time int (cuTile's messages)."""
     if isinstance(size, int) and not isinstance(size, bool):
         return size
@@ -69,7 +71,7 @@ def _constant_int(size: Any) -> int:
     raise TileTypeError(f"Expected an integer constant, but given value has type {describe(size)}")
 
 
-def _typed(value: Any, dtype: Any) -> Any:
+def _typed(value: object, dtype: DType) -> object:
     """start/step converted to arange's dtype as astype does (8.5 becomes 8 for integers)."""
     if is_loose(value) and not isinstance(value, float):
         check_fits(value, dtype)

@@ -42,7 +42,7 @@ for _name in ("print", "printf", "assert_"):
 
 
 @lowers(lang.print, raw=True)
-def emit_print(em: Emitter, *args: Any, sep: Any = " ", end: Any = "\n") -> None:
+def emit_print(em: Emitter, *args: object, sep: Text = " ", end: Text = "\n") -> None:
     """Python's print(): each argument as str() would show it, then `end`."""
     for name, value in (("sep", sep), ("end", end)):
         if not is_text(value):
@@ -57,7 +57,7 @@ def emit_print(em: Emitter, *args: Any, sep: Any = " ", end: Any = "\n") -> None
 
 
 @lowers(builtins.print, raw=True)
-def emit_builtin_print(em: Emitter, *args: Any, **kwargs: Any) -> None:
+def emit_builtin_print(em: Emitter, *args: object, **kwargs: object) -> None:
     unknown = sorted(set(kwargs) - {"sep", "end"})
     if unknown:
         raise TileTypeError(f"print() in a kernel takes only `sep` and `end`, got `{unknown[0]}`")
@@ -65,14 +65,14 @@ def emit_builtin_print(em: Emitter, *args: Any, **kwargs: Any) -> None:
 
 
 @lowers(builtins.str, raw=True)
-def emit_str(em: Emitter, *args: Any, **kwargs: Any) -> Text:
+def emit_str(em: Emitter, *args: object, **kwargs: object) -> Text:
     if len(args) > 1 or kwargs:
         raise TileTypeError("str() in a kernel takes one value")
     return to_str(args[0], em) if args else ""
 
 
 @lowers(builtins.repr, raw=True)
-def emit_repr(em: Emitter, *args: Any, **kwargs: Any) -> Text:
+def emit_repr(em: Emitter, *args: object, **kwargs: object) -> Text:
     if len(args) != 1 or kwargs:
         raise TileTypeError("repr() takes exactly one argument")
     return to_repr(args[0], em)
@@ -110,7 +110,7 @@ _PRINTF = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d*))?(hh|h|ll|l)?([diuoxXeEfFgGaAc
 
 
 @lowers(lang.printf, raw=True)
-def emit_printf(em: Emitter, *args: Any, **kwargs: Any) -> None:
+def emit_printf(em: Emitter, *args: object, **kwargs: object) -> None:
     if kwargs:
         raise TileTypeError(f"printf() takes no keyword arguments, got `{next(iter(kwargs))}`")
     if not args:
@@ -157,7 +157,7 @@ def printf_pieces(fmt: str, args: list[Any]) -> list[Text]:
     return pieces
 
 
-def _printf_argument(value: Any, index: int, conversion: str) -> TileValue:
+def _printf_argument(value: object, index: int, conversion: str) -> TileValue:
     if isinstance(value, TileValue):
         return value
     if is_loose(value):
@@ -170,7 +170,7 @@ def _printf_argument(value: Any, index: int, conversion: str) -> TileValue:
 
 
 @lowers(lang.assert_)
-def emit_assert(em: Emitter, cond: Any, message: Any) -> None:
+def emit_assert(em: Emitter, cond: object, message: object) -> None:
     if message is not None and not isinstance(message, str):
         raise TileTypeError(f"assert_(): the message must be a constant string, got "
                             f"{describe(message)}")

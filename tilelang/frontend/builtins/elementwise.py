@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
 from tilelang.frontend import build, operators, rounding_modes, semantics
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 
-def check_rounding_and_ftz(fn: str, dtype: DType | None, rounding: Any, ftz: Any,
+def check_rounding_and_ftz(fn: str, dtype: DType | None, rounding: object, ftz: object,
                            allowed: tuple[RoundingMode, ...]) -> None:
     """cuTile's rules (and wording) for `rounding_mode` and `flush_to_zero`, checked on the
     dtype the op computes in (after promotion; None for constants, which are folded)."""
@@ -42,7 +42,7 @@ _IEEE = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
 DIRECTED = (RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
 
 
-def _mode(mode: Any) -> str | None:
+def _mode(mode: object) -> str | None:
     """The op attribute for a rounding mode; None for the default (round to nearest)."""
     if mode in DIRECTED:
         raise TileUnsupportedFeatureError(
@@ -55,7 +55,7 @@ def _make_binary(name: str) -> None:
     fn = getattr(ew, name, None) or getattr(lm, name, None)
 
     @lowers(fn)
-    def emit(em: Emitter, x: Any, y: Any, **options: Any) -> Any:
+    def emit(em: Emitter, x: object, y: object, **options: object) -> object:
         rounding = options.get("rounding_mode")
         allowed = _IEEE + ((RoundingMode.FULL, RoundingMode.APPROX) if name == "truediv" else ())
         check_rounding_and_ftz(name, operators.binary_dtype(name, x, y), rounding,
@@ -65,7 +65,7 @@ def _make_binary(name: str) -> None:
         return operators.binary(name, x, y, rounding_mode=_mode(rounding))
 
 
-def _propagating(name: str, x: Any, y: Any) -> Any:
+def _propagating(name: str, x: object, y: object) -> object:
     """minimum/maximum with propagate_nan=True: a NaN operand wins."""
     result = operators.binary(name, x, y)
     if not isinstance(result, TileValue) or not result.dtype.is_float:
@@ -83,7 +83,7 @@ for _name in operators.BINARY:
 
 def _make_compare(name: str) -> None:
     @lowers(getattr(ew, name))
-    def emit(em: Emitter, x: Any, y: Any) -> Any:
+    def emit(em: Emitter, x: object, y: object) -> object:
         return operators.compare(name, x, y)
 
 
@@ -99,7 +99,7 @@ _UNARY_ROUNDING = {
 
 def _make_math(name: str) -> None:
     @lowers(getattr(lm, name))
-    def emit(em: Emitter, x: Any, **options: Any) -> Any:
+    def emit(em: Emitter, x: object, **options: object) -> object:
         rounding = options.get("rounding_mode")
         check_rounding_and_ftz(name, operators.math_unary_dtype(name, x), rounding,
                                options.get("flush_to_zero"), _UNARY_ROUNDING.get(name, ()))
@@ -114,29 +114,29 @@ for _name in operators.MATH_UNARY:
 
 
 @lowers(lm.abs)
-def emit_abs(em: Emitter, x: Any) -> Any:
+def emit_abs(em: Emitter, x: object) -> object:
     return operators.absolute(x)
 
 
 @lowers(ew.negative)
-def emit_negative(em: Emitter, x: Any) -> Any:
+def emit_negative(em: Emitter, x: object) -> object:
     return operators.negative(x)
 
 
 @lowers(ew.bitwise_not)
-def emit_bitwise_not(em: Emitter, x: Any) -> Any:
+def emit_bitwise_not(em: Emitter, x: object) -> object:
     if isinstance(x, bool):  # unlike `~True`, ct.bitwise_not(True) is `not True` (cuTile)
         return not x
     return operators.bitwise_not(x)
 
 
 @lowers(ew.where)
-def emit_where(em: Emitter, cond: Any, x: Any, y: Any) -> Any:
+def emit_where(em: Emitter, cond: object, x: object, y: object) -> object:
     return operators.where(cond, x, y)
 
 
 @lowers(ew.astype)
-def emit_astype(em: Emitter, x: Any, dtype: Any, rounding_mode: Any) -> Any:
+def emit_astype(em: Emitter, x: object, dtype: object, rounding_mode: object) -> object:
     dtype = as_dtype(dtype)
     source = x.dtype if isinstance(x, TileValue) else \
         semantics.constant_dtype(x) if is_loose(x) else None

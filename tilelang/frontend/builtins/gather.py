@@ -9,6 +9,7 @@ tiles and works on a one-element tile too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tilelang.dialect import ops
@@ -43,7 +44,7 @@ BITWISE = ("and", "or", "xor")
 class _Access:
     """The array, its index tiles (one type, one shape) and the shape the op works on."""
 
-    def __init__(self, fn: str, array: Any, indices: Any):
+    def __init__(self, fn: str, array: object, indices: object):
         self.fn = fn
         self.array: ArrayValue = as_array(array, fn)
         tiles = [_index(fn, k, i) for k, i in enumerate(self._tuple(indices))]
@@ -53,7 +54,7 @@ class _Access:
         itype = dt.int64 if wide else dt.int32
         self.indices = [build.broadcast_to(build.cast(t, itype), self.work) for t in tiles]
 
-    def _tuple(self, indices: Any) -> tuple:
+    def _tuple(self, indices: object) -> tuple:
         ndim = self.array.ndim
         if not isinstance(indices, tuple):
             if ndim == 0:
@@ -84,7 +85,7 @@ class _Access:
             )
         return build.broadcast_to(value, self.work)
 
-    def operand(self, value: Any, what: str, exact: bool = False) -> TileValue:
+    def operand(self, value: object, what: str, exact: bool = False) -> TileValue:
         """A value stored into the array: cast to its dtype (losslessly unless a constant)."""
         dtype = self.array.dtype
         if is_loose(value):
@@ -110,7 +111,7 @@ class _Access:
             )
         return self.fit(build.cast(value, dtype), what)
 
-    def mask(self, mask: Any) -> TileValue:
+    def mask(self, mask: object) -> TileValue:
         if mask is None or mask is True or mask is False:
             return build.splat(build.constant(mask is not False, dt.bool_), self.work)
         if not isinstance(mask, TileValue) or mask.dtype is not dt.bool_:
@@ -125,7 +126,7 @@ class _Access:
         return [self.array, *self.indices, *extra]
 
 
-def _index(fn: str, k: int, index: Any) -> TileValue:
+def _index(fn: str, k: int, index: object) -> TileValue:
     if is_loose(index) and not isinstance(index, bool | float):
         return build.to_tile(index)
     if not isinstance(index, TileValue) or not index.dtype.is_integer:
@@ -134,20 +135,20 @@ def _index(fn: str, k: int, index: Any) -> TileValue:
     return index
 
 
-def _flag(value: Any, what: str) -> bool:
+def _flag(value: object, what: str) -> bool:
     if not isinstance(value, bool):
         raise TileTypeError(f"{what} must be a compile-time constant bool, got {describe(value)}")
     return value
 
 
-def _latency(value: Any) -> None:
+def _latency(value: object) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TileTypeError(f"latency must be a constant int or None, got {describe(value)}")
 
 
 @lowers(lang.gather)
-def emit_gather(em: Emitter, array: Any, indices: Any, mask: Any, padding_value: Any,
-                check_bounds: Any, latency: Any) -> TileValue:
+def emit_gather(em: Emitter, array: object, indices: object, mask: object, padding_value: object,
+                check_bounds: object, latency: object) -> TileValue:
     access = _Access("gather", array, indices)
     check, dtype = _flag(check_bounds, "check_bounds"), access.array.dtype
     _latency(latency)
@@ -162,8 +163,9 @@ def emit_gather(em: Emitter, array: Any, indices: Any, mask: Any, padding_value:
 
 
 @lowers(lang.scatter)
-def emit_scatter(em: Emitter, array: Any, indices: Any, value: Any, mask: Any, check_bounds: Any,
-                 latency: Any) -> None:
+def emit_scatter(em: Emitter, array: object, indices: object, value: object, mask: object,
+                 check_bounds: object,
+                 latency: object) -> None:
     access = _Access("scatter", array, indices)
     check = _flag(check_bounds, "check_bounds")
     _latency(latency)
@@ -173,8 +175,8 @@ def emit_scatter(em: Emitter, array: Any, indices: Any, value: Any, mask: Any, c
     ops.create("scatter", operands, check_bounds=check)
 
 
-def _atomic_attrs(fn: str, access: _Access, kind: str, memory_order: Any,
-                  memory_scope: Any, check_bounds: Any) -> dict[str, Any]:
+def _atomic_attrs(fn: str, access: _Access, kind: str, memory_order: object,
+                  memory_scope: object, check_bounds: object) -> dict[str, Any]:
     dtype = access.array.dtype
     if dtype not in ATOMIC_DTYPES[kind]:
         names = ", ".join(d.name for d in ATOMIC_DTYPES[kind])
@@ -205,11 +207,11 @@ def _check_order_and_scope(opcode: str, order: MemoryOrder, scope: MemoryScope) 
         raise TileTypeError(f"{opcode} with {order.name} memory ordering requires a memory scope")
 
 
-def rmw_emitter(kind: str) -> Any:
+def rmw_emitter(kind: str) -> Callable[..., TileValue]:
     fn = f"atomic_{kind}"
 
-    def emit(em: Emitter, array: Any, indices: Any, update: Any, check_bounds: Any,
-             memory_order: Any, memory_scope: Any) -> TileValue:
+    def emit(em: Emitter, array: object, indices: object, update: object, check_bounds: object,
+             memory_order: object, memory_scope: object) -> TileValue:
         access = _Access(fn, array, indices)
         attrs = _atomic_attrs(fn, access, kind, memory_order, memory_scope, check_bounds)
         value = access.operand(update, "update", exact=kind in BITWISE)
@@ -225,8 +227,8 @@ for _stub, _kind in lang.ATOMIC_RMW.items():
 
 
 @lowers(lang.atomic_cas)
-def emit_atomic_cas(em: Emitter, array: Any, indices: Any, expected: Any, desired: Any,
-                    check_bounds: Any, memory_order: Any, memory_scope: Any) -> TileValue:
+def emit_atomic_cas(em: Emitter, array: object, indices: object, expected: object, desired: object,
+                    check_bounds: object, memory_order: object, memory_scope: object) -> TileValue:
     access = _Access("atomic_cas", array, indices)
     attrs = _atomic_attrs("atomic_cas", access, "cas", memory_order, memory_scope, check_bounds)
     old = access.operand(expected, "expected")

@@ -10,7 +10,7 @@ from tilelang.frontend.builtins.common import as_array, as_tuple, const_int
 from tilelang.frontend.builtins.memory import tile_order
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, normalize_axis
-from tilelang.frontend.values import TileValue, is_loose
+from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import grid as lang
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 
-def _axis(axis: Any) -> int:
+def _axis(axis: object) -> int:
     axis = const_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise TileValueError(f"axis must be 0, 1 or 2, got {axis}")
@@ -26,17 +26,18 @@ def _axis(axis: Any) -> int:
 
 
 @lowers(lang.bid)
-def emit_bid(em: Emitter, axis: Any) -> TileValue:
+def emit_bid(em: Emitter, axis: object) -> TileValue:
     return build.op("bid", [], dt.int32, (), axis=_axis(axis))
 
 
 @lowers(lang.num_blocks)
-def emit_num_blocks(em: Emitter, axis: Any) -> TileValue:
+def emit_num_blocks(em: Emitter, axis: object) -> TileValue:
     return build.op("num_blocks", [], dt.int32, (), axis=_axis(axis))
 
 
 @lowers(lang.num_tiles)
-def emit_num_tiles(em: Emitter, array: Any, axis: Any, shape: Any, order: Any) -> Any:
+def emit_num_tiles(em: Emitter, array: object, axis: object, shape: object,
+                   order: object) -> object:
     array = as_array(array, "num_tiles")
     shape = check_shape(as_tuple(shape)) if shape != () else (1,) * array.ndim  # () as load
     if len(shape) != array.ndim:
@@ -46,18 +47,18 @@ def emit_num_tiles(em: Emitter, array: Any, axis: Any, shape: Any, order: Any) -
     return cdiv(_dim(array, order[axis]), shape[axis])
 
 
-def _dim(array: Any, dim: int) -> TileValue | int:
+def _dim(array: ArrayValue, dim: int) -> TileValue | int:
     from tilelang.frontend.attributes import _array_query
 
     return _array_query("dim", array, dim)
 
 
 @lowers(lang.cdiv)
-def emit_cdiv(em: Emitter, x: Any, y: Any) -> Any:
+def emit_cdiv(em: Emitter, x: object, y: object) -> object:
     return cdiv(x, y)
 
 
-def cdiv(x: Any, y: Any) -> Any:
+def cdiv(x: Any, y: Any) -> object:
     if is_loose(x) and is_loose(y):
         return operators.fold(lang.cdiv, x, y)
     for v in (x, y):

@@ -21,7 +21,7 @@ for _name in ("grid_dependency_control_wait", "grid_dependency_control_launch_de
 
 
 @lowers(lang.assume_divisible_by)
-def emit_assume_divisible_by(em: Emitter, x: Any, divisor: Any) -> Any:
+def emit_assume_divisible_by(em: Emitter, x: Any, divisor: object) -> object:
     if isinstance(divisor, bool) or not isinstance(divisor, int):
         raise TileTypeError("`assume_divisible_by` requires the divisor to be an integer "
                             f"constant, got {describe(divisor)}")

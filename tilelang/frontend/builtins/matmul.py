@@ -7,7 +7,7 @@ so the op has a single form for the passes after it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, semantics
@@ -37,7 +37,7 @@ BYTE_INTS = (dt.int8, dt.uint8)
 
 
 @lowers(lang.mma)
-def emit_mma(em: Emitter, x: Any, y: Any, acc: Any, use_fast_acc: Any) -> TileValue:
+def emit_mma(em: Emitter, x: object, y: object, acc: object, use_fast_acc: object) -> TileValue:
     x, y, acc = _tile(x, "x", "mma"), _tile(y, "y", "mma"), _tile(acc, "acc", "mma")
     for name, tile in (("x", x), ("y", y)):
         if tile.ndim not in (2, 3):
@@ -58,7 +58,7 @@ def emit_mma(em: Emitter, x: Any, y: Any, acc: Any, use_fast_acc: Any) -> TileVa
 
 
 @lowers(lang.matmul)
-def emit_matmul(em: Emitter, x: Any, y: Any) -> TileValue:
+def emit_matmul(em: Emitter, x: object, y: object) -> TileValue:
     return matmul(_tile(x, "x", "matmul"), _tile(y, "y", "matmul"))
 
 
@@ -124,13 +124,13 @@ def product_shapes(x: tuple[int, ...], y: tuple[int, ...], x_given: tuple[int, .
     return (*batch, *x[-2:]), (*batch, *y[-2:]), (*batch, x[-2], y[-1])
 
 
-def _tile(value: Any, name: str, fn: str) -> TileValue:
+def _tile(value: object, name: str, fn: str) -> TileValue:
     if not isinstance(value, TileValue) or not value.shape:
         raise TileTypeError(f"{fn}() expects a tile for `{name}`, got {describe(value)}")
     return value
 
 
-def _constant_bool(value: Any, name: str) -> bool:
+def _constant_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise TileTypeError(f"{name} must be a constant bool, got {describe(value)}")
     return value

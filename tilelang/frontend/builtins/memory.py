@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 
-def tile_order(order: Any, ndim: int) -> tuple[int, ...]:
+def tile_order(order: object, ndim: int) -> tuple[int, ...]:
     """`order`: "C" (identity), "F" (reversed) or a permutation of the array's axes (negative
     axes count from the end). Errors are cuTile's TileTypeErrors."""
     if order == "C":
@@ -46,7 +46,7 @@ def _norm(axis: int, ndim: int) -> int:
     return axis % ndim
 
 
-def _indices(array: ArrayValue, index: Any) -> list[TileValue]:
+def _indices(array: ArrayValue, index: object) -> list[TileValue]:
     index = as_tuple(index)
     if len(index) != array.ndim:
         raise TileValueError(
@@ -58,7 +58,7 @@ def _indices(array: ArrayValue, index: Any) -> list[TileValue]:
     return indices
 
 
-def _padding(mode: Any) -> str:
+def _padding(mode: object) -> str:
     if isinstance(mode, PaddingMode):
         return mode.value
     values = {m.value for m in PaddingMode}
@@ -69,8 +69,8 @@ def _padding(mode: Any) -> str:
 
 @lowers(lang.load)
 def emit_load(
-    em: Emitter, array: Any, index: Any, shape: Any, order: Any, padding_mode: Any,
-    latency: Any, allow_tma: Any,
+    em: Emitter, array: object, index: object, shape: object, order: object, padding_mode: object,
+    latency: object, allow_tma: object,
 ) -> TileValue:
     array = as_array(array, "load")
     shape = check_shape(as_tuple(shape)) if shape != () else ()
@@ -92,7 +92,8 @@ def emit_load(
 
 @lowers(lang.store)
 def emit_store(
-    em: Emitter, array: Any, index: Any, tile: Any, order: Any, latency: Any, allow_tma: Any
+    em: Emitter, array: object, index: object, tile: object, order: object, latency: object,
+    allow_tma: object
 ) -> None:
     from tilelang.dialect import ops
 
@@ -103,7 +104,7 @@ def emit_store(
     ops.create("store", [array.value, *(i.value for i in indices), value.value], order=order_attr)
 
 
-def _stored_value(array: ArrayValue, tile: Any) -> TileValue:
+def _stored_value(array: ArrayValue, tile: object) -> TileValue:
     if is_loose(tile):
         if semantics.category(semantics.constant_dtype(tile)) > semantics.category(array.dtype):
             raise TileTypeError(f"cannot store {tile!r} into a {array.dtype.name} array")

@@ -7,7 +7,7 @@ significant first (little-endian, as the GPU and NumPy store them).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
@@ -27,7 +27,7 @@ UNSIGNED = {8: dt.uint8, 16: dt.uint16, 32: dt.uint32, 64: dt.uint64}
 
 
 @lowers(lang.pack_to_bytes)
-def emit_pack_to_bytes(em: Emitter, x: Any) -> TileValue:
+def emit_pack_to_bytes(em: Emitter, x: object) -> TileValue:
     tile = as_tile(x, "pack_to_bytes")
     if tile.dtype is dt.bool_:
         raise TileTypeError("Cannot pack_to_bytes from a bool_ tile",
@@ -43,7 +43,7 @@ def emit_pack_to_bytes(em: Emitter, x: Any) -> TileValue:
 
 
 @lowers(lang.unpack_from_bytes)
-def emit_unpack_from_bytes(em: Emitter, x: Any, dtype: Any) -> TileValue:
+def emit_unpack_from_bytes(em: Emitter, x: object, dtype: object) -> TileValue:
     tile = as_tile(x, "unpack_from_bytes")
     target = as_dtype(dtype)
     if tile.dtype is not dt.uint8:

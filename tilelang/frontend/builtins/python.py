@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileStaticAssertionError, TileTypeError
@@ -12,18 +13,19 @@ from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, ListValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import static as static_lang
+from tilelang.language.dtypes import DType
 
 if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 
 @lowers(builtins.range, raw=True)
-def emit_range(em: Emitter, *args: Any) -> Any:
+def emit_range(em: Emitter, *args: object) -> object:
     raise TileTypeError("range() can only be used as the iterable of a `for` loop")
 
 
 @lowers(builtins.tuple, raw=True)
-def emit_tuple(em: Emitter, *args: Any) -> tuple:
+def emit_tuple(em: Emitter, *args: object) -> tuple:
     """`tuple(x)` of a tuple (a comprehension is one already) or of nothing."""
     if not args:
         return ()
@@ -34,7 +36,7 @@ def emit_tuple(em: Emitter, *args: Any) -> tuple:
 
 
 @lowers(builtins.len, raw=True)
-def emit_len(em: Emitter, obj: Any) -> Any:
+def emit_len(em: Emitter, obj: object) -> object:
     if isinstance(obj, tuple | dict | ListValue):  # a list of arrays has a compiled-in length
         return len(obj)
     if isinstance(obj, TileValue) and obj.shape:
@@ -46,7 +48,7 @@ def emit_len(em: Emitter, obj: Any) -> Any:
     raise TileTypeError(f"len() of {describe(obj)}")
 
 
-def _reduce_pairwise(name: str, args: tuple[Any, ...]) -> Any:
+def _reduce_pairwise(name: str, args: tuple[Any, ...]) -> object:
     if len(args) == 1 and isinstance(args[0], tuple):
         args = args[0]
     if len(args) < 2:
@@ -58,21 +60,21 @@ def _reduce_pairwise(name: str, args: tuple[Any, ...]) -> Any:
 
 
 @lowers(builtins.min, raw=True)
-def emit_min(em: Emitter, *args: Any) -> Any:
+def emit_min(em: Emitter, *args: object) -> object:
     return _reduce_pairwise("min", args)
 
 
 @lowers(builtins.max, raw=True)
-def emit_max(em: Emitter, *args: Any) -> Any:
+def emit_max(em: Emitter, *args: object) -> object:
     return _reduce_pairwise("max", args)
 
 
 @lowers(builtins.abs, raw=True)
-def emit_abs(em: Emitter, x: Any) -> Any:
+def emit_abs(em: Emitter, x: object) -> object:
     return operators.absolute(x)
 
 
-def _convert(name: str, fn: Any, dtype: Any, x: Any) -> Any:
+def _convert(name: str, fn: Callable[..., object], dtype: DType, x: object) -> object:
     if is_loose(x) or (isinstance(x, str) and name != "bool"):  # float("-inf"), int("3")
         return operators.fold(fn, x)
     if isinstance(x, TileValue) and not x.shape:
@@ -82,29 +84,29 @@ def _convert(name: str, fn: Any, dtype: Any, x: Any) -> Any:
 
 
 @lowers(builtins.int, raw=True)
-def emit_int(em: Emitter, x: Any = 0) -> Any:
+def emit_int(em: Emitter, x: object = 0) -> object:
     return _convert("int", int, dt.int32, x)
 
 
 @lowers(builtins.float, raw=True)
-def emit_float(em: Emitter, x: Any = 0.0) -> Any:
+def emit_float(em: Emitter, x: object = 0.0) -> object:
     return _convert("float", float, dt.float32, x)
 
 
 @lowers(builtins.bool, raw=True)
-def emit_bool(em: Emitter, x: Any = False) -> Any:
+def emit_bool(em: Emitter, x: object = False) -> object:
     return _convert("bool", bool, dt.bool_, x)
 
 
 @lowers(builtins.isinstance, raw=True)
-def emit_isinstance(em: Emitter, obj: Any, cls: Any) -> bool:
+def emit_isinstance(em: Emitter, obj: object, cls: Any) -> bool:
     if isinstance(obj, TileValue | ArrayValue):
         raise TileTypeError("isinstance() of tiles and arrays is not supported")
     return isinstance(obj, cls)
 
 
 @lowers(static_lang.ensure_constant)
-def emit_ensure_constant(em: Emitter, value: Any) -> Any:
+def emit_ensure_constant(em: Emitter, value: object) -> object:
     if isinstance(value, TileValue | ArrayValue):
         raise TileStaticAssertionError(
             "Argument of ensure_constant() is not a compile-time constant")

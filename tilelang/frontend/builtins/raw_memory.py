@@ -7,7 +7,8 @@ A mask on an atomic turns masked-out offsets into -1, which the bounds test skip
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tilelang.dialect import array_type, ops, parse_array_type
 from tilelang.frontend import build, operators
@@ -21,6 +22,7 @@ from tilelang.frontend.builtins.gather import (
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.values import ArrayValue, RawMemoryValue, TileValue, is_loose
 from tilelang.language import indexed
+from tilelang.language.dtypes import DType
 from tilelang.language.views import Array, RawArrayMemory
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
 
 @lowers(Array.get_raw_memory)
-def emit_get_raw_memory(em: Emitter, self: Any) -> RawMemoryValue:
+def emit_get_raw_memory(em: Emitter, self: object) -> RawMemoryValue:
     array = as_array(self, "get_raw_memory")
     _, _, align = parse_array_type(array.value.type)  # the base pointer's alignment is kept
     flat_type = array_type(array.dtype, (True,), align)
@@ -36,7 +38,7 @@ def emit_get_raw_memory(em: Emitter, self: Any) -> RawMemoryValue:
     return RawMemoryValue(ArrayValue(result, array.dtype, 1, f"{array.name}.raw"))
 
 
-def _masked_offset(offset: Any, mask: Any) -> Any:
+def _masked_offset(offset: object, mask: object) -> object:
     """The offsets, with -1 (never accessed) where `mask` is False."""
     if mask is None:
         return offset
@@ -45,7 +47,7 @@ def _masked_offset(offset: Any, mask: Any) -> Any:
     return operators.where(mask, offset, build.constant(-1, _index_dtype(offset)))
 
 
-def _index_dtype(offset: Any) -> Any:
+def _index_dtype(offset: object) -> DType:
     from tilelang.language import dtypes as dt
 
     if isinstance(offset, TileValue) and offset.dtype.bitwidth == 64:
@@ -54,30 +56,32 @@ def _index_dtype(offset: Any) -> Any:
 
 
 @lowers(RawArrayMemory.load_offset)
-def emit_load_offset(em: Emitter, self: RawMemoryValue, offset: Any, mask: Any, padding_value: Any,
-                     latency: Any) -> TileValue:
+def emit_load_offset(em: Emitter, self: RawMemoryValue, offset: object, mask: object,
+                     padding_value: object,
+                     latency: object) -> TileValue:
     return emit_gather(em, self.flat, offset, mask, padding_value, True, latency)
 
 
 @lowers(RawArrayMemory.store_offset)
-def emit_store_offset(em: Emitter, self: RawMemoryValue, offset: Any, value: Any, mask: Any,
-                      latency: Any) -> None:
+def emit_store_offset(em: Emitter, self: RawMemoryValue, offset: object, value: object,
+                      mask: object,
+                      latency: object) -> None:
     emit_scatter(em, self.flat, offset, value, mask, True, latency)
 
 
 @lowers(RawArrayMemory.atomic_cas_offset)
-def emit_atomic_cas_offset(em: Emitter, self: RawMemoryValue, offset: Any, expected: Any,
-                           desired: Any, mask: Any, memory_order: Any,
-                           memory_scope: Any) -> TileValue:
+def emit_atomic_cas_offset(em: Emitter, self: RawMemoryValue, offset: object, expected: object,
+                           desired: object, mask: object, memory_order: object,
+                           memory_scope: object) -> TileValue:
     return emit_atomic_cas(em, self.flat, _masked_offset(offset, mask), expected, desired, True,
                            memory_order, memory_scope)
 
 
-def _rmw_offset(kind: str) -> Any:
+def _rmw_offset(kind: str) -> Callable[..., TileValue]:
     emit = rmw_emitter(kind)
 
-    def emit_offset(em: Emitter, self: RawMemoryValue, offset: Any, update: Any, mask: Any,
-                    memory_order: Any, memory_scope: Any) -> TileValue:
+    def emit_offset(em: Emitter, self: RawMemoryValue, offset: object, update: object, mask: object,
+                    memory_order: object, memory_scope: object) -> TileValue:
         return emit(em, self.flat, _masked_offset(offset, mask), update, True, memory_order,
                     memory_scope)
 

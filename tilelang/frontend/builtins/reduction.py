@@ -60,7 +60,7 @@ def scan_tiles(inputs: list[TileValue], axis: int, reverse: bool, identities: li
 
 
 def _emit(name: str, inputs: list[TileValue], shape: tuple[int, ...], identities: list[Any],
-          combine: Combine, **attrs: Any) -> list[TileValue]:
+          combine: Combine, **attrs: object) -> list[TileValue]:
     dtypes = [v.dtype for v in inputs]
     attributes = {k: ops.to_attr(v) for k, v in attrs.items()}
     if len(inputs) > MAX_INPUTS:
@@ -84,7 +84,7 @@ def _emit(name: str, inputs: list[TileValue], shape: tuple[int, ...], identities
     return [TileValue(r, d, shape) for r, d in zip(op.results, dtypes, strict=True)]
 
 
-def _identity_value(value: Any, dtype: DType) -> bool | int | float:
+def _identity_value(value: object, dtype: DType) -> bool | int | float:
     if isinstance(value, TileValue):
         value = build.constant_value(value)
     if not is_loose(value):
@@ -101,7 +101,7 @@ def _identity_value(value: Any, dtype: DType) -> bool | int | float:
     return value
 
 
-def _combined_value(value: Any, dtype: DType) -> TileValue:
+def _combined_value(value: object, dtype: DType) -> TileValue:
     if is_loose(value):
         value = build.constant(value, dtype)
     if not isinstance(value, TileValue) or value.shape:
@@ -117,7 +117,7 @@ def _combined_value(value: Any, dtype: DType) -> TileValue:
 # ----- arguments ------------------------------------------------------------------------------
 
 
-def reduction_axes(axis: Any, ndim: int, allow_tuple: bool = True) -> tuple[int, ...]:
+def reduction_axes(axis: object, ndim: int, allow_tuple: bool = True) -> tuple[int, ...]:
     """Sorted, normalized axes: None means all of them."""
     if axis is None:
         return tuple(range(ndim))
@@ -132,7 +132,8 @@ def reduction_axes(axis: Any, ndim: int, allow_tuple: bool = True) -> tuple[int,
     return (semantics.normalize_axis(axis, ndim),)
 
 
-def check_options(tile: TileValue, rounding_mode: Any = None, flush_to_zero: Any = False) -> None:
+def check_options(tile: TileValue, rounding_mode: object = None,
+                  flush_to_zero: object = False) -> None:
     """cuTile's rules for the float options of sum, prod, max, min, cumsum and cumprod."""
     if flush_to_zero and tile.dtype is not dt.float32:
         raise TileTypeError("Flush to zero can only be used for float32 type")
@@ -195,7 +196,7 @@ def _nan_combine(name: str) -> Combine:
     return combine
 
 
-def _accumulate(name: str, identity: int, x: Any, axis: Any, keepdims: bool,
+def _accumulate(name: str, identity: int, x: object, axis: object, keepdims: bool,
                 options: tuple[Any, Any]) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
     check_options(tile, *options)
@@ -209,19 +210,19 @@ def _accumulate(name: str, identity: int, x: Any, axis: Any, keepdims: bool,
 
 
 @lowers(lang.sum)
-def emit_sum(em: Emitter, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
-             flush_to_zero: Any) -> TileValue:
+def emit_sum(em: Emitter, x: object, axis: object, keepdims: bool, rounding_mode: object,
+             flush_to_zero: object) -> TileValue:
     return _accumulate("sum", 0, x, axis, keepdims, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.prod)
-def emit_prod(em: Emitter, x: Any, axis: Any, keepdims: Any, rounding_mode: Any,
-              flush_to_zero: Any) -> TileValue:
+def emit_prod(em: Emitter, x: object, axis: object, keepdims: bool, rounding_mode: object,
+              flush_to_zero: object) -> TileValue:
     return _accumulate("prod", 1, x, axis, keepdims, (rounding_mode, flush_to_zero))
 
 
-def _extremum(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool,
-              flush_to_zero: Any) -> TileValue:
+def _extremum(name: str, x: object, axis: object, keepdims: bool, propagate_nan: bool,
+              flush_to_zero: object) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
     check_options(tile, None, flush_to_zero)
     axes = reduction_axes(axis, tile.ndim)
@@ -246,14 +247,14 @@ def _extremum_identity(largest: bool, dtype: DType, propagate_nan: bool) -> bool
 
 
 @lowers(lang.max)
-def emit_max(em: Emitter, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
-             propagate_nan: Any) -> TileValue:
+def emit_max(em: Emitter, x: object, axis: object, keepdims: bool, flush_to_zero: object,
+             propagate_nan: bool) -> TileValue:
     return _extremum("max", x, axis, keepdims, propagate_nan, flush_to_zero)
 
 
 @lowers(lang.min)
-def emit_min(em: Emitter, x: Any, axis: Any, keepdims: Any, flush_to_zero: Any,
-             propagate_nan: Any) -> TileValue:
+def emit_min(em: Emitter, x: object, axis: object, keepdims: bool, flush_to_zero: object,
+             propagate_nan: bool) -> TileValue:
     return _extremum("min", x, axis, keepdims, propagate_nan, flush_to_zero)
 
 
@@ -292,7 +293,7 @@ def _arg_combine(better: str, propagate_nan: bool) -> Combine:
     return combine
 
 
-def _arg(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool) -> TileValue:
+def _arg(name: str, x: object, axis: object, keepdims: bool, propagate_nan: bool) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
     axes = reduction_axes(axis, tile.ndim, allow_tuple=False)
     if not tile.shape:
@@ -306,19 +307,21 @@ def _arg(name: str, x: Any, axis: Any, keepdims: bool, propagate_nan: bool) -> T
 
 
 @lowers(lang.argmax)
-def emit_argmax(em: Emitter, x: Any, axis: Any, keepdims: Any, propagate_nan: Any) -> TileValue:
+def emit_argmax(em: Emitter, x: object, axis: object, keepdims: bool,
+                propagate_nan: bool) -> TileValue:
     return _arg("argmax", x, axis, keepdims, propagate_nan)
 
 
 @lowers(lang.argmin)
-def emit_argmin(em: Emitter, x: Any, axis: Any, keepdims: Any, propagate_nan: Any) -> TileValue:
+def emit_argmin(em: Emitter, x: object, axis: object, keepdims: bool,
+                propagate_nan: bool) -> TileValue:
     return _arg("argmin", x, axis, keepdims, propagate_nan)
 
 
 # ----- user combiners ---------------------------------------------------------------------------
 
 
-def user_combine(em: Emitter, func: Any, count: int, what: str) -> Combine:
+def user_combine(em: Emitter, func: object, count: int, what: str) -> Combine:
     """A Combine calling the user's function (a helper, a lambda or an `operator` function)."""
     if func in _OPERATORS and count == 1:
         fn = _OPERATORS[func]
@@ -344,7 +347,7 @@ def user_combine(em: Emitter, func: Any, count: int, what: str) -> Combine:
     return combine
 
 
-def _inputs(x: Any, identity: Any, what: str) -> tuple[list[TileValue], list[Any], bool]:
+def _inputs(x: Any, identity: object, what: str) -> tuple[list[TileValue], list[Any], bool]:
     """The input tiles (broadcast to one shape), their identities, and whether x was a tuple."""
     multiple = isinstance(x, tuple)
     tiles = [as_tile(v, what) for v in (x if multiple else (x,))]
@@ -358,7 +361,8 @@ def _inputs(x: Any, identity: Any, what: str) -> tuple[list[TileValue], list[Any
 
 
 @lowers(lang.reduce)
-def emit_reduce(em: Emitter, x: Any, axis: Any, func: Any, identity: Any, keepdims: Any) -> Any:
+def emit_reduce(em: Emitter, x: object, axis: object, func: object, identity: object,
+                keepdims: bool) -> TileValue | tuple[TileValue, ...]:
     tiles, identities, multiple = _inputs(x, identity, "reduce")
     axes = reduction_axes(axis, tiles[0].ndim)
     results = reduce_tiles(tiles, axes, identities, user_combine(em, func, len(tiles), "reduce"))
@@ -379,14 +383,15 @@ NOT_IN_COMBINERS.update(
 # ----- scans -------------------------------------------------------------------------------------
 
 
-def _scan_axis(axis: Any, ndim: int) -> int:
+def _scan_axis(axis: object, ndim: int) -> int:
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TileTypeError("Expected an integer constant, but given value has type "
                             f"{type(axis).__name__ if axis is not None else 'None'}")
     return semantics.normalize_axis(axis, ndim)
 
 
-def _running(name: str, x: Any, axis: Any, reverse: Any, options: tuple[Any, Any]) -> TileValue:
+def _running(name: str, x: object, axis: object, reverse: bool,
+             options: tuple[object, object]) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
     check_options(tile, *options)
     if not tile.shape:
@@ -398,19 +403,20 @@ def _running(name: str, x: Any, axis: Any, reverse: Any, options: tuple[Any, Any
 
 
 @lowers(lang.cumsum)
-def emit_cumsum(em: Emitter, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
-                flush_to_zero: Any) -> TileValue:
+def emit_cumsum(em: Emitter, x: object, axis: object, reverse: bool, rounding_mode: object,
+                flush_to_zero: object) -> TileValue:
     return _running("cumsum", x, axis, reverse, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.cumprod)
-def emit_cumprod(em: Emitter, x: Any, axis: Any, reverse: Any, rounding_mode: Any,
-                 flush_to_zero: Any) -> TileValue:
+def emit_cumprod(em: Emitter, x: object, axis: object, reverse: bool, rounding_mode: object,
+                 flush_to_zero: object) -> TileValue:
     return _running("cumprod", x, axis, reverse, (rounding_mode, flush_to_zero))
 
 
 @lowers(lang.scan)
-def emit_scan(em: Emitter, x: Any, axis: Any, func: Any, identity: Any, reverse: Any) -> Any:
+def emit_scan(em: Emitter, x: object, axis: object, func: object, identity: object,
+              reverse: bool) -> TileValue | tuple[TileValue, ...]:
     tiles, identities, multiple = _inputs(x, identity, "scan")
     ax = _scan_axis(axis, tiles[0].ndim)
     results = scan_tiles(tiles, ax, bool(reverse), identities,

@@ -15,6 +15,7 @@ from tilelang.frontend.binding import bind
 
 if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
+    from tilelang.frontend.values import BoundMethod
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Builtin:
     emit: Callable[..., Any]
     signature: inspect.Signature | None  # None: the emitter takes the raw arguments
 
-    def call(self, em: Emitter, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, em: Emitter, args: list[Any], kwargs: dict[str, Any]) -> object:
         effect = NOT_IN_COMBINERS.get(self.name)
         if effect is not None:
             em.not_in_combiner(effect)
@@ -58,7 +59,7 @@ def lowers(*fns: Any, raw: bool = False) -> Callable[[Callable[..., Any]], Calla
     return register
 
 
-def lookup(obj: Any) -> Builtin | None:
+def lookup(obj: object) -> Builtin | None:
     try:
         return _REGISTRY.get(obj)
     except TypeError:  # unhashable objects are never builtins
@@ -69,7 +70,8 @@ def registered() -> dict[Any, Builtin]:
     return dict(_REGISTRY)
 
 
-def call_method(em: Emitter, method: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call_method(em: Emitter, method: BoundMethod, args: list[Any], kwargs: dict[str,
+                Any]) -> object:
     """`tile.astype(...)` and friends: the language function with the tile as first argument."""
     from tilelang import language as lang
 

@@ -3,7 +3,7 @@ insert and bitcast."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.dialect import ops, tensor_type
 from tilelang.errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @lowers(lang.reshape)
-def emit_reshape(em: Emitter, x: Any, shape: Any) -> TileValue:
+def emit_reshape(em: Emitter, x: object, shape: object) -> TileValue:
     tile = as_tile(x, "reshape")
     shape = as_tuple(shape)
     if shape.count(-1) > 1:
@@ -40,14 +40,14 @@ def emit_reshape(em: Emitter, x: Any, shape: Any) -> TileValue:
 
 
 @lowers(lang.expand_dims)
-def emit_expand_dims(em: Emitter, x: Any, axis: Any) -> TileValue:
+def emit_expand_dims(em: Emitter, x: object, axis: object) -> TileValue:
     tile = as_tile(x, "expand_dims")
     axis = normalize_axis(axis, tile.ndim + 1)
     return build.reshape(tile, (*tile.shape[:axis], 1, *tile.shape[axis:]))
 
 
 @lowers(lang.broadcast_to)
-def emit_broadcast_to(em: Emitter, x: Any, shape: Any) -> TileValue:
+def emit_broadcast_to(em: Emitter, x: object, shape: object) -> TileValue:
     tile = as_tile(x, "broadcast_to")
     shape = check_shape(as_tuple(shape)) if shape != () else ()
     return build.broadcast_to(tile, shape)
@@ -64,7 +64,7 @@ def _permuted(tile: TileValue, axes: tuple[int, ...]) -> TileValue:
 
 
 @lowers(lang.permute)
-def emit_permute(em: Emitter, x: Any, axes: Any) -> TileValue:
+def emit_permute(em: Emitter, x: object, axes: object) -> TileValue:
     tile = as_tile(x, "permute")
     axes = as_tuple(axes)
     if len(axes) != tile.ndim:
@@ -77,7 +77,7 @@ def emit_permute(em: Emitter, x: Any, axes: Any) -> TileValue:
 
 
 @lowers(lang.transpose)
-def emit_transpose(em: Emitter, x: Any, axis0: Any, axis1: Any) -> TileValue:
+def emit_transpose(em: Emitter, x: object, axis0: object, axis1: object) -> TileValue:
     tile = as_tile(x, "transpose")
     if tile.ndim < 2:
         raise TileTypeError(f"Cannot transpose a tile with fewer than 2 dimensions "
@@ -96,7 +96,7 @@ def emit_transpose(em: Emitter, x: Any, axis0: Any, axis1: Any) -> TileValue:
 
 
 @lowers(lang.cat)
-def emit_cat(em: Emitter, tiles: Any, axis: Any) -> TileValue:
+def emit_cat(em: Emitter, tiles: object, axis: object) -> TileValue:
     if not isinstance(tiles, tuple) or not tiles:
         raise TileTypeError(f"cat() expects a tuple of tiles, got {describe(tiles)}")
     if len(tiles) > 2:
@@ -139,7 +139,8 @@ def _check_cat_pair(first: TileValue, second: TileValue, axis: int) -> None:
             f"{second.shape}) is not supported yet", hint="concatenate tiles of one shape")
 
 
-def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -> list[TileValue]:
+def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...],
+                   index: object) -> list[TileValue]:
     """Check that `sub` splits `tile` into sub-tiles and `index` picks one; the index operands
     (one integer scalar per dim, all of one type)."""
     if len(sub) != tile.ndim:
@@ -169,7 +170,7 @@ def _subtile_index(fn: str, tile: TileValue, sub: tuple[int, ...], index: Any) -
 
 
 @lowers(lang.extract)
-def emit_extract(em: Emitter, x: Any, index: Any, shape: Any) -> TileValue:
+def emit_extract(em: Emitter, x: object, index: object, shape: object) -> TileValue:
     tile = as_tile(x, "extract")
     if not tile.shape:
         raise TileTypeError("extract() needs a tile, got a scalar")
@@ -185,7 +186,7 @@ def emit_extract(em: Emitter, x: Any, index: Any, shape: Any) -> TileValue:
 
 
 @lowers(lang.insert)
-def emit_insert(em: Emitter, x: Any, index: Any, value: Any) -> TileValue:
+def emit_insert(em: Emitter, x: object, index: object, value: object) -> TileValue:
     tile = as_tile(x, "insert")
     if not tile.shape:
         raise TileTypeError("insert() needs a tile, got a scalar")
@@ -204,7 +205,7 @@ def emit_insert(em: Emitter, x: Any, index: Any, value: Any) -> TileValue:
 
 
 @lowers(lang.bitcast)
-def emit_bitcast(em: Emitter, x: Any, dtype: Any) -> TileValue:
+def emit_bitcast(em: Emitter, x: object, dtype: object) -> TileValue:
     tile = as_tile(x, "bitcast")
     target = as_dtype(dtype)
     if dt.bool_ in (tile.dtype, target):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 
 @lowers(Array.slice)
-def emit_slice(em: Emitter, self: ArrayValue, axis: Any, start: Any, stop: Any) -> ArrayValue:
+def emit_slice(em: Emitter, self: ArrayValue, axis: object, start: object,
+               stop: object) -> ArrayValue:
     axis = _axis(axis, self.ndim)
     lo, hi = _bound(start, "start"), _bound(stop, "stop")
     known_lo, known_hi = _known_int(lo), _known_int(hi)
@@ -73,7 +75,7 @@ def slice_alignment(unit: bool, align: int, itemsize: int, start_multiple: int |
     return min(align, moved & -moved)
 
 
-def _axis(axis: Any, ndim: int) -> int:
+def _axis(axis: object, ndim: int) -> int:
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TileTypeError(f"axis must be a compile-time constant int, got {describe(axis)}")
     if not -ndim <= axis < ndim:
@@ -103,7 +105,7 @@ def _bound(value: Any, what: str) -> TileValue:
 
 @lowers(Array.tiled_view)
 def emit_tiled_view(
-    em: Emitter, self: ArrayValue, tile_shape: Any, padding_mode: Any, traversal_steps: Any
+    em: Emitter, self: ArrayValue, tile_shape: object, padding_mode: object, traversal_steps: object
 ) -> TiledViewValue:
     ndim = self.ndim
     shape = _shape(tile_shape, "tile_shape", ndim, allow_empty=True)
@@ -114,7 +116,7 @@ def emit_tiled_view(
     return TiledViewValue(self, shape, _padding(padding_mode), steps)
 
 
-def _shape(value: Any, what: str, ndim: int, allow_empty: bool) -> tuple[int, ...]:
+def _shape(value: object, what: str, ndim: int, allow_empty: bool) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         value = (value,)
     if not isinstance(value, tuple) or not all(
@@ -137,7 +139,7 @@ def _shape(value: Any, what: str, ndim: int, allow_empty: bool) -> tuple[int, ..
 
 
 @lowers(TiledView.num_tiles)
-def emit_num_tiles(em: Emitter, self: TiledViewValue, axis: Any) -> Any:
+def emit_num_tiles(em: Emitter, self: TiledViewValue, axis: object) -> object:
     from tilelang.frontend.attributes import _array_query
 
     axis = _axis(axis, self.array.ndim)
@@ -146,7 +148,8 @@ def emit_num_tiles(em: Emitter, self: TiledViewValue, axis: Any) -> Any:
 
 @lowers(TiledView.load)
 def emit_view_load(
-    em: Emitter, self: TiledViewValue, index: Any, check_bounds: Any, latency: Any, allow_tma: Any
+    em: Emitter, self: TiledViewValue, index: object, check_bounds: object, latency: object,
+    allow_tma: object
 ) -> TileValue:
     _check_bounds_flag(check_bounds)
     array = self.array
@@ -158,8 +161,9 @@ def emit_view_load(
 
 @lowers(TiledView.store)
 def emit_view_store(
-    em: Emitter, self: TiledViewValue, index: Any, tile: Any, check_bounds: Any, latency: Any,
-    allow_tma: Any,
+    em: Emitter, self: TiledViewValue, index: object, tile: object, check_bounds: object,
+    latency: object,
+    allow_tma: object,
 ) -> None:
     from tilelang.dialect import ops
 
@@ -173,7 +177,7 @@ def emit_view_store(
                order=tuple(range(array.ndim)), **_steps(self))
 
 
-def _broadcast(view: TiledViewValue, tile: Any) -> TileValue:
+def _broadcast(view: TiledViewValue, tile: object) -> TileValue:
     """`tile` broadcast to the view's tile shape (as laid out in memory)."""
     if not isinstance(tile, TileValue):
         raise TileTypeError(f"TiledView.store() expects a tile, got {describe(tile)}")
@@ -192,7 +196,7 @@ def _steps(view: TiledViewValue) -> dict[str, tuple[int, ...]]:
     return {} if view.steps == view.shape else {"steps": view.steps}
 
 
-def _check_bounds_flag(value: Any) -> None:
+def _check_bounds_flag(value: object) -> None:
     if not isinstance(value, bool):
         raise TileTypeError(f"check_bounds must be a constant bool, got {describe(value)}")
 
@@ -200,10 +204,10 @@ def _check_bounds_flag(value: Any) -> None:
 # ----- atomic updates of a whole tile ---------------------------------------------------------
 
 
-def _atomic_store_emitter(kind: str) -> Any:
+def _atomic_store_emitter(kind: str) -> Callable[..., None]:
     name = f"atomic_store_{kind}"
 
-    def emit(em: Emitter, self: TiledViewValue, index: Any, update: Any) -> None:
+    def emit(em: Emitter, self: TiledViewValue, index: object, update: object) -> None:
         from tilelang.frontend.builtins.gather import ATOMIC_DTYPES, rmw_emitter
 
         array = self.array
