@@ -12,7 +12,7 @@ import pytest
 from tilelang.testing.fuzz import check, generate
 from tilelang.testing.fuzz import reference as ref
 from tilelang.testing.fuzz.__main__ import main
-from tilelang.testing.fuzz.check import failures, kernel_source
+from tilelang.testing.fuzz.check import failures, kernel_of, kernel_source
 from tilelang.testing.fuzz.program import Array, Node, Output, Program
 from tilelang.testing.fuzz.shrink import prune, shrink
 
@@ -21,7 +21,9 @@ REGRESSIONS = sorted((Path(__file__).parent / "regressions").glob("*.json"))
 CHUNK = 50
 
 
-@pytest.mark.parametrize("first", range(0, 250, CHUNK))
+@pytest.mark.parametrize("first", [  # the quick run: the first chunk; the full run: all five
+    pytest.param(first, marks=[pytest.mark.slow] if first else [])
+    for first in range(0, 250, CHUNK)])
 def test_bounded_run_has_no_mismatch(first: int) -> None:
     failing = failures(range(first, first + CHUNK), SIDES)
     assert not failing, "\n".join(f"seed {s}: {m[0]}" for s, m in failing.items())
@@ -105,6 +107,19 @@ def test_prune_drops_dead_nodes_and_arrays() -> None:
     pruned = prune(p)
     assert len(pruned.nodes) == 2 and len(pruned.arrays) == 2
     assert check(pruned, SIDES).ok
+
+
+def test_only_the_last_programs_kernels_are_kept() -> None:
+    """Each kernel holds what it compiled: a long run keeps only the last few modules."""
+    import sys
+
+    checking = sys.modules["tilelang.testing.fuzz.check"]
+    first = kernel_of(generate(0))
+    for seed in range(1, checking.KEPT_MODULES + 3):
+        kernel_of(generate(seed))
+    assert len(checking._MODULES) == checking.KEPT_MODULES
+    assert first.__module__ not in sys.modules
+    assert kernel_of(generate(0)) is not first  # loaded again
 
 
 def test_the_generator_covers_the_language() -> None:

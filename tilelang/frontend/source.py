@@ -8,9 +8,9 @@ import dataclasses
 import hashlib
 import inspect
 import linecache
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any
 
 from tilelang.errors import Loc, TileSyntaxError
@@ -54,10 +54,32 @@ class FunctionSource:
         )
 
 
-@cache
+def _kept_on(fn: Any, name: str, make: Callable[[Any], Any]) -> Any:
+    """`make(fn)`, computed once per function and kept in the function's own `__dict__`, so it
+    goes when the function does. A module-level cache (functools.cache) kept every function it
+    saw alive, and with it the kernels its globals name and all they compiled: kernels made at
+    run time (in a loop, by a fuzzer) were never freed. The entry names the function and code it
+    was made for: functools.wraps copies `__dict__` into wrappers, and `__code__` can be
+    replaced."""
+    kept = getattr(fn, "__dict__", None)
+    if type(kept) is not dict:  # a code object, a builtin: nothing to keep it on
+        return make(fn)
+    key = (id(fn), getattr(fn, "__code__", None))
+    entry = kept.get(name)
+    if entry is not None and entry[0] == key:
+        return entry[1]
+    value = make(fn)
+    kept[name] = (key, value)
+    return value
+
+
 def function_text(fn: Any) -> tuple[str, str, int]:
     """The text of `fn`'s definition, its file and its first line; TileSyntaxError if the
     source is unavailable. The fingerprint needs only this; parse_function parses it."""
+    return _kept_on(fn, "_tilelang_function_text", _function_text)
+
+
+def _function_text(fn: Any) -> tuple[str, str, int]:
     # The source of the function's own code: getsourcelines(fn) would follow `__wrapped__`
     # to the function a decorator wraps (functools.wraps) and compile that one instead. Asked
     # of the function, not its code object: for a code object inspect looks for the module
@@ -126,9 +148,12 @@ def _last_line(code: Any) -> int | None:
     return max(ends + [n for n in nested if n is not None])
 
 
-@cache
 def parse_function(fn: Any) -> FunctionSource:
     """Parse `fn`; raise TileSyntaxError if its source is unavailable or not a plain function."""
+    return _kept_on(fn, "_tilelang_function_source", _parse_function)
+
+
+def _parse_function(fn: Any) -> FunctionSource:
     text, filename, start = function_text(fn)
     try:
         try:

@@ -12,6 +12,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,14 +92,21 @@ def _poison(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
 
 # ----- the sides ------------------------------------------------------------------------------
 
-_MODULES: dict[str, Any] = {}
+# The kernels of the last few programs (a program's sides, and shrinking, load it again). Only
+# a few: each holds what it compiled, and a run of thousands of seeds kept them all (gigabytes).
+_MODULES: OrderedDict[str, Any] = OrderedDict()
+KEPT_MODULES = 8
 
 
 def kernel_of(p: Program, folder: Path | None = None) -> Any:
     """The program's kernel, from a module written under `folder` (a temporary one)."""
     source = kernel_source(p)
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    if digest not in _MODULES:
+    if digest in _MODULES:
+        _MODULES.move_to_end(digest)
+    else:
+        while len(_MODULES) >= KEPT_MODULES:
+            sys.modules.pop(f"tilelang_fuzz_{_MODULES.popitem(last=False)[0]}", None)
         folder = folder or Path(tempfile.gettempdir()) / "tilelang-fuzz"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"fuzz_{digest}.py"
