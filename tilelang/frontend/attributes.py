@@ -31,7 +31,7 @@ VIEW_METHODS = ("num_tiles", "load", "store", "atomic_store_add", "atomic_store_
                 "atomic_store_min", "atomic_store_and", "atomic_store_or", "atomic_store_xor")
 
 
-def get_attribute(obj: Any, name: str) -> Any:
+def get_attribute(obj: object, name: str) -> Any:
     if isinstance(obj, TileValue):
         return _tile_attribute(obj, name)
     if isinstance(obj, ArrayValue):
@@ -63,7 +63,7 @@ def get_attribute(obj: Any, name: str) -> Any:
                         f"{did_you_mean(name, TILE_METHODS if loose else ())}")
 
 
-def _public(obj: Any) -> list[str]:
+def _public(obj: object) -> list[str]:
     """The names a misspelt attribute of a module, class or dtype may have meant."""
     return [n for n in dir(obj) if not n.startswith("_")]
 
@@ -72,11 +72,11 @@ def _no_attribute(what: str, name: str, attributes: tuple[str, ...]) -> TileType
     return TileTypeError(f"{what} has no attribute `{name}`{did_you_mean(name, attributes)}")
 
 
-def _name_of(obj: Any) -> str:
+def _name_of(obj: object) -> str:
     return getattr(obj, "__name__", None) or repr(obj)
 
 
-def _tile_attribute(tile: TileValue, name: str) -> Any:
+def _tile_attribute(tile: TileValue, name: str) -> object:
     if name == "shape":
         return tile.shape
     if name == "dtype":
@@ -90,7 +90,7 @@ def _tile_attribute(tile: TileValue, name: str) -> Any:
     raise _no_attribute("a tile", name, ("shape", "dtype", "ndim", *TILE_METHODS))
 
 
-def _array_attribute(array: ArrayValue, name: str) -> Any:
+def _array_attribute(array: ArrayValue, name: str) -> object:
     if name == "shape":
         return tuple(_array_query("dim", array, d) for d in range(array.ndim))
     if name == "strides":
@@ -104,7 +104,7 @@ def _array_attribute(array: ArrayValue, name: str) -> Any:
     raise _no_attribute("an array", name, ("shape", "strides", "dtype", "ndim", *ARRAY_METHODS))
 
 
-def _view_attribute(view: TiledViewValue, name: str) -> Any:
+def _view_attribute(view: TiledViewValue, name: str) -> object:
     if name == "dtype":
         return view.array.dtype
     if name == "tile_shape":
@@ -117,7 +117,7 @@ def _view_attribute(view: TiledViewValue, name: str) -> Any:
                         ("dtype", "tile_shape", "traversal_steps", *VIEW_METHODS))
 
 
-def _raw_attribute(raw: RawMemoryValue, name: str) -> Any:
+def _raw_attribute(raw: RawMemoryValue, name: str) -> object:
     if name == "dtype":
         return raw.flat.dtype
     if name in RAW_METHODS:

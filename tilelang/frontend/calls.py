@@ -9,7 +9,7 @@ import inspect
 import math
 import types
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from tilelang.language.function import tile_function
 from tilelang.language.stub import stub_name
 
 
-def emit_call(em: Emitter, node: ast.Call) -> Any:
+def emit_call(em: Emitter, node: ast.Call) -> object:
     callee = em.expr(node.func)
     keyword = stub_name(callee)
     if keyword is not None and keyword in static.KEYWORDS:
@@ -53,7 +53,7 @@ def emit_call(em: Emitter, node: ast.Call) -> Any:
     return call(em, callee, args, kwargs)
 
 
-def _double_star(value: Any) -> list[tuple[str, Any]]:
+def _double_star(value: object) -> list[tuple[str, Any]]:
     """The keyword arguments `**value` passes (a dict with string keys, such as **kwargs)."""
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise TileTypeError(f"argument after ** must be a dict with string keys, got "
@@ -61,7 +61,7 @@ def _double_star(value: Any) -> list[tuple[str, Any]]:
     return list(value.items())
 
 
-def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> object:
     if isinstance(callee, BoundMethod):
         return registry.call_method(em, callee, args, kwargs)
     entry = registry.lookup(callee)
@@ -88,7 +88,7 @@ def call(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> A
     _reject(callee)
 
 
-def _reject(callee: Any) -> None:
+def _reject(callee: object) -> NoReturn:
     """A callee with no meaning in device code (cuTile's messages for builtins and classes)."""
     if isinstance(callee, types.BuiltinFunctionType):
         raise UnsupportedCallError(f"{callee.__name__}() is not supported in device code",
@@ -105,7 +105,8 @@ NOT_HANDLED = object()
 DICT_METHODS = ("get", "keys", "values", "items")
 
 
-def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def _call_user_value(em: Emitter, callee: object, args: list[Any],
+                     kwargs: dict[str, Any]) -> object:
     """Calls of the user's dataclasses and Enum classes, of their instances and methods, of
     `dataclasses.replace` and of dict methods; NOT_HANDLED for anything else."""
     if isinstance(callee, dataclass_values.BoundUserMethod):
@@ -131,12 +132,12 @@ def _call_user_value(em: Emitter, callee: Any, args: list[Any], kwargs: dict[str
     return NOT_HANDLED
 
 
-def _callee_name(callee: Any) -> str:
+def _callee_name(callee: object) -> str:
     name = getattr(callee, "__qualname__", None) or getattr(callee, "__name__", None)
     return f"`{name}`" if name else ""
 
 
-def _constructed_dtype(callee: Any) -> DType | None:
+def _constructed_dtype(callee: object) -> DType | None:
     """The dtype a callee constructs: a tilelang dtype, a NumPy scalar type, or a NumPy or torch
     dtype object (cuTile accepts them all as constructors)."""
     if isinstance(callee, DType):
@@ -166,7 +167,7 @@ def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> T
     return astype(value, dtype)
 
 
-def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> object:
     """Emit a helper function's body in place, with its own scope; return its result."""
     if context_managers.is_contextmanager(fn):  # its generator runs where it is entered
         return context_managers.create(fn, args, kwargs)

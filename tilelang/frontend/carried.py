@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,7 @@ class CarriedType:
 
     dtype: DType
     shape: tuple[int, ...]
-    loose: Any = None  # the loose constant the variable started from, if any
+    loose: bool | int | float | None = None  # the loose constant the variable started from, if any
 
     def describe(self) -> str:
         return f"{self.dtype.name} " + (f"tile of shape {self.shape}" if self.shape else "scalar")
@@ -68,7 +68,7 @@ class ArraySlot:
 class Fixed:
     """A static part: the same constant (or object) on every path."""
 
-    value: Any
+    value: object
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Fixed) and same_constant(self.value, other.value)
@@ -86,7 +86,7 @@ class Shared(Fixed):
 class Wrapper:
     """A tiled view, raw memory or list: the wrapper's fields, each a skeleton."""
 
-    template: Any
+    template: DataclassInstance
     fields: tuple[tuple[str, Any], ...]
 
     def __eq__(self, other: object) -> bool:
@@ -102,7 +102,7 @@ class Record:
     """A user's dataclass instance or a local function (records.py): the static key every
     path shares, and each part as a skeleton."""
 
-    template: Any
+    template: object
     key: tuple
     parts: tuple[tuple[str, Any], ...]
 
@@ -119,7 +119,7 @@ Skeleton = CarriedType | ArraySlot | Fixed | Wrapper | Record | tuple
 # ----- building and widening skeletons ---------------------------------------------------------
 
 
-def exact(value: Any) -> Skeleton:
+def exact(value: object) -> Skeleton:
     """The skeleton of one value: constants are static, tiles and arrays are leaves."""
     if isinstance(value, TileValue):
         return CarriedType(value.dtype, value.shape)
@@ -132,7 +132,7 @@ def exact(value: Any) -> Skeleton:
     return _record(value, Shared) or Fixed(value)
 
 
-def _record(value: Any, part_skeleton: Any) -> Record | None:
+def _record(value: object, part_skeleton: Callable[[object], Skeleton]) -> Record | None:
     """A record's skeleton; its parts start static (the same object on every path, so that
     a record every path shares is kept as it is) and widen where paths differ (join)."""
     split = records.split(value)
@@ -142,11 +142,11 @@ def _record(value: Any, part_skeleton: Any) -> Record | None:
     return Record(value, key, tuple((n, part_skeleton(v)) for n, v in parts.items()))
 
 
-def _initial_part(value: Any) -> Skeleton:
+def _initial_part(value: object) -> Skeleton:
     return initial(value) if is_loose(value) or type(value) is tuple else Shared(value)
 
 
-def _wrapper(value: Any) -> Wrapper:
+def _wrapper(value: DataclassInstance) -> Wrapper:
     """A wrapper's arrays are leaves; its other fields (a tile shape, ...) are static."""
     fields = []
     for f in dataclasses.fields(value):
@@ -159,7 +159,7 @@ def _wrapper(value: Any) -> Wrapper:
     return Wrapper(value, tuple(fields))
 
 
-def initial(value: Any) -> Skeleton:
+def initial(value: object) -> Skeleton:
     """The skeleton a loop starts carrying `value` with: as `exact`, but a loose constant is a
     scalar of its default dtype inside the loop (and widens to what the body makes of it)."""
     if is_loose(value):
@@ -169,7 +169,7 @@ def initial(value: Any) -> Skeleton:
     return _record(value, _initial_part) or exact(value)
 
 
-def pin_constants(skel: Skeleton, start: Any, end: Any) -> Skeleton:
+def pin_constants(skel: Skeleton, start: object, end: object) -> Skeleton:
     """`skel` with the loose constants that a loop body leaves as they were (`end` is the same
     constant as `start`) made static again: they need not be carried."""
     if isinstance(skel, CarriedType) and skel.loose is not None and is_loose(end) and \
@@ -186,7 +186,7 @@ def pin_constants(skel: Skeleton, start: Any, end: Any) -> Skeleton:
     return skel
 
 
-def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
+def join(name: str, skel: Skeleton, value: object) -> Skeleton:
     """The skeleton that holds what `skel` holds and `value` too, or a TileTypeError."""
     if isinstance(value, Undefined):
         raise value.error_for(name)
@@ -233,7 +233,7 @@ def join(name: str, skel: Skeleton, value: Any) -> Skeleton:
         raise whole from None
 
 
-def join_branches(name: str, a: Any, b: Any) -> Skeleton:
+def join_branches(name: str, a: object, b: object) -> Skeleton:
     """The skeleton of a name that is `a` on one path and `b` on another (peers: both orders
     are tried, as lossless conversions go one way)."""
     try:
@@ -266,7 +266,7 @@ def _join_leaf(name: str, current: CarriedType, value: Any) -> CarriedType:
     return CarriedType(current.dtype, shape)
 
 
-def _py_join(a: Any, b: Any) -> Any:
+def _py_join(a: bool | int | float, b: bool | int | float) -> bool | int | float:
     """A loose constant standing for both `a` and `b` (the wider kind)."""
     return b if semantics.category(semantics.constant_dtype(b)) > \
         semantics.category(semantics.constant_dtype(a)) else a
@@ -280,7 +280,7 @@ def path_error(name: str, one: str, other: str) -> TileTypeError:
     )
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     """`describe`, and what static values are (cuTile shows enum constants like this)."""
     if isinstance(value, enum.Enum):
         return f"<enum constant {type(value).__name__}.{value.name}>"
@@ -354,7 +354,7 @@ def leaves(skel: Skeleton, value: Any) -> list[ir.Value]:
     return [v for s, item in zip(skel, value, strict=True) for v in leaves(s, item)]
 
 
-def rebuild(skel: Skeleton, it: Iterator[ir.Value]) -> Any:
+def rebuild(skel: Skeleton, it: Iterator[ir.Value]) -> object:
     """The front-end value whose leaves are the next values of `it`."""
     if isinstance(skel, CarriedType):
         return TileValue(next(it), skel.dtype, skel.shape)
@@ -430,12 +430,12 @@ def has_leaves(skel: Skeleton) -> bool:
     return bool(mlir_types(skel))
 
 
-def is_static(value: Any) -> bool:
+def is_static(value: object) -> bool:
     """A value with no run-time part (it is valid anywhere in the kernel)."""
     return not isinstance(value, Undefined) and not has_leaves(exact(value))
 
 
-def fitting_leaves(name: str, skel: Skeleton, value: Any) -> list[ir.Value]:
+def fitting_leaves(name: str, skel: Skeleton, value: object) -> list[ir.Value]:
     """`value`'s leaves when it fits `skel`, else placeholders (for a value that is never read
     on this path: undefined, or of another type, there)."""
     if isinstance(value, Undefined):

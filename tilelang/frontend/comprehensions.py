@@ -58,7 +58,7 @@ class Enclosing(Mapping[str, Any]):
                  own: frozenset[str]):
         self.scope, self.closure, self.own = scope, closure, own
 
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> object:
         if name in self.own:
             raise KeyError(name)
         return self.scope[name] if name in self.scope else self.closure[name]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilelang.dialect import ops
 from tilelang.errors import TileTypeError, TileValueError
@@ -28,7 +28,7 @@ SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
 # ----- indexing ------------------------------------------------------------------------------
 
 
-def tuple_item(value: tuple, index: Any) -> Any:
+def tuple_item(value: tuple, index: object) -> object:
     if isinstance(index, TileValue):
         if index.shape or not index.dtype.is_integer:
             raise TileTypeError(f"Tuple indices must be integers or slices, not {describe(index)}")
@@ -46,7 +46,7 @@ def tuple_item(value: tuple, index: Any) -> Any:
                              "items") from None
 
 
-def list_item(array_list: ListValue, index: Any) -> ArrayValue:
+def list_item(array_list: ListValue, index: object) -> ArrayValue:
     """`xs[i]`: a constant index picks the array; a run-time one selects among them."""
     n = len(array_list.items)
     if isinstance(index, TileValue) and not index.shape and index.dtype.is_integer:
@@ -72,7 +72,7 @@ def _select(array_list: ListValue, index: TileValue) -> ArrayValue:
                       first.index_dtype, first.static_shape, first.static_strides)
 
 
-def dict_item(value: dict, key: Any) -> Any:
+def dict_item(value: dict, key: object) -> object:
     if isinstance(key, TileValue | ArrayValue):
         raise TileTypeError(f"dict keys must be compile-time constants, got {describe(key)}")
     try:
@@ -86,7 +86,7 @@ def dict_item(value: dict, key: Any) -> Any:
 # ----- comparisons ---------------------------------------------------------------------------
 
 
-def compare_tuples(op: ast.cmpop, lhs: Any, rhs: Any) -> Any:
+def compare_tuples(op: ast.cmpop, lhs: object, rhs: object) -> object:
     """`==` / `!=` with a tuple operand: a constant, or a bool scalar computed at run time."""
     if type(op) not in (ast.Eq, ast.NotEq):
         raise TileTypeError(f"Operator '{SYMBOLS.get(type(op), type(op).__name__)}' is not "
@@ -95,7 +95,7 @@ def compare_tuples(op: ast.cmpop, lhs: Any, rhs: Any) -> Any:
     return equal if isinstance(op, ast.Eq) else _negate(equal)
 
 
-def contains(haystack: Any, needle: Any) -> Any:
+def contains(haystack: object, needle: object) -> object:
     """`needle in haystack`: over a tuple, True as soon as one item is known to be equal."""
     if isinstance(haystack, dict):
         return dict_contains(haystack, needle)
@@ -104,7 +104,7 @@ def contains(haystack: Any, needle: Any) -> Any:
             raise TileTypeError(f"'in' is not supported for {describe(haystack)}")
         return operators.fold(lambda a, b: a in b, needle, haystack)
     _check_scalar(needle, "'in' requires scalar operands")
-    found: Any = False
+    found: object = False
     for item in haystack:
         equal = _equal(needle, item, "'in' is")
         if equal is True:
@@ -114,22 +114,22 @@ def contains(haystack: Any, needle: Any) -> Any:
     return found
 
 
-def dict_contains(haystack: dict, needle: Any) -> bool:
+def dict_contains(haystack: dict, needle: object) -> bool:
     if isinstance(needle, TileValue | ArrayValue):
         raise TileTypeError(f"dict keys must be compile-time constants, got {describe(needle)}")
     return operators.fold(operator.contains, haystack, needle)  # type: ignore[return-value]
 
 
-def negate(value: Any) -> Any:
+def negate(value: object) -> object:
     return _negate(value)
 
 
-def _equal(a: Any, b: Any, what: str) -> Any:
+def _equal(a: object, b: object, what: str) -> object:
     """Python's `a == b` for compile-time values; element-wise for tuples with scalars."""
     if isinstance(a, tuple) and isinstance(b, tuple):
         if len(a) != len(b):
             return False
-        result: Any = True
+        result: object = True
         for x, y in zip(a, b, strict=True):
             result = _and(result, _equal(x, y, what))
         return result
@@ -148,17 +148,17 @@ def _equal(a: Any, b: Any, what: str) -> Any:
     return operators.fold(operator.eq, a, b)
 
 
-def _check_scalar(value: Any, message: str) -> None:
+def _check_scalar(value: object, message: str) -> None:
     if isinstance(value, TileValue) and value.shape:
         raise TileTypeError(f"{message}, got {describe(value)}")
 
 
-def _runtime_object(value: Any) -> bool:
+def _runtime_object(value: object) -> bool:
     """Arrays, lists of arrays, views...: front-end objects with no `==`."""
     return type(value).__module__.startswith("tilelang.frontend")
 
 
-def _and(acc: Any, value: Any) -> Any:
+def _and(acc: object, value: object) -> object:
     if acc is False or value is False:
         return False
     if acc is True:
@@ -168,7 +168,7 @@ def _and(acc: Any, value: Any) -> Any:
     return operators.binary("bitwise_and", acc, value)
 
 
-def _negate(value: Any) -> Any:
+def _negate(value: object) -> object:
     if isinstance(value, TileValue):
         return operators.logical_not(value)
     return not value
@@ -177,7 +177,7 @@ def _negate(value: Any) -> Any:
 # ----- item assignment -----------------------------------------------------------------------
 
 
-def assign_item(em: Emitter, container: Any, index: Any, value: Any) -> None:
+def assign_item(em: Emitter, container: object, index: object, value: object) -> None:
     """`container[index] = value`: only a dataclass with `__setitem__` accepts it."""
     from tilelang.frontend import dataclass_values
 

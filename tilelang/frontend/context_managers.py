@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilelang.errors import TileSyntaxError, TileTypeError
+from tilelang.errors import TileError, TileSyntaxError, TileTypeError
 from tilelang.frontend import semantics
 from tilelang.frontend.binding import bind
 from tilelang.frontend.emitter import (
@@ -42,7 +42,7 @@ def _any_context_manager() -> Iterator[None]:
 _HELPER_CODE = _any_context_manager.__code__
 
 
-def is_contextmanager(fn: Any) -> bool:
+def is_contextmanager(fn: object) -> bool:
     return isinstance(fn, types.FunctionType) and fn.__code__ is _HELPER_CODE and \
         isinstance(getattr(fn, "__wrapped__", None), types.FunctionType)
 
@@ -63,7 +63,7 @@ class GeneratorContextManager:
         return f"GeneratorContextManager[{self.fn!r}, args=[{args}], kwargs={{{kwargs}}}]"
 
 
-def type_str(value: Any) -> str:
+def type_str(value: object) -> str:
     """A value's type as cuTile spells it in messages (`Tile[int32,()]`)."""
     if isinstance(value, TileValue) or (is_loose(value) and not isinstance(value, str)):
         dtype = value.dtype if isinstance(value, TileValue) else semantics.constant_dtype(value)
@@ -74,7 +74,7 @@ def type_str(value: Any) -> str:
     return str(value) if isinstance(value, GeneratorContextManager) else type(value).__name__
 
 
-def check_operands(op: ast.operator, lhs: Any, rhs: Any) -> None:
+def check_operands(op: ast.operator, lhs: object, rhs: object) -> None:
     """A context manager is no operand (cuTile's message, which spells out both types)."""
     if isinstance(lhs, GeneratorContextManager) or isinstance(rhs, GeneratorContextManager):
         symbol = _SYMBOLS.get(type(op), type(op).__name__)
@@ -87,7 +87,7 @@ _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDi
             ast.BitXor: "^", ast.BitAnd: "&", ast.MatMult: "@"}
 
 
-def create(fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def create(fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> object:
     """Call a @contextmanager function: bind its arguments, run nothing yet (as Python)."""
     gen = fn.__wrapped__  # type: ignore[attr-defined]  # set by functools.wraps; not in typeshed
     bound = bind(gen.__name__, inspect.signature(gen, follow_wrapped=False), args, kwargs)
@@ -152,7 +152,7 @@ def _exit(em: Emitter, entered: _Entered) -> None:
 _DONE = object()
 
 
-def _resume(em: Emitter, entered: _Entered) -> Any:
+def _resume(em: Emitter, entered: _Entered) -> object:
     """Run the generator's code, in its own frame, up to its `yield` (or to its end)."""
     em.frames.append(entered.frame)
     try:
@@ -248,7 +248,7 @@ def _own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
             c, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef)]
 
 
-def _at(source: FunctionSource, node: ast.AST, error: Any) -> Any:
+def _at(source: FunctionSource, node: ast.AST, error: TileError) -> TileError:
     """Point `error` at `node` in the generator's source."""
     error.loc = source.loc(node)
     return error

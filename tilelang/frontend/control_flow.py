@@ -31,7 +31,7 @@ from tilelang.frontend.values import TileValue, Undefined
 MISSING = Undefined("is not defined")
 
 
-def condition(value: Any, what: str) -> TileValue:
+def condition(value: object, what: str) -> TileValue:
     if not isinstance(value, TileValue) or value.shape:
         raise TileTypeError(
             f"the condition of {what} must be a scalar, got {describe(value)}",
@@ -88,7 +88,8 @@ def emit_if(em: Emitter, node: ast.If, cond: TileValue, enter: dict | None = Non
         merged[m.name] = value if m.partial is None else replace(m.partial, value=value)
 
 
-def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict, node: ast.If) -> Any:
+def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict,
+          node: ast.If) -> object:
     """How `name` leaves the `if`: a _Merge, or the value (maybe Undefined) it has after."""
     line = node.lineno
     t_defined, e_defined = not isinstance(t, Undefined), not isinstance(e, Undefined)
@@ -114,7 +115,7 @@ def _plan(name: str, t: Any, e: Any, then_scope: dict, else_scope: dict, node: a
     return _carry(name, [value] + ([other.value] if other.value is not None else []), undefined)
 
 
-def _conflict_message(name: str, t: Any, e: Any, node: ast.If) -> str:
+def _conflict_message(name: str, t: object, e: object, node: ast.If) -> str:
     """cuTile's message: the `else` value first, each with the line that assigns it (the `if`'s
     own line for a value from before it)."""
     lines = [assignment_line(body, name) or node.lineno for body in (node.orelse, node.body)]
@@ -122,7 +123,7 @@ def _conflict_message(name: str, t: Any, e: Any, node: ast.If) -> str:
                       f"{describe_value(t)} (line {lines[1]})").message
 
 
-def _carry(name: str, values: list[Any], undefined: Undefined) -> Any:
+def _carry(name: str, values: list[Any], undefined: Undefined) -> object:
     """Carry the values a name has on the paths that define it; reading it stays an error."""
     if not values:
         return undefined
@@ -133,14 +134,14 @@ def _carry(name: str, values: list[Any], undefined: Undefined) -> Any:
     return _Merge(name, skeleton, undefined)
 
 
-def _leaves(merge: _Merge, value: Any) -> list[ir.Value]:
+def _leaves(merge: _Merge, value: object) -> list[ir.Value]:
     """The branch's leaves of a merged name (placeholders where a partial one is undefined)."""
     if merge.partial is not None:
         return fitting_leaves(merge.name, merge.skeleton, value)
     return leaves(merge.skeleton, value)
 
 
-def _left_only(t: Any, e: Any, then_scope: dict, else_scope: dict) -> Any:
+def _left_only(t: object, e: object, then_scope: dict, else_scope: dict) -> object:
     """The value of the one branch that may have left its block, if only one did."""
     left = [v for v, s in ((t, then_scope), (e, else_scope)) if may_have_exited(s)]
     return left[0] if len(left) == 1 else None

@@ -14,7 +14,7 @@ import enum
 import inspect
 import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from tilelang.errors import TileTypeError, TileValueError, did_you_mean
 from tilelang.frontend import build
@@ -22,7 +22,10 @@ from tilelang.frontend.binding import bind
 from tilelang.frontend.emitter import HOOKS
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import TileValue
-from tilelang.interface.arguments import is_instance  # the front end's name for it too
+from tilelang.interface.arguments import (  # the front end's name for it too
+    DataclassInstance,
+    is_instance,
+)
 
 if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
@@ -33,15 +36,15 @@ class BoundUserMethod:
     """`instance.method` before it is called: the function and its `self`."""
 
     fn: types.FunctionType
-    receiver: Any
+    receiver: object
 
 
-def is_dataclass_type(value: Any) -> bool:
+def is_dataclass_type(value: object) -> TypeGuard[type[DataclassInstance]]:
     return isinstance(value, type) and dataclasses.is_dataclass(value) and \
         not value.__module__.startswith("tilelang.")
 
 
-def check_frozen(value: Any) -> None:
+def check_frozen(value: object) -> None:
     """Instances (also inside tuples) must be of frozen classes: they are compile-time values."""
     if isinstance(value, tuple):
         for item in value:
@@ -76,7 +79,7 @@ def _generated_init(cls: type) -> bool:
     return code is not None and code.co_filename == "<string>"  # dataclasses exec()s it
 
 
-def construct(em: Emitter, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def construct(em: Emitter, cls: type, args: list[Any], kwargs: dict[str, Any]) -> object:
     """`cls(*args, **kwargs)` in a kernel."""
     _check_class(cls)
     bound = bind(cls.__name__, inspect.signature(cls), args, kwargs)
@@ -88,7 +91,7 @@ def construct(em: Emitter, cls: type, args: list[Any], kwargs: dict[str, Any]) -
     return instance
 
 
-def make_instance(cls: type, fields: dict[str, Any]) -> Any:
+def make_instance(cls: type, fields: dict[str, Any]) -> object:
     """An instance of `cls` holding `fields`, made without running its `__init__`."""
     instance: object = object.__new__(cls)
     for name, value in fields.items():
@@ -96,7 +99,7 @@ def make_instance(cls: type, fields: dict[str, Any]) -> Any:
     return instance
 
 
-def replace(em: Emitter, instance: Any, args: list[Any], changes: dict[str, Any]) -> Any:
+def replace(em: Emitter, instance: object, args: list[Any], changes: dict[str, Any]) -> object:
     """`dataclasses.replace(instance, **changes)`."""
     if args or not is_instance(instance):
         raise TileTypeError("dataclasses.replace() takes a dataclass instance and keyword "
@@ -110,7 +113,7 @@ def replace(em: Emitter, instance: Any, args: list[Any], changes: dict[str, Any]
     return construct(em, cls, [], fields)
 
 
-def attribute(em: Emitter, instance: Any, name: str) -> Any:
+def attribute(em: Emitter, instance: DataclassInstance, name: str) -> object:
     """A field, a class constant, a property's value (its getter inlined) or a bound method."""
     cls = type(instance)
     if name in {f.name for f in dataclasses.fields(cls)}:
@@ -133,11 +136,11 @@ def attribute(em: Emitter, instance: Any, name: str) -> Any:
 
 
 def call_method(em: Emitter, method: BoundUserMethod, args: list[Any],
-                kwargs: dict[str, Any]) -> Any:
+                kwargs: dict[str, Any]) -> object:
     return _inline(em, method.fn, [method.receiver, *args], kwargs)
 
 
-def call_instance(em: Emitter, instance: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call_instance(em: Emitter, instance: object, args: list[Any], kwargs: dict[str, Any]) -> object:
     """`instance(...)`: its class's `__call__`."""
     fn = inspect.getattr_static(type(instance), "__call__", None)
     if not isinstance(fn, types.FunctionType):
@@ -145,21 +148,21 @@ def call_instance(em: Emitter, instance: Any, args: list[Any], kwargs: dict[str,
     return _inline(em, fn, [instance, *args], kwargs)
 
 
-def getitem(em: Emitter, instance: Any, index: Any) -> Any:
+def getitem(em: Emitter, instance: object, index: object) -> object:
     fn = getattr(type(instance), "__getitem__", None)
     if not isinstance(fn, types.FunctionType):
         raise TileTypeError(f"{type(instance).__name__} cannot be indexed")
     return _inline(em, fn, [instance, index], {})
 
 
-def setitem(em: Emitter, instance: Any, index: Any, value: Any) -> None:
+def setitem(em: Emitter, instance: object, index: object, value: object) -> None:
     fn = getattr(type(instance), "__setitem__", None)
     if not isinstance(fn, types.FunctionType):
         raise TileTypeError(f"{type(instance).__name__} does not support item assignment")
     _inline(em, fn, [instance, index, value], {})
 
 
-def _inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def _inline(em: Emitter, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> object:
     return HOOKS["inline"](em, fn, args, kwargs)  # calls.inline
 
 

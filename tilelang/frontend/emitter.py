@@ -9,7 +9,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import mlir.ir as ir
 import numpy as np
@@ -90,7 +90,7 @@ class Frame:
     scope: dict[str, Any]
     call_site: Loc | None
     returned: bool = False
-    result: Any = None
+    result: object = None
     dynamic_depth: int = 0  # > 0 inside the body of a run-time `if`/`for`/`while`
     loops: list[Any] = field(default_factory=list)  # run-time loops around (paths.LoopExits)
     returns: list[Any] = field(default_factory=list)  # the value of every `return` emitted
@@ -105,11 +105,11 @@ class LocalFunction:
     signature: inspect.Signature
     name: str
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by Python: in a static_eval
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:  # by Python: static_eval
         raise KernelOnlyCall(self.name)
 
 
-def _captured(value: Any) -> Any:
+def _captured(value: object) -> object:
     """A global or closure variable as a compile-time value: a NumPy scalar is a constant of
     its dtype (as in cuTile); an array object (torch, NumPy, CuPy, ...) cannot be one."""
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
@@ -171,7 +171,7 @@ class Emitter:
 
     # ----- dispatch -------------------------------------------------------------------------
 
-    def expr(self, node: ast.expr) -> Any:
+    def expr(self, node: ast.expr) -> object:
         handler = EXPRESSIONS.get(type(node))
         with self.at(node):
             if handler is None:
@@ -224,7 +224,7 @@ class Emitter:
 
     # ----- names ----------------------------------------------------------------------------
 
-    def lookup(self, name: str, *, python: bool = False) -> Any:
+    def lookup(self, name: str, *, python: bool = False) -> object:
         """The value of a name; `python=True` for Python code run while compiling (static_eval),
         which may read any global object."""
         frame = self.frame
@@ -248,7 +248,7 @@ class Emitter:
         raise TileUndefinedVariableError(f"Undefined variable {name} used: name `{name}` is not "
                                          f"defined{did_you_mean(name, known)}")
 
-    def bind(self, target: ast.expr, value: Any) -> None:
+    def bind(self, target: ast.expr, value: object) -> None:
         """Assign `value` to an assignment target (a name or a tuple of targets)."""
         if isinstance(target, ast.Name):
             self.scope[target.id] = value
@@ -264,7 +264,7 @@ class Emitter:
                 hint="bind a new name, or write to an array with tilelang.store",
             )
 
-    def _unpack(self, target: ast.Tuple | ast.List, value: Any) -> None:
+    def _unpack(self, target: ast.Tuple | ast.List, value: object) -> None:
         if any(isinstance(t, ast.Starred) for t in target.elts):
             raise TileSyntaxError("starred assignment is not supported in a kernel")
         if not isinstance(value, tuple):

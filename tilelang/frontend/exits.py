@@ -101,7 +101,7 @@ def _guard(em: Emitter, rest: list[ast.stmt]) -> None:
 # ----- function bodies -------------------------------------------------------------------------
 
 
-def emit_body(em: Emitter, body: list[ast.stmt]) -> Any:
+def emit_body(em: Emitter, body: list[ast.stmt]) -> object:
     """Emit a function's body; return its result (None when it returns nothing)."""
     em.block(body)
     frame = em.frame

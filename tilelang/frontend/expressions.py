@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import (
@@ -41,14 +40,14 @@ PY_COMPARES = {
 
 
 @expression(ast.Constant)
-def _constant(em: Emitter, node: ast.Constant) -> Any:
+def _constant(em: Emitter, node: ast.Constant) -> object:
     if isinstance(node.value, bytes | complex):
         raise TileTypeError(f"{type(node.value).__name__} constants are not supported")
     return node.value
 
 
 @expression(ast.Name)
-def _name(em: Emitter, node: ast.Name) -> Any:
+def _name(em: Emitter, node: ast.Name) -> object:
     return em.lookup(node.id)
 
 
@@ -58,7 +57,7 @@ def _tuple(em: Emitter, node: ast.Tuple | ast.List) -> tuple:
 
 
 @expression(ast.Attribute)
-def _attribute(em: Emitter, node: ast.Attribute) -> Any:
+def _attribute(em: Emitter, node: ast.Attribute) -> object:
     obj = em.expr(node.value)
     if dataclass_values.is_instance(obj):
         return dataclass_values.attribute(em, obj, node.attr)
@@ -66,7 +65,7 @@ def _attribute(em: Emitter, node: ast.Attribute) -> Any:
 
 
 @expression(ast.BinOp)
-def _binop(em: Emitter, node: ast.BinOp) -> Any:
+def _binop(em: Emitter, node: ast.BinOp) -> object:
     lhs, rhs = em.expr(node.left), em.expr(node.right)
     if isinstance(node.op, ast.MatMult):
         context_managers.check_operands(node.op, lhs, rhs)
@@ -79,7 +78,7 @@ def _binop(em: Emitter, node: ast.BinOp) -> Any:
     return operators.binary(BINOPS[type(node.op)], lhs, rhs)
 
 
-def matmul_operator(lhs: Any, rhs: Any) -> TileValue:
+def matmul_operator(lhs: object, rhs: object) -> TileValue:
     """`lhs @ rhs` on two tiles (matmul); anything else is no operand of @."""
     from tilelang.frontend.builtins.matmul import matmul
 
@@ -90,7 +89,7 @@ def matmul_operator(lhs: Any, rhs: Any) -> TileValue:
     return matmul(lhs, rhs)
 
 
-def tuple_arith(op: ast.operator, lhs: Any, rhs: Any) -> tuple:
+def tuple_arith(op: ast.operator, lhs: object, rhs: object) -> tuple:
     if isinstance(op, ast.Add) and isinstance(lhs, tuple) and isinstance(rhs, tuple):
         return lhs + rhs
     if isinstance(op, ast.Mult) and isinstance(lhs, tuple) and isinstance(rhs, int):
@@ -99,7 +98,7 @@ def tuple_arith(op: ast.operator, lhs: Any, rhs: Any) -> tuple:
 
 
 @expression(ast.UnaryOp)
-def _unaryop(em: Emitter, node: ast.UnaryOp) -> Any:
+def _unaryop(em: Emitter, node: ast.UnaryOp) -> object:
     value = em.expr(node.operand)
     if isinstance(node.op, ast.Not):
         if not (isinstance(value, TileValue) or is_loose(value)):
@@ -111,11 +110,11 @@ def _unaryop(em: Emitter, node: ast.UnaryOp) -> Any:
 
 
 @expression(ast.BoolOp)
-def _boolop(em: Emitter, node: ast.BoolOp) -> Any:
+def _boolop(em: Emitter, node: ast.BoolOp) -> object:
     """`and`/`or`: constants short-circuit at compile time; scalar tiles combine as bools."""
     is_and = isinstance(node.op, ast.And)
     acc: TileValue | None = None
-    value: Any = None
+    value: object = None
     for operand in node.values:
         value = em.expr(operand)
         if isinstance(value, TileValue):
@@ -125,13 +124,13 @@ def _boolop(em: Emitter, node: ast.BoolOp) -> Any:
     return value if acc is None else acc
 
 
-def _combine(lhs: Any, rhs: Any, is_and: bool) -> TileValue:
+def _combine(lhs: object, rhs: object, is_and: bool) -> TileValue:
     a = build.bool_of(_scalar(lhs, "and" if is_and else "or"))
     b = build.bool_of(_scalar(build.to_tile(rhs), "and" if is_and else "or"))
     return build.elementwise("and" if is_and else "or", [a, b])
 
 
-def _scalar(value: Any, what: str) -> TileValue:
+def _scalar(value: object, what: str) -> TileValue:
     if not isinstance(value, TileValue) or value.shape:
         raise TileTypeError(
             f"`{what}` needs scalars, got {describe(value)}",
@@ -141,8 +140,8 @@ def _scalar(value: Any, what: str) -> TileValue:
 
 
 @expression(ast.Compare)
-def _compare(em: Emitter, node: ast.Compare) -> Any:
-    result: Any = None
+def _compare(em: Emitter, node: ast.Compare) -> object:
+    result: object = None
     lhs = em.expr(node.left)
     for op, right in zip(node.ops, node.comparators, strict=True):
         rhs = em.expr(right)
@@ -152,7 +151,7 @@ def _compare(em: Emitter, node: ast.Compare) -> Any:
     return result
 
 
-def _compare_pair(op: ast.cmpop, lhs: Any, rhs: Any) -> Any:
+def _compare_pair(op: ast.cmpop, lhs: object, rhs: object) -> object:
     if isinstance(op, ast.In | ast.NotIn):
         found = containers.contains(rhs, lhs)
         return found if isinstance(op, ast.In) else containers.negate(found)
@@ -167,7 +166,7 @@ def _compare_pair(op: ast.cmpop, lhs: Any, rhs: Any) -> Any:
 
 
 @expression(ast.IfExp)
-def _ifexp(em: Emitter, node: ast.IfExp) -> Any:
+def _ifexp(em: Emitter, node: ast.IfExp) -> object:
     cond = em.expr(node.test)
     if not isinstance(cond, TileValue):
         return em.expr(node.body if cond else node.orelse)
@@ -183,7 +182,7 @@ def _ifexp(em: Emitter, node: ast.IfExp) -> Any:
 
 
 @expression(ast.Call)
-def _call(em: Emitter, node: ast.Call) -> Any:
+def _call(em: Emitter, node: ast.Call) -> object:
     return emit_call(em, node)
 
 
@@ -196,7 +195,7 @@ def _slice(em: Emitter, node: ast.Slice) -> slice:
 
 
 @expression(ast.Subscript)
-def _subscript(em: Emitter, node: ast.Subscript) -> Any:
+def _subscript(em: Emitter, node: ast.Subscript) -> object:
     value, index = em.expr(node.value), em.expr(node.slice)
     if isinstance(value, TileValue):
         return _index_tile(value, index)
@@ -239,7 +238,7 @@ def _dict(em: Emitter, node: ast.Dict) -> dict:
 _INDEX_HINT = "tiles are indexed as a whole; use reshape, extract, or load a smaller tile"
 
 
-def _index_tile(tile: TileValue, index: Any) -> TileValue:
+def _index_tile(tile: TileValue, index: object) -> TileValue:
     """`t[None]`, `t[:, None]`-style indexing: only adds unit dimensions (cuTile's rules: a
     tuple of `None`, `:` and `...`, or a lone `None`)."""
     if index is not None and not isinstance(index, tuple):

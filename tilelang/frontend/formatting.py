@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -26,6 +27,7 @@ from tilelang.frontend.values import (
     TiledViewValue,
     TileValue,
 )
+from tilelang.interface.arguments import DataclassInstance
 from tilelang.language.dtypes import DType
 
 
@@ -71,7 +73,7 @@ def is_text(value: object) -> TypeGuard[Text]:
 # ----- str(), repr() and format() of kernel values ------------------------------------------
 
 
-def to_str(value: Any, em: Emitter | None = None) -> Text:
+def to_str(value: object, em: Emitter | None = None) -> Text:
     """Python's `str(value)`: a tile or scalar prints its elements, a constant its text."""
     if isinstance(value, FormattedString | str):
         return value
@@ -85,7 +87,7 @@ def to_str(value: Any, em: Emitter | None = None) -> Text:
     return _constant_text(value, str)
 
 
-def to_repr(value: Any, em: Emitter | None = None) -> Text:
+def to_repr(value: object, em: Emitter | None = None) -> Text:
     """Python's `repr(value)`: strings get quotes, tuples their parentheses."""
     if isinstance(value, FormattedString):
         return _quoted(value)
@@ -101,7 +103,7 @@ def to_repr(value: Any, em: Emitter | None = None) -> Text:
     return _constant_text(value, repr)
 
 
-def format_field(value: Any, spec: str | None, em: Emitter | None = None) -> Text:
+def format_field(value: object, spec: str | None, em: Emitter | None = None) -> Text:
     """`f"{value:spec}"`: tiles take a C conversion made from the spec, constants Python's."""
     if isinstance(value, TileValue):
         if spec is None:
@@ -125,7 +127,7 @@ def format_field(value: Any, spec: str | None, em: Emitter | None = None) -> Tex
 # ----- dataclass instances (cuTile's rules: the user's __str__/__repr__ run as kernel code) --
 
 
-def _dataclass_repr(value: Any, em: Emitter | None) -> Text:
+def _dataclass_repr(value: DataclassInstance, em: Emitter | None) -> Text:
     cls = type(value)
     custom = _user_method(cls, "__repr__")
     if custom:
@@ -137,7 +139,7 @@ def _dataclass_repr(value: Any, em: Emitter | None) -> Text:
     return concat(f"{cls.__qualname__}(", *_joined(fields, ", "), ")")
 
 
-def _user_method(cls: type, name: str) -> Any:
+def _user_method(cls: type, name: str) -> object:
     """`cls`'s own `name` method when the user wrote one (not object's nor the generated one)."""
     for klass in cls.__mro__[:-1]:  # object's methods are not the user's
         fn = klass.__dict__.get(name)
@@ -150,7 +152,7 @@ def _user_method(cls: type, name: str) -> Any:
     return None
 
 
-def _call_text(em: Emitter | None, fn: Any, value: Any) -> Text:
+def _call_text(em: Emitter | None, fn: Any, value: object) -> Text:
     assert em is not None, "a user's __str__/__repr__ needs the emitter"
     from tilelang.frontend.calls import inline
 
@@ -160,7 +162,7 @@ def _call_text(em: Emitter | None, fn: Any, value: Any) -> Text:
     return text
 
 
-def _constant_text(value: Any, fn: Any) -> str:
+def _constant_text(value: object, fn: Callable[[object], str]) -> str:
     if _unprintable(value):
         raise TileTypeError(f"cannot print {describe(value)}",
                             hint="print tiles, scalars, constants, strings and tuples")
@@ -169,14 +171,14 @@ def _constant_text(value: Any, fn: Any) -> str:
     return fn(value)
 
 
-def _unprintable(value: Any) -> bool:
+def _unprintable(value: object) -> bool:
     from tilelang.frontend.local_functions import LocalFunction
 
     return isinstance(value, ArrayValue | TiledViewValue | RawMemoryValue | BoundMethod |
                       LocalFunction)
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     return "formatted string" if isinstance(value, FormattedString) else type(value).__name__
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import mlir.ir as ir
@@ -29,7 +30,8 @@ from tilelang.interface.specs import (
 )
 
 
-def build_module(fn: Any, signature: tuple[ParamSpec, ...], num_warps: int) -> ir.Module:
+def build_module(fn: Callable[..., Any], signature: tuple[ParamSpec, ...],
+                 num_warps: int) -> ir.Module:
     """Emit the kernel `fn` specialized for `signature` into a new module of the current context."""
     source = kernel_source(fn)
     params = kernel_parameters(fn)
@@ -70,7 +72,7 @@ def _named_leaves(name: str, spec: ParamSpec) -> list[tuple[str, Any]]:
     return list(zip(names, (leaf for leaf, _ in leaves(spec)), strict=True))
 
 
-def _leaf_names(name: str, spec: ParamSpec) -> Any:
+def _leaf_names(name: str, spec: ParamSpec) -> Iterator[str]:
     if isinstance(spec, TupleSpec):
         for i, item in enumerate(spec.items):
             yield from _leaf_names(f"{name}[{i}]", item)
@@ -83,7 +85,7 @@ def _leaf_names(name: str, spec: ParamSpec) -> Any:
         yield name
 
 
-def _param_value(name: str, spec: ParamSpec, args: Any) -> Any:
+def _param_value(name: str, spec: ParamSpec, args: Iterator[ir.Value]) -> Any:
     """What the kernel's name holds: constants, tiles, arrays, and tuples, lists and dataclass
     instances of those (rebuilt around the run-time leaves, taken from `args` in order)."""
     if isinstance(spec, ConstSpec):

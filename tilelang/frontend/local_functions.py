@@ -54,7 +54,7 @@ def _define(em: Emitter, node: ast.Lambda | ast.FunctionDef, name: str) -> Local
     return LocalFunction(node, em.frame.source, em.frame, inspect.Signature(params), name)
 
 
-def call_local(em: Emitter, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call_local(em: Emitter, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any]) -> object:
     """Emit `fn`'s body in place with its arguments bound; return its result."""
     if len(em.frames) >= MAX_INLINE_DEPTH:
         raise recursion_error()

@@ -155,7 +155,7 @@ def _settle(state: _Round, before: dict, slots: list, first: bool) -> list:
     return out + _exit_only_slots(state, before, carried)
 
 
-def _end_value(state: _Round, name: str) -> Any:
+def _end_value(state: _Round, name: str) -> object:
     return state.end.get(name, Undefined("is not defined"))
 
 
@@ -249,7 +249,7 @@ def _bind_slots(before: dict, slots: list, args: list[ir.Value]) -> dict:
     return scope
 
 
-def _emit_condition(em: Emitter, loop: Any, header: Header, before: dict, slots: list,
+def _emit_condition(em: Emitter, loop: scf.WhileOp, header: Header, before: dict, slots: list,
                     types: list[ir.Type]) -> bool:
     """The `before` region: go round while no flag is set and the loop's own test holds.
     Returns whether the loop can end by its test."""
@@ -315,7 +315,7 @@ def _while_test(em: Emitter, header: Header, stay: TileValue | None) -> tuple[Ti
     return (stay if stay is not None else build.constant(True, dt.bool_)), False
 
 
-def _user_test(em: Emitter, header: Header) -> Any:
+def _user_test(em: Emitter, header: Header) -> object:
     test = header.condition()
     with em.at(test):
         value = em.expr(test)
@@ -350,7 +350,7 @@ def _after(state: _Round, before: dict, body_names: list[str], slots: list, head
 
 
 def _leaving_value(name: str, breaks: list[dict], normal_exit: bool, carried: dict,
-                   before: dict, line: int) -> Any:
+                   before: dict, line: int) -> object:
     """A name's value after the loop, from its values at the `break`s and the normal exit."""
     missing = Undefined("is not defined")
     exits = [snap.get(name, missing) for snap in breaks]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
-from typing import Any
+from typing import Any, TypeGuard
 
 from tilelang.frontend.dataclass_values import is_instance, make_instance
 from tilelang.frontend.emitter import Frame, LocalFunction
@@ -22,7 +22,7 @@ from tilelang.frontend.emitter import Frame, LocalFunction
 DEFAULT, CAPTURE = "default ", "capture "
 
 
-def split(value: Any) -> tuple[tuple, dict[str, Any]] | None:
+def split(value: object) -> tuple[tuple, dict[str, Any]] | None:
     """(key, parts) of a record, or None for any other value. Values merge only when their
     keys are equal; the parts are merged one by one."""
     if is_instance(value):
@@ -33,14 +33,14 @@ def split(value: Any) -> tuple[tuple, dict[str, Any]] | None:
     return None
 
 
-def assemble(template: Any, parts: dict[str, Any]) -> Any:
+def assemble(template: object, parts: dict[str, Any]) -> object:
     """The record like `template` whose parts are `parts`."""
     if _is_local_function(template):
         return _assemble_function(template, parts)
     return make_instance(type(template), parts)
 
 
-def describe_record(value: Any) -> str:
+def describe_record(value: object) -> str:
     if _is_local_function(value):
         return f"local function `{value.name}`"
     return f"{type(value).__name__} instance"
@@ -49,7 +49,7 @@ def describe_record(value: Any) -> str:
 # ----- local functions -------------------------------------------------------------------------
 
 
-def _is_local_function(value: Any) -> bool:
+def _is_local_function(value: object) -> TypeGuard[LocalFunction]:
 
     return isinstance(value, LocalFunction)
 

@@ -9,8 +9,6 @@ tfloat32 from anything but float64, and to float16 like RM. The 8-bit floats tak
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilelang.errors import TileTypeError
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
@@ -33,7 +31,7 @@ def allowed(src: DType, dst: DType) -> tuple[RoundingMode, ...]:
     return tuple(modes)
 
 
-def cast_attribute(src: DType | None, dst: DType, mode: Any) -> str | None:
+def cast_attribute(src: DType | None, dst: DType, mode: object) -> str | None:
     """`tile.cast`'s `rounding_mode` attribute for astype(x of `src`, `dst`, rounding_mode=mode),
     None for round to nearest even (the default); raises cuTile's errors."""
     if mode is None:

@@ -56,7 +56,7 @@ def require_direct(em: Emitter, func: ast.expr, keyword: str) -> None:
                               f"tilelang.{keyword}() or ct.{keyword}()")
 
 
-def emit(em: Emitter, keyword: str, node: ast.Call) -> Any:
+def emit(em: Emitter, keyword: str, node: ast.Call) -> object:
     require_direct(em, node.func, keyword)
     if keyword == "static_eval":
         if len(node.args) != 1 or node.keywords:
@@ -177,7 +177,7 @@ def _bound_inside(node: ast.expr) -> set[str]:
     return bound
 
 
-def _call(em: Emitter, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+def _call(em: Emitter, name: str, args: tuple, kwargs: dict[str, Any]) -> object:
     """A language function called by the static expression: pure ones emit their operation."""
     from tilelang.frontend.builtins import registry
 

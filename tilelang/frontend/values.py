@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, NoReturn, TypeGuard
 
 import mlir.ir as ir
 
@@ -15,7 +15,7 @@ from tilelang.language.dtypes import DType
 STATIC_EVALUATION = [0]  # > 0 while static_eval / static_iter run the user's Python
 
 
-def _not_installed(*args: Any) -> Any:
+def _not_installed(*args: object) -> object:
     raise RuntimeError("the front end's static semantics are installed when tilelang.frontend "
                        "is imported")
 
@@ -38,7 +38,7 @@ STATIC = StaticSemantics()
 
 
 def _symbolic(name: str, reflected: bool = False, compare: bool = False) -> Any:
-    def apply(self: TileValue, other: Any) -> Any:
+    def apply(self: TileValue, other: object) -> object:
         if not STATIC_EVALUATION[0] or not isinstance(other, TileValue | bool | int | float):
             return NotImplemented
         op = STATIC.compare if compare else STATIC.binary
@@ -47,24 +47,24 @@ def _symbolic(name: str, reflected: bool = False, compare: bool = False) -> Any:
     return apply
 
 
-def _symbolic_matmul(self: TileValue, other: Any) -> Any:
+def _symbolic_matmul(self: TileValue, other: object) -> object:
     """`a @ b` inside static_eval / static_iter emits the product (cuTile's matmul is pure)."""
     if not STATIC_EVALUATION[0] or not isinstance(other, TileValue):
         return NotImplemented
     return STATIC.matmul(self, other)
 
 
-def _static_attribute(self: Any, name: str) -> Any:
+def _static_attribute(self: object, name: str) -> object:
     """Attributes (methods) read by Python inside static_eval: the front end's view of them."""
     if not STATIC_EVALUATION[0] or name.startswith("_"):
         raise AttributeError(name)
     return STATIC.attribute(self, name)
 
 
-def _not_concrete(what: str, python: type) -> Any:
+def _not_concrete(what: str, python: type) -> Callable[[TileValue], object]:
     """Converting a tile to a Python value: a constant's value, else impossible (cuTile's
     message inside static_eval)."""
-    def convert(self: TileValue) -> Any:
+    def convert(self: TileValue) -> object:
         if STATIC_EVALUATION[0]:
             known = STATIC.constant_value(self)
             if known is not None:
@@ -208,11 +208,12 @@ class TiledViewValue:
 class BoundMethod:
     """`tile.astype` and friends before they are called."""
 
-    receiver: Any
+    receiver: object
     name: str
-    fn: Any = None  # the language stub to call, when it is not `tilelang.<name>`
+    # the language stub to call, when it is not `tilelang.<name>`
+    fn: Callable[..., Any] | None = None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by Python: in a static_eval
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:  # by Python: static_eval
         from tilelang.language.stub import KernelOnlyCall
 
         raise KernelOnlyCall(self.name)
@@ -228,7 +229,7 @@ class Undefined:
     """
 
     reason: str  # completes "`name` ..."; or, with `error` set, the whole message
-    value: Any = None
+    value: object = None
     error: type | None = None  # the error class, when the message is `reason` itself
 
     def error_for(self, name: str) -> Exception:

@@ -55,6 +55,7 @@ ACCEPTED = (
 
 class _DataclassParams(Protocol):
     frozen: bool
+    repr: bool
 
 
 class DataclassInstance(Protocol):
