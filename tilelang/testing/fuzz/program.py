@@ -86,7 +86,7 @@ def _dt(dtype: str) -> str:
     return f"ct.{dtype}"
 
 
-def _loose(value: Any, dtype: str) -> str:
+def _loose(value: bool | int | float, dtype: str) -> str:
     if kind(dtype) == "b":
         return repr(bool(value))
     if kind(dtype) == "f":
