@@ -6,6 +6,7 @@ is imported when a job runs (a disk-cache hit never needs it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ class CompileJob:
     """Everything compiling one specialization needs; it pickles (to run in a worker process)
     when the kernel's function can be imported by name."""
 
-    fn: Any
+    fn: Callable[..., Any]
     name: str
     signature: tuple[ParamSpec, ...]
     arch: str  # what the PTX targets
@@ -44,7 +45,7 @@ class Artifact:
     cubin: bytes | None  # None: no assembler was available (the driver then compiles the PTX)
 
 
-def describe(fn: Any, name: str, signature: tuple[ParamSpec, ...], arch: str,
+def describe(fn: Callable[..., Any], name: str, signature: tuple[ParamSpec, ...], arch: str,
              device_arch: str, num_warps: int | None, occupancy: int | None) -> CompileJob:
     """The job of compiling `fn` for `signature`, PTX for `arch`, to run on a `device_arch`
     GPU."""

@@ -9,10 +9,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
 
@@ -41,6 +41,10 @@ from tilelang.passes.invariants import check_stage
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
 from tilelang.timeout import Deadline
 from tilelang.tracebacks import hide_internal_frames
+
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
+    from tilelang.interpreter.program import Program
 
 STAGES = ("source", "tile", "tile-opt", "layout", "simt", "llvm", "ptx", "cubin")
 MLIR_STAGES = STAGES[1:-2]
@@ -110,7 +114,7 @@ class CompiledKernel:
     param_names: tuple[str, ...] = ()
     ptx: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    _program: Any = None
+    _program: Program | None = None
 
     @property
     def cubin(self) -> bytes | None:
@@ -158,7 +162,7 @@ class CompiledKernel:
                 f"{r.spill_stores} B spill stores, {r.spill_loads} B spill loads, "
                 f"{r.stack_bytes} B stack, {r.shared_bytes} B shared memory; {r.occupancy}")
 
-    def interpreter_program(self) -> Any:
+    def interpreter_program(self) -> Program:
         """The interpreter's compiled form of the `tile-opt` function (built once)."""
         if self._program is None:
             from tilelang.interpreter import compile_function
@@ -173,7 +177,7 @@ class CompiledKernel:
 
 
 def compile(
-    kernel: Any, args: tuple[Any, ...], *, stop_after: str | None = None,
+    kernel: Kernel | Callable[..., Any], args: Sequence[Any], *, stop_after: str | None = None,
     arch: str | None = None, num_warps: int | None = None,
     extra_passes: dict[str, str] | None = None,
 ) -> CompiledKernel:
@@ -203,7 +207,7 @@ _COMPILING = threading.RLock()
 
 
 def compile_signature(
-    fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
+    fn: Callable[..., Any], signature: tuple[ParamSpec, ...], options: CompileOptions,
     stop_after: str | None = None,
 ) -> CompiledKernel:
     if stop_after is not None and stop_after not in STAGES:
@@ -224,7 +228,7 @@ def compile_signature(
 _DEADLINE: list[Deadline | None] = [None]
 
 
-def _kernel_loc(fn: Any) -> Loc | None:
+def _kernel_loc(fn: Callable[..., Any]) -> Loc | None:
     """The kernel's `def name` line, for errors that concern no line of its body."""
     try:
         source = kernel_source(fn)
@@ -236,7 +240,7 @@ def _kernel_loc(fn: Any) -> Loc | None:
 
 
 def _compile_signature(
-    fn: Any, signature: tuple[ParamSpec, ...], options: CompileOptions,
+    fn: Callable[..., Any], signature: tuple[ParamSpec, ...], options: CompileOptions,
     stop_after: str | None = None,
 ) -> CompiledKernel:
     started = time.perf_counter()  # the "tile" stage's time includes reading the source
@@ -412,7 +416,7 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
         ) from e
 
 
-def _step_hook(module: ir.Module, stage: str) -> Any:
+def _step_hook(module: ir.Module, stage: str) -> Callable[[str], None] | None:
     """What runs after each pass of a stage: the IR print of TILELANG_PRINT_IR_AFTER, and the
     check of the compilation's deadline (tilelang.compiler_timeout)."""
     printer, deadline = _print_hook(module), _DEADLINE[0]
@@ -427,7 +431,7 @@ def _step_hook(module: ir.Module, stage: str) -> Any:
     return hook
 
 
-def _print_hook(module: ir.Module) -> Any:
+def _print_hook(module: ir.Module) -> Callable[[str], None] | None:
     wanted = settings.print_ir_after()
     if not wanted:
         return None

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
 
@@ -33,6 +34,9 @@ from tilelang.passes.ir_utils import name, walk_ops
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
 from tilelang.passes.remarks import collecting
 from tilelang.passes.staged_loops import staged_loop
+
+if TYPE_CHECKING:
+    from tilelang.interface.kernel import Kernel
 
 
 class TilePerformanceWarning(UserWarning):
@@ -114,7 +118,7 @@ class Explanation:
         return "\n".join(lines)
 
 
-def explain(kernel: Any, args: tuple[Any, ...], *, arch: str | None = None,
+def explain(kernel: Kernel | Callable[..., Any], args: Sequence[Any], *, arch: str | None = None,
             num_warps: int | None = None) -> Explanation:
     """Compile `kernel` for `args` (to PTX; no GPU needed) and say which path each matrix
     product and each loop holding one took, and why not a faster one.
