@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
+from mlir.passmanager import PassManager
 
 from tilelang import settings
 from tilelang.backend.assemble import ASSEMBLERS, Resources, assemble, cubin, resources
@@ -38,6 +39,7 @@ from tilelang.interface.specs import ParamSpec
 from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
+from tilelang.passes.registry import parse_step, split_pipeline
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
 from tilelang.timeout import Deadline
 from tilelang.tracebacks import hide_internal_frames
@@ -395,6 +397,8 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
                before: ir.Operation) -> None:
     """Run the stage's pipeline on `module`; `before` is a copy of it (for a reproducer)."""
     full = f"{pipeline},{extra}" if extra else pipeline
+    if extra:  # the user's: checked before anything runs (ours are known to parse)
+        _check_pipeline(extra, stage)
     hook = _step_hook(module, stage)
     try:
         run_pipeline(module, full, hook)
@@ -402,9 +406,8 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
         raise
     except ir.MLIRError as e:
         raise _pipeline_error(e, before.get_asm(enable_debug_info=True), full, stage) from None
-    except ValueError as e:  # a malformed pipeline (e.g. an unknown option in extra_passes)
-        raise TileValueError(f"bad pipeline for stage {stage}: {e}") from None
     except Exception as e:  # a bug in one of our passes: say so, and leave a reproducer
+        # (a ValueError too: raised while the passes run, it is theirs, not the pipeline's)
         if settings.frontend_debug():
             raise
         repro = Path(tempfile.mkdtemp(prefix="tilelang-repro-")) / f"{stage}.mlir"
@@ -414,6 +417,18 @@ def _run_stage(module: ir.Module, pipeline: str, extra: str | None, stage: str,
             hint=f"reproduce with: tilelang-opt -p '{full}' {repro} "
                  "(TILELANG_FRONTEND_DEBUG=1 shows the Python traceback)",
         ) from e
+
+
+def _check_pipeline(pipeline: str, stage: str) -> None:
+    """A TileValueError for a malformed pipeline: an unknown pass or option (ours), or one
+    MLIR's parser refuses (upstream)."""
+    try:
+        for step in split_pipeline(pipeline):
+            info, _ = parse_step(step)
+            if info is None:
+                PassManager.parse(f"builtin.module({step})")
+    except ValueError as e:
+        raise TileValueError(f"bad pipeline for stage {stage}: {e}") from None
 
 
 def _step_hook(module: ir.Module, stage: str) -> Callable[[str], None] | None:

@@ -68,3 +68,20 @@ def test_a_failing_stage_leaves_the_module_before_it(stage, error):
         ctx.allow_unregistered_dialects = True
         printed = ir.Module.parse(text).operation.get_asm(enable_debug_info=False)
     assert printed == before.asm[before.stages[-1]]
+
+
+@register_pass("tile-value-error-on-purpose")
+def _value_error(module: ir.Operation, options: object) -> None:
+    raise ValueError("a bug in a pass that happens to be a ValueError")
+
+
+def test_a_value_error_inside_a_pass_is_an_internal_error_not_a_bad_pipeline():
+    """(cuTile's grouped GEMM once met one in the simt stage, and read 'bad pipeline')."""
+    with pytest.raises(TileInternalError, match="internal compiler error in stage layout: "
+                                                "ValueError: a bug in a pass") as caught:
+        ct.compile(vector_add, ARGS, extra_passes={"layout": "tile-value-error-on-purpose"})
+    assert "reproduce with: tilelang-opt" in caught.value.hint
+    with pytest.raises(ct.TileValueError, match="bad pipeline for stage layout"):
+        ct.compile(vector_add, ARGS, extra_passes={"layout": "tile-value-error-on-purpose{x=1}"})
+    with pytest.raises(ct.TileValueError, match="bad pipeline for stage llvm"):
+        ct.compile(vector_add, ARGS, extra_passes={"llvm": "no-such-upstream-pass"})
