@@ -1,13 +1,17 @@
 # Common tasks; each assumes the virtual environment of the README (.venv).
 PY ?= .venv/bin/python
 
-.PHONY: setup test test-gpu lint samples bench fuzz fuzz-gpu docs docs-serve
+.PHONY: setup test test-all test-gpu lint samples bench fuzz fuzz-gpu docs docs-serve
 
 setup:
 	python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'
 
+# the quick run (the README's); test-all: every CPU test, the slow ones too (README, "Tests")
 test:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
+
+test-all:
+	$(PY) -m pytest -q -n 2 -m 'not gpu'
 
 test-gpu:
 	$(PY) -m pytest -m gpu -q
@@ -26,7 +30,7 @@ docs-serve:
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve
 
 lint:
-	$(PY) -m ruff check tilelang tests samples benchmarks
+	$(PY) -m ruff check tilelang tests samples benchmarks conftest.py
 
 # every sample script: samples/*.py with a __main__ block (not the tests, not private _*.py)
 SAMPLES = $(shell grep -l "__name__ == .__main__.:" \

@@ -80,10 +80,14 @@ def test_silu_and_mul_under_reduce_overhead(on_gpu) -> None:
     assert counters["inductor"]["cudagraph_skips"] == 0, dict(counters["inductor"])
 
 
+SLOW = pytest.mark.slow  # a second each: the quick run assembles two sizes, the full run all
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize(("dtype", "n"), [(np.float32, 300), (np.float32, 8192),
-                                          (ml_dtypes.bfloat16, 1000), (ml_dtypes.bfloat16, 5000),
-                                          (np.float64, 13), (np.float64, 4000)])
+@pytest.mark.parametrize(("dtype", "n"), [
+    pytest.param(np.float32, 300, marks=SLOW), (np.float32, 8192),
+    (ml_dtypes.bfloat16, 1000), pytest.param(ml_dtypes.bfloat16, 5000, marks=SLOW),
+    pytest.param(np.float64, 13, marks=SLOW), pytest.param(np.float64, 4000, marks=SLOW)])
 def test_rms_norm_kernels_assemble_without_spills(arch: str, dtype, n: int) -> None:
     """The kernels as the host functions configure them, for rows of n elements."""
     math = ct.float64 if dtype == np.float64 else ct.float32

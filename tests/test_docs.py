@@ -108,8 +108,12 @@ def runs() -> list[tuple[list[Block], bool]]:
 
 
 def params():
+    """Each run; those of docs/ are `slow` (a fresh process each, about a second: the quick run
+    runs the README's, the full run all of them)."""
     for chain, gpu in runs():
         marks = [pytest.mark.gpu] if gpu else []
+        if chain[0].page.name != "README.md":
+            marks.append(pytest.mark.slow)
         name = chain[-1].name if len(chain) == 1 else f"{chain[0].name}..{chain[-1].line}"
         yield pytest.param(chain, gpu, id=name, marks=marks)
 

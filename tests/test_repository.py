@@ -30,9 +30,20 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert readme_commands()[1] in ci.splitlines()
 
 
+def test_ci_also_runs_what_the_quick_run_leaves_out() -> None:
+    """The README's command leaves out the `slow` tests (pyproject's addopts); CI runs them
+    next, and the README names the command that runs everything."""
+    assert "addopts = \"-m 'not gpu and not slow'" in (ROOT / "pyproject.toml").read_text()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    quick = ci.index(readme_commands()[1])
+    assert ci[quick + 1] == "python -m pytest -q -n 2 -m 'slow and not gpu'"
+    assert "`python -m pytest -q -n 2 -m 'not gpu'`" in (ROOT / "README.md").read_text()
+
+
 def test_ruff_is_clean() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "tilelang", "tests", "samples", "benchmarks"],
+        [sys.executable, "-m", "ruff", "check", "tilelang", "tests", "samples", "benchmarks",
+         "conftest.py"],
         cwd=ROOT, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr

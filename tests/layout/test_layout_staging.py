@@ -29,6 +29,7 @@ ROWS_B = from_text("shape=[64,64] register=[[0,1],[0,2],[0,32],[32,0]] lane=[[0,
 shapes = st.sampled_from([(32,), (4096,), (16, 16), (64, 64), (8, 128), (128, 8), (4, 8, 16)])
 
 
+@pytest.mark.slow  # about 6 s
 @settings(max_examples=100, deadline=None)
 @given(shapes, st.sampled_from([1, 2, 4, 8]), st.integers(0, 2**32))
 def test_swizzled_offsets_are_a_bijection_and_xor_linear(shape, itemsize, seed):
