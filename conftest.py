@@ -47,12 +47,13 @@ def _beyond_each_value(cases: list[pytest.Item]) -> Iterator[pytest.Item]:
 
 
 def _key(value: Any) -> Any:
-    """The value where it can be hashed (the cases of one value share it), else its identity."""
+    """A value's type and text where it can be hashed (so -0.0 is not 0.0, nor True 1), else
+    its identity (the cases of one parameter value share the object)."""
     try:
         hash(value)
-    except TypeError:
-        return ("id", id(value))
-    return value
+        return type(value), repr(value)
+    except Exception:
+        return "id", id(value)
 
 
 _libc_name = ctypes.util.find_library("c") if sys.platform == "linux" else None
