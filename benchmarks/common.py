@@ -98,8 +98,9 @@ def driver_resources(kernel) -> dict:
     kernel's loaded specialization, as the driver reports them, and the blocks per SM they let
     reside on the device (tilelang's theoretical occupancy, backend/occupancy.py)."""
     from tilelang.runtime.resources import of_launcher
+    from tilelang.runtime.state import state_of
 
-    launchers = [v for k, v in kernel.cache.items() if isinstance(k, tuple) and k[0] == "gpu"]
+    launchers = list(state_of(kernel).launchers.values())
     if not launchers:
         return {}
     found = of_launcher(launchers[-1])

@@ -98,8 +98,8 @@ def fmha_case(qs: tuple, ks: tuple, dt: str, causal: bool) -> Case:
                                            {"o": o}), lambda: poison_(o)))
         return Bench(redraw, reference, ours, sdpa_peers(env, q, k, v, causal))
 
-    return Case("fmha", "fmha_kernel", variant, f"b{b} h{qh}/{kh} q{ql} k{kl} d{d}", dt, dt,
-                flops, moved, "fp16", build)
+    return Case("fmha", "fmha_kernel", variant, f"b{b} h{qh}/{kh} q{ql} k{kl} d{d}", dt,
+                f"attn-{dt}", flops, moved, "fp16", build)
 
 
 def sdpa_peers(env: Env, q, k, v, causal: bool) -> list[Impl]:

@@ -167,6 +167,7 @@ def test_disk_cache_survives_the_process(tmp_path: Path):
         import sys, time, torch
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_runtime import scale_add, fresh, run, check
+        from tilelang.runtime.state import state_of
         x, y, out = fresh(1000)
         start = time.perf_counter()
         run(None, x, y, out)
