@@ -193,7 +193,9 @@ def final_rounds(args, row: dict, final: dict, timings: dict, work: float) -> di
 
 
 def print_compile_time(kernels: dict, started: float) -> None:
-    compile_s = sum(t for kern in kernels.values() for _, t in kern.cache.get("timings", []))
+    from tilelang.runtime.state import state_of
+
+    compile_s = sum(t for kern in kernels.values() for _, t in state_of(kern).timings)
     print(f"\ntilelang compile/load time: {compile_s:.1f} s over {len(kernels)} kernels; "
           f"total {time.perf_counter() - started:.0f} s")
 
