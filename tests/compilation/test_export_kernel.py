@@ -12,17 +12,15 @@ import struct
 
 import numpy as np
 import pytest
+from signatures import V1, V2, array
 
 import tilelang as ct
 from tilelang.compilation import (
-    ArrayConstraint,
-    CallingConvention,
     KernelSignature,
     ScalarConstraint,
     export_kernel,
 )
 
-V1, V2 = CallingConvention.cutile_python_v1(), CallingConvention.cutile_python_v2()
 EM_CUDA = 190
 needs_assembler = pytest.mark.skipif(shutil.which("ptxas") is None,
                                      reason="assembling a cubin on the CPU needs ptxas")
@@ -45,10 +43,6 @@ def shout(out, value, BLOCK: ct.Constant[int]):
     ct.store(out, (ct.bid(0),), ct.full((BLOCK,), value, ct.float32))
 
 
-def array(dtype=ct.float32, ndim=2, **facts):
-    facts = {"index_dtype": ct.int32, "stride_lower_bound_incl": 0, "alias_groups": (),
-             "may_alias_internally": False, **facts}
-    return ArrayConstraint(dtype, ndim, **facts)
 
 
 def ptx_of(kernel, *signatures, **options):

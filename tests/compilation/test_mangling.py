@@ -6,11 +6,12 @@ from __future__ import annotations
 import enum
 
 import pytest
+from signatures import V1, V2
+from signatures import array as array2
 
 import tilelang as ct
 from tilelang.compilation import (
     ArrayConstraint,
-    CallingConvention,
     ConstantConstraint,
     KernelSignature,
     ListConstraint,
@@ -21,13 +22,9 @@ from tilelang.compilation import (
 )
 from tilelang.compilation.mangling import mangle_string
 
-V1, V2 = CallingConvention.cutile_python_v1(), CallingConvention.cutile_python_v2()
-
 
 def array(dtype=ct.float32, ndim=1, **facts):
-    facts = {"index_dtype": ct.int32, "stride_lower_bound_incl": 0, "alias_groups": (),
-             "may_alias_internally": False, **facts}
-    return ArrayConstraint(dtype, ndim, **facts)
+    return array2(dtype, ndim, **facts)
 
 
 PACKED = array(ct.int16, 3, index_dtype=ct.int64, may_alias_internally=True,

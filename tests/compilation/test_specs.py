@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import pytest
+from signatures import V1, V2, array
 
 import tilelang as ct
 from tilelang.compilation import (
-    ArrayConstraint,
-    CallingConvention,
     ConstantConstraint,
     KernelSignature,
     ListConstraint,
@@ -20,14 +19,6 @@ from tilelang.compilation import (
     signature_specs,
 )
 from tilelang.interface.specs import ArraySpec, ConstSpec, ListSpec, ScalarSpec, TupleSpec
-
-V1, V2 = CallingConvention.cutile_python_v1(), CallingConvention.cutile_python_v2()
-
-
-def array(dtype=ct.float32, ndim=2, **facts):
-    facts = {"index_dtype": ct.int32, "stride_lower_bound_incl": 0, "alias_groups": (),
-             "may_alias_internally": False, **facts}
-    return ArrayConstraint(dtype, ndim, **facts)
 
 
 @ct.kernel
