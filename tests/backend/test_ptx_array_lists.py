@@ -9,20 +9,12 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.kernels import make_grouped_matmul
 
 BF16 = ml_dtypes.bfloat16
 
 
-@ct.kernel(num_warps=4)
-def each_group(As, Bs, Cs, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    for g in range(len(As)):
-        a, b, c = As[g], Bs[g], Cs[g]
-        acc = ct.zeros((BM, BN), ct.float32)
-        for k in range(ct.num_tiles(a, 1, (BM, BK))):
-            x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-            w = ct.load(b, (k, ct.bid(1)), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-            acc = ct.mma(x, w, acc)
-        ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+each_group = make_grouped_matmul()
 
 
 @ct.kernel(num_warps=4)

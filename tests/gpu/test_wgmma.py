@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import make_linear, make_matmul
+from tilelang.testing.kernels import make_grouped_matmul, make_linear, make_matmul
 
 torch = pytest.importorskip("torch")
 
@@ -197,20 +197,7 @@ def test_tma_gemm_replays_in_a_cuda_graph():
     check(c, a, b)
 
 
-@ct.kernel(num_warps=4)
-def grouped_products(As, Bs, Cs, BM: ct.Constant[int], BN: ct.Constant[int],
-                     BK: ct.Constant[int]):
-    """A grouped GEMM: each group's arrays are picked from lists at run time (no tensor map:
-    the K loop stages by cp.async, tests/backend/test_ptx_array_lists.py)."""
-    for g in range(len(As)):
-        a, b, c = As[g], Bs[g], Cs[g]
-        if ct.bid(0) < ct.num_tiles(a, 0, (BM, BK)) and ct.bid(1) < ct.num_tiles(b, 1, (BK, BN)):
-            acc = ct.zeros((BM, BN), ct.float32)
-            for k in range(ct.num_tiles(a, 1, (BM, BK))):
-                x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-                w = ct.load(b, (k, ct.bid(1)), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-                acc = ct.mma(x, w, acc)
-            ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+GROUPED = make_grouped_matmul()
 
 
 @pytest.mark.parametrize("tiles", [(64, 64, 32), (128, 128, 64)])
@@ -226,7 +213,7 @@ def test_grouped_products_over_lists_of_arrays(tiles):
          for m, n, _ in shapes]
     bm, bn, _ = tiles
     grid = (max(-(-m // bm) for m, _, _ in shapes), max(-(-n // bn) for _, n, _ in shapes))
-    ct.launch(None, grid, grouped_products, (a, b, c, *tiles))
+    ct.launch(None, grid, GROUPED, (a, b, c, *tiles))
     torch.cuda.synchronize()
     for x, w, out in zip(a, b, c, strict=True):
         assert not out.isnan().any()

@@ -130,3 +130,25 @@ def make_persistent_matmul(num_warps: int = 8) -> ct.Kernel:
             ct.store(c, (i, j), acc.astype(c.dtype))
 
     return persistent_matmul
+
+
+def make_grouped_matmul(num_warps: int = 4) -> ct.Kernel:
+    """A grouped GEMM: C[g] = A[g] @ B[g] for lists of arrays, block (i, j) of every group whose
+    C has one; each group's arrays are picked from the lists at run time, so its K loop cannot
+    use TMA tensor maps (made on the host for kernel parameters) and stages by cp.async."""
+
+    @ct.kernel(num_warps=num_warps)
+    def grouped_matmul(As, Bs, Cs, BM: ct.Constant[int], BN: ct.Constant[int],
+                       BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        for g in range(len(As)):
+            a, b, c = As[g], Bs[g], Cs[g]
+            if i < ct.num_tiles(a, 0, (BM, BK)) and j < ct.num_tiles(b, 1, (BK, BN)):
+                acc = ct.zeros((BM, BN), ct.float32)
+                for k in range(ct.num_tiles(a, 1, (BM, BK))):
+                    x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+                    w = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+                    acc = ct.mma(x, w, acc)
+                ct.store(c, (i, j), acc.astype(c.dtype))
+
+    return grouped_matmul
