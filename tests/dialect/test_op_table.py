@@ -7,7 +7,17 @@ import re
 import pytest
 
 from tilelang.dialect import DIALECT_FILE
-from tilelang.dialect.op_table import OPS, Trait, has_trait, names_with, op_def
+from tilelang.dialect.op_table import (
+    BINARY,
+    LOAD,
+    OPS,
+    UNARY,
+    Trait,
+    has_trait,
+    names_with,
+    op_def,
+    rule_names,
+)
 
 IRDL = DIALECT_FILE.read_text()
 IRDL_OPS = {f"tile.{m}" for m in re.findall(r"irdl\.operation @(\w+)", IRDL)}
@@ -39,6 +49,26 @@ def test_every_record_has_a_gpu_lowering_rule() -> None:
 
     assert tilelang.passes.distribute_to_threads is not None
     assert sorted(n for n in OPS if n not in RULES) == []
+
+
+def test_rules_register_tile_ops_by_record() -> None:
+    assert rule_names([LOAD, "scf.for"]) == ["tile.load", "scf.for"]
+    with pytest.raises(TypeError, match="by its record"):
+        rule_names(["tile.load"])
+
+
+def test_every_elementwise_record_has_its_numpy_meaning() -> None:
+    from tilelang.dialect import semantics
+
+    assert list(semantics.BINARY) == [r.name for r in BINARY.values()]
+    assert list(semantics.UNARY) == [r.name for r in UNARY.values()]
+
+
+def test_every_record_has_a_constant() -> None:
+    from tilelang.dialect import op_table
+
+    constants = {v.name for v in vars(op_table).values() if isinstance(v, op_table.OpDef)}
+    assert sorted(set(OPS) - constants) == []
 
 
 @pytest.mark.parametrize("name", sorted(OPS))

@@ -11,6 +11,7 @@ Adding an op: its IRDL entry (dialect/tile.irdl.mlir), its record here, one rule
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -75,12 +76,45 @@ ARANGE = _define("arange", P, "an arange")
 BROADCAST = _define("broadcast", P | Trait.SHAPE, "a broadcast")
 RESHAPE = _define("reshape", P | Trait.SHAPE, "a reshape")
 CONVERT_LAYOUT = _define("convert_layout", P | Trait.SHAPE, "a layout conversion")
-BINARY = {short: _define(short, P | E) for short in (
-    "add", "sub", "mul", "div", "floordiv", "mod", "pow", "minimum", "maximum", "and", "or",
-    "xor", "shl", "shr", "atan2")}
-UNARY = {short: _define(short, P | E) for short in (
-    "neg", "invert", "abs", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan",
-    "sinh", "cosh", "tanh", "floor", "ceil", "isnan")}
+# element-wise arithmetic (BINARY and UNARY: by short name)
+ADD = _define("add", P | E)
+SUB = _define("sub", P | E)
+MUL = _define("mul", P | E)
+DIV = _define("div", P | E)
+FLOORDIV = _define("floordiv", P | E)
+MOD = _define("mod", P | E)
+POW = _define("pow", P | E)
+MINIMUM = _define("minimum", P | E)
+MAXIMUM = _define("maximum", P | E)
+AND = _define("and", P | E)
+OR = _define("or", P | E)
+XOR = _define("xor", P | E)
+SHL = _define("shl", P | E)
+SHR = _define("shr", P | E)
+ATAN2 = _define("atan2", P | E)
+BINARY = {r.short: r for r in (
+    ADD, SUB, MUL, DIV, FLOORDIV, MOD, POW, MINIMUM, MAXIMUM, AND, OR, XOR, SHL, SHR, ATAN2)}
+NEG = _define("neg", P | E)
+INVERT = _define("invert", P | E)
+ABS = _define("abs", P | E)
+EXP = _define("exp", P | E)
+EXP2 = _define("exp2", P | E)
+LOG = _define("log", P | E)
+LOG2 = _define("log2", P | E)
+SQRT = _define("sqrt", P | E)
+RSQRT = _define("rsqrt", P | E)
+SIN = _define("sin", P | E)
+COS = _define("cos", P | E)
+TAN = _define("tan", P | E)
+SINH = _define("sinh", P | E)
+COSH = _define("cosh", P | E)
+TANH = _define("tanh", P | E)
+FLOOR = _define("floor", P | E)
+CEIL = _define("ceil", P | E)
+ISNAN = _define("isnan", P | E)
+UNARY = {r.short: r for r in (
+    NEG, INVERT, ABS, EXP, EXP2, LOG, LOG2, SQRT, RSQRT, SIN, COS, TAN, SINH, COSH, TANH, FLOOR,
+    CEIL, ISNAN)}
 CMP = _define("cmp", P | E, "a comparison")
 SELECT = _define("select", P | E, "a where")
 CAST = _define("cast", P | E, "an astype")
@@ -110,6 +144,21 @@ ASSERT = _define("assert", Trait.OUTPUT, "an assert")
 
 # what passes must keep in place: writes and output; reads only relative to writes
 EFFECTS = Trait.READS | Trait.WRITES | Trait.OUTPUT
+
+
+def rule_names(ops: Iterable[OpDef | str]) -> list[str]:
+    """The names a layer's rule registry (`@rule(...)`, `@lowers(...)`) keys by: `tile` ops
+    are given by record (`op_table.LOAD`), so a misspelt op fails at import; ops of other
+    dialects ("scf.for") by name."""
+    names = []
+    for op in ops:
+        if isinstance(op, OpDef):
+            names.append(op.name)
+        elif op.startswith("tile."):
+            raise TypeError(f"register `{op}` by its record in op_table, not by its name")
+        else:
+            names.append(op)
+    return names
 
 
 def op_def(op: ir.Operation | ir.OpView | str) -> OpDef | None:

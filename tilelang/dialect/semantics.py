@@ -21,6 +21,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
+from tilelang.dialect import op_table
 from tilelang.dialect.round_to_odd import round_to_odd_float32
 from tilelang.language.dtypes import DType
 
@@ -153,43 +154,45 @@ def cast(x: np.ndarray, dtype: np.dtype | DType) -> np.ndarray:
     return x.astype(dtype)
 
 
+# the NumPy meaning of op_table.BINARY's and op_table.UNARY's records, keyed by their names
+# (tests/dialect/test_op_table.py checks that each record has one)
 BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "tile.add": _arith(np.add),
-    "tile.sub": _arith(np.subtract),
-    "tile.mul": _arith(np.multiply),
-    "tile.div": _arith(np.true_divide),
-    "tile.floordiv": floordiv,
-    "tile.mod": mod,
-    "tile.pow": power,
-    "tile.minimum": minimum,
-    "tile.maximum": maximum,
-    "tile.and": np.bitwise_and,
-    "tile.or": np.bitwise_or,
-    "tile.xor": np.bitwise_xor,
-    "tile.shl": shift_left,
-    "tile.shr": shift_right,
-    "tile.atan2": _arith(np.arctan2),
+    op_table.ADD.name: _arith(np.add),
+    op_table.SUB.name: _arith(np.subtract),
+    op_table.MUL.name: _arith(np.multiply),
+    op_table.DIV.name: _arith(np.true_divide),
+    op_table.FLOORDIV.name: floordiv,
+    op_table.MOD.name: mod,
+    op_table.POW.name: power,
+    op_table.MINIMUM.name: minimum,
+    op_table.MAXIMUM.name: maximum,
+    op_table.AND.name: np.bitwise_and,
+    op_table.OR.name: np.bitwise_or,
+    op_table.XOR.name: np.bitwise_xor,
+    op_table.SHL.name: shift_left,
+    op_table.SHR.name: shift_right,
+    op_table.ATAN2.name: _arith(np.arctan2),
 }
 
 UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "tile.neg": lambda x: np.negative(x).astype(x.dtype),
-    "tile.invert": np.invert,
-    "tile.abs": abs_,
-    "tile.exp": _float_op(np.exp),
-    "tile.exp2": _float_op(np.exp2),
-    "tile.log": _float_op(np.log),
-    "tile.log2": _float_op(np.log2),
-    "tile.sqrt": _float_op(np.sqrt),
-    "tile.rsqrt": _float_op(lambda x: 1 / np.sqrt(x)),
-    "tile.sin": _float_op(np.sin),
-    "tile.cos": _float_op(np.cos),
-    "tile.tan": _float_op(np.tan),
-    "tile.sinh": _float_op(np.sinh),
-    "tile.cosh": _float_op(np.cosh),
-    "tile.tanh": _float_op(np.tanh),
-    "tile.floor": _float_op(np.floor),
-    "tile.ceil": _float_op(np.ceil),
-    "tile.isnan": lambda x: np.isnan(_wide(x)),
+    op_table.NEG.name: lambda x: np.negative(x).astype(x.dtype),
+    op_table.INVERT.name: np.invert,
+    op_table.ABS.name: abs_,
+    op_table.EXP.name: _float_op(np.exp),
+    op_table.EXP2.name: _float_op(np.exp2),
+    op_table.LOG.name: _float_op(np.log),
+    op_table.LOG2.name: _float_op(np.log2),
+    op_table.SQRT.name: _float_op(np.sqrt),
+    op_table.RSQRT.name: _float_op(lambda x: 1 / np.sqrt(x)),
+    op_table.SIN.name: _float_op(np.sin),
+    op_table.COS.name: _float_op(np.cos),
+    op_table.TAN.name: _float_op(np.tan),
+    op_table.SINH.name: _float_op(np.sinh),
+    op_table.COSH.name: _float_op(np.cosh),
+    op_table.TANH.name: _float_op(np.tanh),
+    op_table.FLOOR.name: _float_op(np.floor),
+    op_table.CEIL.name: _float_op(np.ceil),
+    op_table.ISNAN.name: lambda x: np.isnan(_wide(x)),
 }
 
 COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {

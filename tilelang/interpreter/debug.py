@@ -6,12 +6,12 @@ import sys
 
 import mlir.ir as ir
 
-from tilelang.dialect import dtype_of, ops, printing
+from tilelang.dialect import dtype_of, op_table, ops, printing
 from tilelang.errors import TileInterpreterError
 from tilelang.interpreter.program import BID_SLOT, Env, Step, _Compiler, rule
 
 
-@rule("tile.print")
+@rule(op_table.PRINT)
 def _print(c: _Compiler, op: ir.Operation) -> Step:
     fmt = ops.str_attr(op, "format")
     slots = [c.slot(v) for v in op.operands]
@@ -24,7 +24,7 @@ def _print(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.assert")
+@rule(op_table.ASSERT)
 def _assert(c: _Compiler, op: ir.Operation) -> Step:
     (cond,) = [c.slot(v) for v in op.operands]
     message = ops.str_attr(op, "message")

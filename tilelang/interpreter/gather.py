@@ -10,7 +10,7 @@ from __future__ import annotations
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import indexed, ops
+from tilelang.dialect import indexed, op_table, ops
 from tilelang.errors import TileInterpreterError
 from tilelang.interpreter.program import Env, Step, _Compiler, rule
 
@@ -48,7 +48,7 @@ def _allowed(op_name: str, check_bounds: bool, array: np.ndarray, indices: index
     return ok
 
 
-@rule("tile.gather")
+@rule(op_table.GATHER)
 def _gather(c: _Compiler, op: ir.Operation) -> Step:
     a, idx, (m, p) = _slots(c, op, 2)
     r = c.slot(op.results[0])
@@ -62,7 +62,7 @@ def _gather(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.scatter")
+@rule(op_table.SCATTER)
 def _scatter(c: _Compiler, op: ir.Operation) -> Step:
     a, idx, (v, m) = _slots(c, op, 2)
     check = bool(ops.int_attr(op, "check_bounds"))
@@ -75,7 +75,7 @@ def _scatter(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.atomic_rmw")
+@rule(op_table.ATOMIC_RMW)
 def _atomic_rmw(c: _Compiler, op: ir.Operation) -> Step:
     a, idx, (u,) = _slots(c, op, 1)
     r = c.slot(op.results[0])
@@ -89,7 +89,7 @@ def _atomic_rmw(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.atomic_cas")
+@rule(op_table.ATOMIC_CAS)
 def _atomic_cas(c: _Compiler, op: ir.Operation) -> Step:
     a, idx, (e, d) = _slots(c, op, 2)
     r = c.slot(op.results[0])

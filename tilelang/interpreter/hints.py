@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import mlir.ir as ir
 
-from tilelang.dialect import ops
+from tilelang.dialect import op_table, ops
 from tilelang.errors import TileInterpreterError
 from tilelang.interpreter.program import BID_SLOT, Env, Step, _Compiler, _io, rule
 
 
-@rule("tile.assume_div_by")
+@rule(op_table.ASSUME_DIV_BY)
 def _assume_div_by(c: _Compiler, op: ir.Operation) -> Step:
     (x,), r = _io(c, op)
     divisor = ops.int_attr(op, "divisor")
@@ -27,7 +27,7 @@ def _assume_div_by(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.grid_dependency_control_wait", "tile.grid_dependency_control_launch_dependents")
+@rule(op_table.GRID_DEPENDENCY_WAIT, op_table.GRID_DEPENDENCY_LAUNCH)
 def _grid_dependency_control(c: _Compiler, op: ir.Operation) -> Step:
     def step(env: Env) -> None:
         pass

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import mlir.ir as ir
 
-from tilelang.dialect import semantics
+from tilelang.dialect import op_table, semantics
 from tilelang.interpreter.program import Env, Step, _Compiler, _io, rule
 
 
-@rule("tile.mma")
+@rule(op_table.MMA)
 def _mma(c: _Compiler, op: ir.Operation) -> Step:
     (a, b, acc), r = _io(c, op)
 

@@ -9,7 +9,7 @@ from typing import Any
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops, rounding, semantics
+from tilelang.dialect import dtype_of, op_table, ops, rounding, semantics
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.errors import TileError, TileInterpreterError, TileUnsupportedFeatureError
@@ -112,7 +112,11 @@ Rule = Callable[[_Compiler, ir.Operation], Step]
 RULES: dict[str, Rule] = {}
 
 
-def rule(*names: str) -> Callable[[Rule], Rule]:
+def rule(*ops: op_table.OpDef | str) -> Callable[[Rule], Rule]:
+    """Register a rule for `ops`: `tile` ops by record (`op_table.LOAD`), others by name
+    ("scf.for"); RULES stays keyed by the op's name, which the lookup reads."""
+    names = op_table.rule_names(ops)
+
     def register(fn: Rule) -> Rule:
         for name in names:
             RULES[name] = fn
@@ -129,7 +133,7 @@ def _result_dtype(op: ir.Operation) -> np.dtype:
     return np_dtype(dtype_of(op.results[0].type))
 
 
-@rule(*semantics.BINARY)
+@rule(*op_table.BINARY.values())
 def _binary(c: _Compiler, op: ir.Operation) -> Step:
     (a, b), r = _io(c, op)
     fn = semantics.BINARY[op.name]
@@ -140,7 +144,7 @@ def _binary(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule(*semantics.UNARY)
+@rule(*op_table.UNARY.values())
 def _unary(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     fn = semantics.UNARY[op.name]
@@ -153,7 +157,7 @@ def _unary(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.cmp")
+@rule(op_table.CMP)
 def _cmp(c: _Compiler, op: ir.Operation) -> Step:
     (a, b), r = _io(c, op)
     predicate = ops.str_attr(op, "predicate")
@@ -164,7 +168,7 @@ def _cmp(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.select")
+@rule(op_table.SELECT)
 def _select(c: _Compiler, op: ir.Operation) -> Step:
     (cond, a, b), r = _io(c, op)
 
@@ -174,7 +178,7 @@ def _select(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.cast")
+@rule(op_table.CAST)
 def _cast(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     dtype = dtype_of(op.results[0].type)  # the DType: tfloat32 is held as float32
@@ -186,7 +190,7 @@ def _cast(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.constant")
+@rule(op_table.CONSTANT)
 def _constant(c: _Compiler, op: ir.Operation) -> Step:
     _, r = _io(c, op)
     dtype = dtype_of(op.results[0].type)
@@ -203,7 +207,7 @@ def _shape(op: ir.Operation) -> tuple[int, ...]:
     return tuple(ir.RankedTensorType(t).shape) if is_tile_type(t) else ()
 
 
-@rule("tile.splat", "tile.broadcast")
+@rule(op_table.SPLAT, op_table.BROADCAST)
 def _broadcast(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     shape = _shape(op)
@@ -214,7 +218,7 @@ def _broadcast(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.reshape")
+@rule(op_table.RESHAPE)
 def _reshape(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     shape = _shape(op)
@@ -225,7 +229,7 @@ def _reshape(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.convert_layout")
+@rule(op_table.CONVERT_LAYOUT)
 def _identity(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
 
@@ -235,7 +239,7 @@ def _identity(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.arange")
+@rule(op_table.ARANGE)
 def _arange(c: _Compiler, op: ir.Operation) -> Step:
     _, r = _io(c, op)
     value = np.arange(_shape(op)[0]).astype(_result_dtype(op))
@@ -246,7 +250,7 @@ def _arange(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.bid", "tile.num_blocks")
+@rule(op_table.BID, op_table.NUM_BLOCKS)
 def _grid(c: _Compiler, op: ir.Operation) -> Step:
     _, r = _io(c, op)
     axis = ops.int_attr(op, "axis")
@@ -258,7 +262,7 @@ def _grid(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.dim", "tile.stride")
+@rule(op_table.DIM, op_table.STRIDE)
 def _array_query(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     dim = ops.int_attr(op, "dim")
@@ -273,7 +277,7 @@ def _array_query(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.load")
+@rule(op_table.LOAD)
 def _load(c: _Compiler, op: ir.Operation) -> Step:
     (a, *idx), r = _io(c, op)
     shape, order = _shape(op), ops.array_attr(op, "order")
@@ -285,7 +289,7 @@ def _load(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.store")
+@rule(op_table.STORE)
 def _store(c: _Compiler, op: ir.Operation) -> Step:
     a, *idx, t = [c.slot(v) for v in op.operands]
     order, steps = ops.array_attr(op, "order"), _steps(op)
@@ -302,7 +306,7 @@ def _steps(op: ir.Operation) -> tuple[int, ...] | None:
     return ops.array_attr(op, "steps") if "steps" in op.attributes else None
 
 
-@rule("tile.slice")
+@rule(op_table.SLICE)
 def _slice(c: _Compiler, op: ir.Operation) -> Step:
     (a, start, stop), r = _io(c, op)
     axis = ops.int_attr(op, "axis")
@@ -313,7 +317,7 @@ def _slice(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.raw_view")
+@rule(op_table.RAW_VIEW)
 def _raw_view(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
 
@@ -323,7 +327,7 @@ def _raw_view(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.array_select")
+@rule(op_table.ARRAY_SELECT)
 def _array_select(c: _Compiler, op: ir.Operation) -> Step:
     (index, *arrays), r = _io(c, op)
 

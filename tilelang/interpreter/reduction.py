@@ -12,7 +12,7 @@ from collections.abc import Callable
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.semantics import np_dtype
 from tilelang.interpreter.program import Env, Step, _Compiler, rule
 
@@ -38,7 +38,7 @@ def _combiner(c: _Compiler, op: ir.Operation) -> Callable[[Env, Arrays, Arrays],
     return combine
 
 
-@rule("tile.reduce")
+@rule(op_table.REDUCE)
 def _reduce(c: _Compiler, op: ir.Operation) -> Step:
     inputs = [c.slot(v) for v in op.operands]
     results = [c.slot(v) for v in op.results]
@@ -71,7 +71,7 @@ def _pad(values: np.ndarray, width: int, identity: np.ndarray) -> np.ndarray:
     return np.concatenate([values, fill], axis=-1)
 
 
-@rule("tile.scan")
+@rule(op_table.SCAN)
 def _scan(c: _Compiler, op: ir.Operation) -> Step:
     inputs = [c.slot(v) for v in op.operands]
     results = [c.slot(v) for v in op.results]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import ops
+from tilelang.dialect import op_table, ops
 from tilelang.errors import TileInterpreterError
 from tilelang.interpreter.program import Env, Step, _Compiler, _io, _result_dtype, _shape, rule
 
 
-@rule("tile.permute")
+@rule(op_table.PERMUTE)
 def _permute(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     axes = ops.array_attr(op, "axes")
@@ -21,7 +21,7 @@ def _permute(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.cat")
+@rule(op_table.CAT)
 def _cat(c: _Compiler, op: ir.Operation) -> Step:
     (a, b), r = _io(c, op)
     axis = ops.int_attr(op, "axis")
@@ -42,7 +42,7 @@ def _region(index: list[int], sub: tuple[int, ...], shape: tuple[int, ...]) -> t
     return tuple(slice(i * s, (i + 1) * s) for i, s in zip(index, sub, strict=True))
 
 
-@rule("tile.extract")
+@rule(op_table.EXTRACT)
 def _extract(c: _Compiler, op: ir.Operation) -> Step:
     (a, *idx), r = _io(c, op)
     sub, shape = _shape(op), _shape_of(op.operands[0])
@@ -53,7 +53,7 @@ def _extract(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.insert")
+@rule(op_table.INSERT)
 def _insert(c: _Compiler, op: ir.Operation) -> Step:
     (a, v, *idx), r = _io(c, op)
     sub, shape = _shape_of(op.operands[1]), _shape(op)
@@ -67,7 +67,7 @@ def _insert(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
-@rule("tile.bitcast")
+@rule(op_table.BITCAST)
 def _bitcast(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     dtype = _result_dtype(op)

@@ -8,6 +8,7 @@ from typing import Any
 import mlir.ir as ir
 from mlir.dialects import arith, gpu
 
+from tilelang.dialect import op_table
 from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import LinearLayout
 from tilelang.passes.simt.values import ArrayArgs, Distributed, Lowered, i32, i64
@@ -16,10 +17,14 @@ Rule = Callable[["Lowering", ir.Operation], None]
 RULES: dict[str, Rule] = {}
 
 
-def lowers(*names: str) -> Callable[[Rule], Rule]:
+def lowers(*ops: op_table.OpDef | str) -> Callable[[Rule], Rule]:
+    """Register a rule for `ops`: `tile` ops by record (`op_table.LOAD`), others by name
+    ("scf.for"); RULES stays keyed by the op's name, which the lookup reads."""
+    names = op_table.rule_names(ops)
+
     def register(fn: Rule) -> Rule:
-        for n in names:
-            RULES[n] = fn
+        for name in names:
+            RULES[name] = fn
         return fn
 
     return register

@@ -16,7 +16,7 @@ import math
 import mlir.ir as ir
 from mlir.dialects import arith, cf, gpu, llvm
 
-from tilelang.dialect import dtype_of, ops, printing
+from tilelang.dialect import dtype_of, op_table, ops, printing
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
 from tilelang.language.dtypes import DType
@@ -28,7 +28,7 @@ from tilelang.passes.simt.values import Distributed, i32, memory_type
 from tilelang.passes.simt.vprintf import Printer, call_vprintf
 
 
-@lowers("tile.print")
+@lowers(op_table.PRINT)
 def lower_print(lw: Lowering, op: ir.Operation) -> None:
     values = [lw.get(v) for v in op.operands]
     dtypes = [dtype_of(v.type) for v in op.operands]
@@ -62,7 +62,7 @@ def lower_print(lw: Lowering, op: ir.Operation) -> None:
         gpu.barrier()  # thread 0 reads the buffer until here
 
 
-@lowers("tile.assert")
+@lowers(op_table.ASSERT)
 def lower_assert(lw: Lowering, op: ir.Operation) -> None:
     cond = lw.get(op.operands[0])
     message = ops.str_attr(op, "message")

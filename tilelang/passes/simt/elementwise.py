@@ -7,7 +7,7 @@ from typing import Any
 import mlir.ir as ir
 from mlir.dialects import arith
 
-from tilelang.dialect import dtype_of, ops, semantics
+from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 from tilelang.passes.ir_utils import defining_op
@@ -36,7 +36,7 @@ def _approx(op: ir.Operation) -> bool:
     return "rounding_mode" in op.attributes and ops.str_attr(op, "rounding_mode") == "approx"
 
 
-@lowers(*semantics.BINARY)
+@lowers(*op_table.BINARY.values())
 def lower_binary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.BINARY[op.name], dtype_of(op.operands[0].type)
     if op.name == "tile.div" and _approx(op):
@@ -72,7 +72,7 @@ def _exp2_argument_fma(op: ir.Operation) -> tuple[ir.Operation, ir.Value, str] |
     return None
 
 
-@lowers(*(n for n in semantics.UNARY if n != "tile.isnan"))
+@lowers(*(r for r in op_table.UNARY.values() if r is not op_table.ISNAN))
 def lower_unary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.UNARY[op.name], dtype_of(op.operands[0].type)
     if op.name == "tile.exp2" and "flush_to_zero" in op.attributes:
@@ -81,13 +81,13 @@ def lower_unary(lw: Lowering, op: ir.Operation) -> None:
     _map(lw, op, lambda x: fn(x, dtype, approx=approx))
 
 
-@lowers("tile.isnan")
+@lowers(op_table.ISNAN)
 def lower_isnan(lw: Lowering, op: ir.Operation) -> None:
     dtype = dtype_of(op.operands[0].type)
     _map(lw, op, lambda x: scalar_ops.isnan(x, dtype))
 
 
-@lowers("tile.cmp")
+@lowers(op_table.CMP)
 def lower_cmp(lw: Lowering, op: ir.Operation) -> None:
     predicate, dtype = ops.str_attr(op, "predicate"), dtype_of(op.operands[0].type)
     if dtype.restricted:  # compared as the float32 values they are
@@ -97,12 +97,12 @@ def lower_cmp(lw: Lowering, op: ir.Operation) -> None:
     _map(lw, op, lambda a, b: scalar_ops.compare(predicate, a, b, dtype))
 
 
-@lowers("tile.select")
+@lowers(op_table.SELECT)
 def lower_select(lw: Lowering, op: ir.Operation) -> None:
     _map(lw, op, arith.select)
 
 
-@lowers("tile.cast")
+@lowers(op_table.CAST)
 def lower_cast(lw: Lowering, op: ir.Operation) -> None:
     src, dst = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
     mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
@@ -136,7 +136,7 @@ def _with_dtype(value: Lowered, dtype: DType) -> Lowered:
     return value
 
 
-@lowers("tile.constant")
+@lowers(op_table.CONSTANT)
 def lower_constant(lw: Lowering, op: ir.Operation) -> None:
     dtype = dtype_of(op.results[0].type)
     value = ops.constant_value(op.attributes["value"], dtype)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm, scf
 
-from tilelang.dialect import ops
+from tilelang.dialect import op_table, ops
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
 from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, to_memory, to_register
 from tilelang.passes.simt.context import Lowering, const, lowers, when
@@ -115,7 +115,7 @@ def _guarded(ok: ir.Value | None, t: ir.Type, then: Callable[..., ir.Value],
 # ----- gather and scatter ----------------------------------------------------------------------
 
 
-@lowers("tile.gather")
+@lowers(op_table.GATHER)
 def lower_gather(lw: Lowering, op: ir.Operation) -> None:
     lw.order_access(op)
     g = _Indexed(lw, op, extra=2)
@@ -130,7 +130,7 @@ def lower_gather(lw: Lowering, op: ir.Operation) -> None:
     lw.set(op.results[0], Distributed(tuple(regs), g.layout, dtype, g.shape))
 
 
-@lowers("tile.scatter")
+@lowers(op_table.SCATTER)
 def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
     lw.order_access(op)
     s = _Indexed(lw, op, extra=2)
@@ -214,7 +214,7 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
     lw.set(op.results[0], Distributed(tuple(regs), a.layout, a.array.dtype, a.shape))
 
 
-@lowers("tile.atomic_rmw")
+@lowers(op_table.ATOMIC_RMW)
 def lower_atomic_rmw(lw: Lowering, op: ir.Operation) -> None:
     kind = ops.str_attr(op, "kind")
     scope = SCOPES[ops.str_attr(op, "memory_scope")]
@@ -249,7 +249,7 @@ def _is_zero(value: ir.Value) -> bool:
     return isinstance(attr, ir.IntegerAttr) and attr.value == 0
 
 
-@lowers("tile.atomic_cas")
+@lowers(op_table.ATOMIC_CAS)
 def lower_atomic_cas(lw: Lowering, op: ir.Operation) -> None:
     scope = SCOPES[ops.str_attr(op, "memory_scope")]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilelang.dialect import ops, parse_array_type
+from tilelang.dialect import op_table, ops, parse_array_type
 from tilelang.passes.simt.addressing import GEP_DYNAMIC
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.values import ArrayArgs, i32, i64, memory_type
@@ -13,19 +13,19 @@ from tilelang.passes.simt.values import ArrayArgs, i32, i64, memory_type
 DIMENSIONS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
 
 
-@lowers("tile.bid")
+@lowers(op_table.BID)
 def lower_bid(lw: Lowering, op: ir.Operation) -> None:
     index = gpu.block_id(DIMENSIONS[ops.int_attr(op, "axis")])
     lw.set(op.results[0], arith.index_cast(i32(), index))
 
 
-@lowers("tile.num_blocks")
+@lowers(op_table.NUM_BLOCKS)
 def lower_num_blocks(lw: Lowering, op: ir.Operation) -> None:
     index = gpu.grid_dim(DIMENSIONS[ops.int_attr(op, "axis")])
     lw.set(op.results[0], arith.index_cast(i32(), index))
 
 
-@lowers("tile.dim", "tile.stride")
+@lowers(op_table.DIM, op_table.STRIDE)
 def lower_array_query(lw: Lowering, op: ir.Operation) -> None:
     array = lw.array(op.operands[0])
     values = array.shape if op.name == "tile.dim" else array.strides
@@ -33,7 +33,7 @@ def lower_array_query(lw: Lowering, op: ir.Operation) -> None:
     lw.set(op.results[0], value if op.results[0].type == i64() else arith.trunci(i32(), value))
 
 
-@lowers("tile.array_select")
+@lowers(op_table.ARRAY_SELECT)
 def lower_array_select(lw: Lowering, op: ir.Operation) -> None:
     """A chain of selects over the base pointers, extents and strides (lists are short)."""
     index, *operands = list(op.operands)
@@ -55,7 +55,7 @@ def lower_array_select(lw: Lowering, op: ir.Operation) -> None:
                                     unit_stride, align))
 
 
-@lowers("tile.slice")
+@lowers(op_table.SLICE)
 def lower_slice(lw: Lowering, op: ir.Operation) -> None:
     """A new array: the base pointer moved by start * stride(axis), extent stop - start; the
     alignment and unit-stride facts are those of the result type."""
@@ -73,7 +73,7 @@ def lower_slice(lw: Lowering, op: ir.Operation) -> None:
            ArrayArgs(ptr, tuple(shape), array.strides, array.dtype, unit_stride, align))
 
 
-@lowers("tile.raw_view")
+@lowers(op_table.RAW_VIEW)
 def lower_raw_view(lw: Lowering, op: ir.Operation) -> None:
     """The base pointer with one unit-stride dimension that no offset from 0 up leaves."""
     array = lw.array(op.operands[0])

@@ -7,17 +7,18 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import llvm
 
+from tilelang.dialect import op_table
 from tilelang.passes.simt.context import Lowering, lowers
 
 FIRST_ARCH = 90  # griddepcontrol: sm_90 and PTX ISA 7.8
 
 
-@lowers("tile.assume_div_by")
+@lowers(op_table.ASSUME_DIV_BY)
 def lower_assume_div_by(lw: Lowering, op: ir.Operation) -> None:
     lw.set(op.results[0], lw.get(op.operands[0]))
 
 
-@lowers("tile.grid_dependency_control_wait", "tile.grid_dependency_control_launch_dependents")
+@lowers(op_table.GRID_DEPENDENCY_WAIT, op_table.GRID_DEPENDENCY_LAUNCH)
 def lower_grid_dependency_control(lw: Lowering, op: ir.Operation) -> None:
     if arch_number(lw.chip) < FIRST_ARCH:
         return

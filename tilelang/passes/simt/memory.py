@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, scf, vector
 
-from tilelang.dialect import ops
+from tilelang.dialect import op_table, ops
 from tilelang.dialect.semantics import np_dtype, padding_value
 from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
@@ -282,7 +282,7 @@ def _chunks(a: Access) -> list[int]:
 # ----- load ------------------------------------------------------------------------------------
 
 
-@lowers("tile.load")
+@lowers(op_table.LOAD)
 def lower_load(lw: Lowering, op: ir.Operation) -> None:
     array = lw.array(op.operands[0])
     lw.order_access(op)
@@ -443,7 +443,7 @@ def _load_scalar(lw: Lowering, op: ir.Operation, array: ArrayArgs) -> ir.Value:
 # ----- store -----------------------------------------------------------------------------------
 
 
-@lowers("tile.store")
+@lowers(op_table.STORE)
 def lower_store(lw: Lowering, op: ir.Operation) -> None:
     operands = list(op.operands)
     array = lw.array(operands[0])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, math, vector
 
-from tilelang.dialect import dtype_of
+from tilelang.dialect import dtype_of, op_table
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 from tilelang.layout.mma import Atom, MmaLayouts, k_replicas
@@ -21,7 +21,7 @@ from tilelang.passes.simt.context import Lowering, const, lowers
 from tilelang.passes.simt.values import Distributed, i32
 
 
-@lowers("tile.mma")
+@lowers(op_table.MMA)
 def lower_mma(lw: Lowering, op: ir.Operation) -> None:
     a, b, c = (lw.tile(v) for v in op.operands[:3])
     plan = layout_rules.mma_plan(op, lw.num_warps)

@@ -14,7 +14,7 @@ import math
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout
 from tilelang.layout.reduction import bit_roles
@@ -75,7 +75,7 @@ def _roles(layout: LinearLayout, in_dim: str, axes: tuple[int, ...], role: str) 
     return [b for b, r in enumerate(bit_roles(layout, in_dim, axes)) if r == role]
 
 
-@lowers("tile.reduce")
+@lowers(op_table.REDUCE)
 def lower_reduce(lw: Lowering, op: ir.Operation) -> None:
     tiles = [lw.tile(v) for v in op.operands]
     layout = tiles[0].layout

@@ -14,7 +14,7 @@ import math
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout
 from tilelang.passes.simt.context import Lowering, const, lowers, when
@@ -32,7 +32,7 @@ def _copies(layout: LinearLayout, in_dim: str) -> int:
     return sum(1 << b for b, basis in enumerate(layout.bases[in_dim]) if not any(basis))
 
 
-@lowers("tile.scan")
+@lowers(op_table.SCAN)
 def lower_scan(lw: Lowering, op: ir.Operation) -> None:
     tiles = [lw.tile(v) for v in op.operands]
     layout = tiles[0].layout

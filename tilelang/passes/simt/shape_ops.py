@@ -13,7 +13,7 @@ from collections.abc import Callable
 import mlir.ir as ir
 from mlir.dialects import arith
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.types import shape_of
 from tilelang.layout import LinearLayout, padded_shape
 from tilelang.layout.subtiles import (
@@ -28,7 +28,7 @@ from tilelang.passes.simt.context import Lowering, const, lowers
 from tilelang.passes.simt.values import Distributed, scalar_type
 
 
-@lowers("tile.permute")
+@lowers(op_table.PERMUTE)
 def lower_permute(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.tile(op.operands[0]), op.results[0]
     layout = layout_of(result.type)
@@ -36,7 +36,7 @@ def lower_permute(lw: Lowering, op: ir.Operation) -> None:
     lw.set(result, Distributed(source.regs, layout, source.dtype, shape_of(result.type)))
 
 
-@lowers("tile.cat")
+@lowers(op_table.CAT)
 def lower_cat(lw: Lowering, op: ir.Operation) -> None:
     first, second = lw.tile(op.operands[0]), lw.tile(op.operands[1])
     result = op.results[0]
@@ -97,7 +97,7 @@ def _select_tree(lw: Lowering, regs: tuple[ir.Value, ...], picks: tuple[int, ...
     return [value(len(bits), p) for p in picks]
 
 
-@lowers("tile.extract")
+@lowers(op_table.EXTRACT)
 def lower_extract(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.tile(op.operands[0]), op.results[0]
     indices = list(op.operands)[1:]
@@ -114,7 +114,7 @@ def lower_extract(lw: Lowering, op: ir.Operation) -> None:
     lw.set(result, Distributed(tuple(regs), layout, source.dtype, shape_of(result.type)))
 
 
-@lowers("tile.insert")
+@lowers(op_table.INSERT)
 def lower_insert(lw: Lowering, op: ir.Operation) -> None:
     dest, value = lw.tile(op.operands[0]), lw.tile(op.operands[1])
     indices, result = list(op.operands)[2:], op.results[0]
@@ -162,7 +162,7 @@ def _dynamic_chosen(lw: Lowering, indices: list[ir.Value], dest: Distributed) ->
 # ----- bitcast -----------------------------------------------------------------------------------
 
 
-@lowers("tile.bitcast")
+@lowers(op_table.BITCAST)
 def lower_bitcast(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.get(op.operands[0]), op.results[0]
     dtype = dtype_of(result.type)

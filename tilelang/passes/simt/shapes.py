@@ -12,7 +12,7 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilelang.dialect import dtype_of
+from tilelang.dialect import dtype_of, op_table
 from tilelang.dialect.types import shape_of
 from tilelang.layout import (
     ConversionKind,
@@ -34,7 +34,7 @@ from tilelang.passes.simt.context import (
 from tilelang.passes.simt.values import Distributed, i64, memory_type, scalar_type
 
 
-@lowers("tile.splat")
+@lowers(op_table.SPLAT)
 def lower_splat(lw: Lowering, op: ir.Operation) -> None:
     result = op.results[0]
     layout = layout_of(result.type)
@@ -43,7 +43,7 @@ def lower_splat(lw: Lowering, op: ir.Operation) -> None:
     lw.set(result, Distributed(regs, layout, dtype_of(result.type), shape_of(result.type)))
 
 
-@lowers("tile.arange")
+@lowers(op_table.ARANGE)
 def lower_arange(lw: Lowering, op: ir.Operation) -> None:
     result = op.results[0]
     layout, dtype = layout_of(result.type), dtype_of(result.type)
@@ -64,7 +64,7 @@ def coordinate(lw: Lowering, layout: LinearLayout, register: int, dim: int) -> i
     return arith.addi(reg, thread) if disjoint_bits(layout, dim) else arith.xori(reg, thread)
 
 
-@lowers("tile.broadcast")
+@lowers(op_table.BROADCAST)
 def lower_broadcast(lw: Lowering, op: ir.Operation) -> None:
     source, result = lw.tile(op.operands[0]), op.results[0]
     layout = layout_of(result.type)
@@ -72,7 +72,7 @@ def lower_broadcast(lw: Lowering, op: ir.Operation) -> None:
     lw.set(result, Distributed(source.regs, layout, source.dtype, shape_of(result.type)))
 
 
-@lowers("tile.reshape")
+@lowers(op_table.RESHAPE)
 def lower_reshape(lw: Lowering, op: ir.Operation) -> None:
     result = op.results[0]
     source = lw.get(op.operands[0])
@@ -93,7 +93,7 @@ def lower_reshape(lw: Lowering, op: ir.Operation) -> None:
         lw.set(result, Distributed(tuple(regs), layout, source.dtype, shape))
 
 
-@lowers("tile.convert_layout")
+@lowers(op_table.CONVERT_LAYOUT)
 def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
     from tilelang.passes.simt.warp import convert_by_shuffles
 
