@@ -45,7 +45,8 @@ class TilePerformanceWarning(UserWarning):
 
 @dataclass(frozen=True)
 class LoopReport:
-    """A loop that holds matrix products."""
+    """A loop that holds matrix products, or loads without them (a loop over chunks of a row:
+    `products` 0, reported for what it is, never as a fallback)."""
 
     line: int | None
     products: int
@@ -112,7 +113,9 @@ class Explanation:
             lines.append("  no matrix products")
         for report in self.reports:
             first, *rest = str(report).split("\n")
-            lines += [f"  {'ok  ' if report.fast else 'SLOW'} {first}", *(f"  {r}" for r in rest)]
+            info = isinstance(report, LoopReport) and report.products == 0
+            mark = "info" if info else "ok  " if report.fast else "SLOW"
+            lines += [f"  {mark} {first}", *(f"  {r}" for r in rest)]
         counts = ", ".join(f"{n} {what}" for what, n in self.instructions.items() if n)
         lines.append(f"  PTX: {counts or 'no tensor-core or copy instructions'}")
         return "\n".join(lines)
@@ -142,6 +145,8 @@ def explain_compiled(compiled: CompiledKernel) -> Explanation:
             for op in walk_ops(module.operation):
                 if name(op) == "scf.for" and _products_in(op):
                     found.loops.append(_loop_report(op, arch, warps))
+                elif name(op) == "scf.for" and _loads_in(op):
+                    found.loops.append(_chunk_report(op))
                 elif name(op) == "tile.mma":
                     found.products.append(_product_report(op, arch, warps))
     ptx = compiled.ptx or ""
@@ -171,6 +176,21 @@ def _as_analysed(module: ir.Module, arch: str) -> ir.Module:
 def _products_in(loop: ir.Operation) -> list[ir.Operation]:
     return [op.operation for op in loop.regions[0].blocks[0].operations
             if op.operation.name == "tile.mma"]
+
+
+def _loads_in(loop: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in loop.regions[0].blocks[0].operations
+            if op.operation.name == "tile.load"]
+
+
+def _chunk_report(loop: ir.Operation) -> LoopReport:
+    """A loop that loads tiles but multiplies none (a norm's passes over a row's chunks): its
+    loads are issued in their iteration, and the other blocks on the SM hide their latency;
+    only loops with products are software-pipelined today (passes/pipeline_loads.py)."""
+    count = len(_loads_in(loop))
+    return LoopReport(_line(loop), 0, "loads in their iteration",
+                      f"{count} load{'s' if count > 1 else ''} an iteration, not prefetched: "
+                      "only loops with products are pipelined", True)
 
 
 def _line(op: ir.Operation) -> int | None:

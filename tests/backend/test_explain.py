@@ -131,3 +131,21 @@ def test_explain_warnings_under_TILELANG_EXPLAIN(monkeypatch: pytest.MonkeyPatch
     with warnings.catch_warnings():
         warnings.simplefilter("error", ct.TilePerformanceWarning)
         run(job, assembler="none")  # the fast path: no warning
+
+
+@ct.kernel(num_warps=4)
+def row_sums(x, out, CHUNK: ct.Constant[int]):
+    """A norm's first pass: a loop over the chunks of a row, loads and a reduction."""
+    total = ct.zeros((1, CHUNK), ct.float32)
+    for c in range(ct.num_tiles(x, 1, (1, CHUNK))):
+        total += ct.load(x, (ct.bid(0), c), (1, CHUNK), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (ct.bid(0),), ct.sum(total, axis=1))
+
+
+def test_a_loop_over_chunks_is_listed_for_what_it_is_and_is_no_fallback() -> None:
+    report = ct.explain(row_sums, (np.zeros((8, 3000), np.float32), np.zeros(8, np.float32),
+                                   1024))
+    (loop,) = report.loops
+    assert loop.products == 0 and loop.path == "loads in their iteration" and loop.fast
+    assert loop.detail.startswith("1 load an iteration") and report.products == []
+    assert report.fallbacks == [] and "info loop at line" in str(report)
