@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -72,3 +73,34 @@ def test_launch_ex_packs_the_parameters_and_passes_the_attribute(monkeypatch):
     assert calls == [(3, 2, 1, 128, 512, 1,
                       driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                       0x1234, (0xABC000, -7))]
+
+
+def test_a_launcher_made_for_the_c_path_gets_its_python_path_once(monkeypatch):
+    """launch_ex packs in Python; a launcher made for the C path makes that path on its first
+    such launch, once, however many threads make their first one at the same moment."""
+    import threading
+    import time
+
+    native = SimpleNamespace(launch=lambda *a: None)
+    monkeypatch.setattr(native_launch, "native_module", lambda: native)
+    monkeypatch.setattr(driver, "cuLaunchKernelEx", lambda *a: (driver.CUresult.CUDA_SUCCESS,))
+    made = []
+    real = launcher_module.Launcher._init_python_path
+
+    def slow_init(self):
+        made.append(self)
+        time.sleep(0.05)  # the window two unguarded threads would both pass through
+        real(self)
+
+    monkeypatch.setattr(launcher_module.Launcher, "_init_python_path", slow_init)
+    loaded = LoadedKernel(handle=0x1234, context=0, device=0, kernel=None, code=None, shared=0)
+    launcher = launcher_module.Launcher(loaded, (ScalarSpec(dt.int32),), threads=32)
+    assert made == []  # the C path packs on its own
+    threads = [threading.Thread(target=launcher.launch_ex,
+                                args=(0, (1, 1, 1), (5,), [programmatic_attribute()]))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert made == [launcher]

@@ -423,3 +423,25 @@ def test_a_host_function_that_needs_data_says_how_to_fix_it() -> None:
     assert any("pass fake= to tilelang.torch.custom_op" in note
                for note in getattr(info.value, "__notes__", []))
 
+
+
+def test_tags_reach_the_op_with_and_without_infer_schema_taking_them(monkeypatch) -> None:
+    tag = torch.Tag.pt2_compliant_tag
+
+    def host(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        tlt.launch((ct.cdiv(x.numel(), BLOCK),), mul_kernel, (x, y, out, BLOCK))
+        return out
+
+    op = tlt.custom_op("tilelang_tests::tagged", mutates_args=(), tags=(tag,))(host)
+    assert tag in op._opoverload.tags
+    real = torch.library.infer_schema
+
+    def older(prototype_function, /, *, mutates_args, op_name=None):  # no tags parameter
+        return real(prototype_function, mutates_args=mutates_args, op_name=op_name)
+
+    monkeypatch.setattr(torch.library, "infer_schema", older)
+    again = tlt.custom_op("tilelang_tests::tagged_older", mutates_args=(), tags=(tag,))(host)
+    assert tag in again._opoverload.tags
+    x = torch.randn(10)
+    torch.testing.assert_close(again(x, x), x * x)

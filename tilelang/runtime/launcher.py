@@ -24,6 +24,7 @@ from tilelang.runtime.binary import LoadedKernel
 from tilelang.runtime.parameters import SLOT, plan_of
 from tilelang.runtime.tensor_maps import MAP_BYTES, TensorMaps
 
+_PYTHON_PATH_INIT = threading.Lock()  # a launcher made for the C path gets its Python path once
 _RETRY_IN_OWN_CONTEXT = (driver.CUresult.CUDA_ERROR_INVALID_HANDLE,
                          driver.CUresult.CUDA_ERROR_INVALID_CONTEXT)
 
@@ -78,6 +79,7 @@ class Launcher:
         self._handle = driver.CUfunction(self.loaded.handle)
         self._context = driver.CUcontext(self.loaded.context)
         self._success = driver.CUresult.CUDA_SUCCESS
+        self._python_ready = True  # set last: a thread that sees it sees all the above
 
     def _python_call(self, stream: int, gx: int, gy: int, gz: int, *values: object) -> int | None:
         with self.lock:  # the driver call releases the GIL: keep the block ours until it returns
@@ -100,8 +102,10 @@ class Launcher:
         """One launch through cuLaunchKernelEx with launch `attributes` (driver
         CUlaunchAttribute records), packed by the Python path: programmatic dependent launch
         (runtime/dependent_launch.py), which is never the hot path."""
-        if not hasattr(self, "block"):  # the C launcher packs on its own: make ours now
-            self._init_python_path()
+        if not self.__dict__.get("_python_ready"):  # the C launcher packs on its own: ours now
+            with _PYTHON_PATH_INIT:  # two threads' first such launches make it once
+                if not self.__dict__.get("_python_ready"):
+                    self._init_python_path()
         config = driver.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = grid
         config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -65,8 +66,11 @@ def custom_op(
 
 
 def _infer_schema(host: Callable[..., Any], mutates_args: str | Iterable[str], tags: Any) -> str:
-    """The schema from `host`'s own hints (they are read in `host`'s module)."""
-    extra = {"tags": tags} if tags is not None else {}
+    """The schema from `host`'s own hints (they are read in `host`'s module). The tags go to
+    `infer_schema` where it takes them (torch releases before that infer without them, and
+    `custom_op` gets the tags either way)."""
+    takes_tags = "tags" in inspect.signature(torch.library.infer_schema).parameters
+    extra = {"tags": tags} if tags is not None and takes_tags else {}
     return torch.library.infer_schema(host, mutates_args=mutates_args, **extra)
 
 
