@@ -428,3 +428,31 @@ def test_zero_d_arrays(it, rng):
     y = np.array(it.poison((), "float32"))
     it.launch(zero_d, (3,), x, y)
     it.assert_same(y, x * np.float32(2) + np.float32(1))
+
+
+@ct.kernel
+def copy_promised(x, y, B: ct.Constant[int], INSIDE: ct.Constant[bool]):
+    """check_bounds=False where every tile lies inside (the promise holds), True otherwise."""
+    i = ct.bid(0)
+    t = ct.load(x, (i,), (B,), check_bounds=not INSIDE, padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, (i,), t + 1, check_bounds=not INSIDE)
+
+
+@pytest.mark.parametrize(("n", "b", "inside"), [(128, 32, True), (100, 32, False)])
+def test_check_bounds_is_a_promise_that_changes_no_result(it, rng, n, b, inside):
+    x = it.rand(rng, n, "float32")
+    y = it.poison(n, "float32")
+    it.launch(copy_promised, (cdiv(n, b),), x, y, b, inside)
+    it.assert_same(y, x + 1)
+
+
+@ct.kernel
+def bounds_from_data(x, flag):
+    ct.store(x, (0,), ct.load(x, (0,), (4,), check_bounds=flag))
+
+
+def test_check_bounds_must_be_a_constant_bool():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ct.TileTypeError, match="check_bounds must be a constant bool") as info:
+        ct.compile(bounds_from_data, (x, True), stop_after="tile")
+    assert "bounds_from_data" in str(info.value)  # the kernel's line is shown

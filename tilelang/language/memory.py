@@ -17,6 +17,7 @@ def load(
     *,
     order: str | tuple[int, ...] = "C",
     padding_mode: PaddingMode = PaddingMode.UNDETERMINED,
+    check_bounds: bool = True,
     latency: int | None = None,
     allow_tma: bool | None = None,
 ) -> Tile:
@@ -24,7 +25,9 @@ def load(
 
     `t[x, y] = array[i * shape[0] + x, j * shape[1] + y]`; elements outside the array take the
     `padding_mode` value. `order` ("C", "F" or a permutation) maps tile axes to array axes, so
-    `order=(1, 0)` loads a transposed tile. `latency` and `allow_tma` are accepted hints.
+    `order=(1, 0)` loads a transposed tile. `check_bounds` (a constant bool; False promises
+    the tile lies inside the array, as in cuTile), `latency` and `allow_tma` are accepted hints:
+    bounds are always checked.
 
     Example:
         >>> zero = tilelang.PaddingMode.ZERO
@@ -41,10 +44,13 @@ def store(
     tile: TileLike,
     *,
     order: str | tuple[int, ...] = "C",
+    check_bounds: bool = True,
     latency: int | None = None,
     allow_tma: bool | None = None,
 ) -> None:
     """Store `tile` at tile coordinates `index` of `array`; elements outside the array are dropped.
+
+    `check_bounds`, `latency` and `allow_tma` are accepted hints, as for `load`.
 
     The tile is cast to the array's dtype only when that is lossless (use `astype` otherwise); a
     scalar is stored as a tile of ones shape.

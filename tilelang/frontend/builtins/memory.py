@@ -67,16 +67,24 @@ def _padding(mode: object) -> str:
     raise TileTypeError(f"padding_mode must be a tilelang.PaddingMode, got {mode!r}")
 
 
+def check_bounds_flag(value: object) -> None:
+    """`check_bounds` of loads and stores: a constant bool (False promises in-bounds tiles;
+    bounds are checked either way, which the promise allows)."""
+    if not isinstance(value, bool):
+        raise TileTypeError(f"check_bounds must be a constant bool, got {describe(value)}")
+
+
 @lowers(lang.load)
 def emit_load(
     em: Emitter, array: object, index: object, shape: object, order: object, padding_mode: object,
-    latency: object, allow_tma: object,
+    check_bounds: object, latency: object, allow_tma: object,
 ) -> TileValue:
+    check_bounds_flag(check_bounds)
     array = as_array(array, "load")
     shape = check_shape(as_tuple(shape)) if shape != () else ()
     if shape == () and array.ndim:  # one element, as a scalar (cuTile)
-        one = emit_load(em, array, index, (1,) * array.ndim, order, padding_mode, latency,
-                        allow_tma)
+        one = emit_load(em, array, index, (1,) * array.ndim, order, padding_mode, check_bounds,
+                        latency, allow_tma)
         return build.reshape(one, ())
     if len(shape) != array.ndim:
         raise TileValueError(
@@ -92,11 +100,12 @@ def emit_load(
 
 @lowers(lang.store)
 def emit_store(
-    em: Emitter, array: object, index: object, tile: object, order: object, latency: object,
-    allow_tma: object
+    em: Emitter, array: object, index: object, tile: object, order: object,
+    check_bounds: object, latency: object, allow_tma: object
 ) -> None:
     from tilelang.dialect import ops
 
+    check_bounds_flag(check_bounds)
     array = as_array(array, "store")
     indices = _indices(array, index)
     value = _stored_value(array, tile)

@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Any
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators, semantics
 from tilelang.frontend.builtins.grid import cdiv
-from tilelang.frontend.builtins.memory import _indices, _padding, _stored_value
+from tilelang.frontend.builtins.memory import (
+    _indices,
+    _padding,
+    _stored_value,
+    check_bounds_flag,
+)
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.divisibility import known_multiple
 from tilelang.frontend.semantics import describe
@@ -151,7 +156,7 @@ def emit_view_load(
     em: Emitter, self: TiledViewValue, index: object, check_bounds: object, latency: object,
     allow_tma: object
 ) -> TileValue:
-    _check_bounds_flag(check_bounds)
+    check_bounds_flag(check_bounds)
     array = self.array
     indices = _indices(array, index)
     tile = build.op("load", [array, *indices], array.dtype, self.shape,
@@ -167,7 +172,7 @@ def emit_view_store(
 ) -> None:
     from tilelang.dialect import ops
 
-    _check_bounds_flag(check_bounds)
+    check_bounds_flag(check_bounds)
     array = self.array
     indices = _indices(array, index)
     if not is_loose(tile):
@@ -194,11 +199,6 @@ def _broadcast(view: TiledViewValue, tile: object) -> TileValue:
 def _steps(view: TiledViewValue) -> dict[str, tuple[int, ...]]:
     """The `steps` attribute of the view's loads and stores, left out when it is the shape."""
     return {} if view.steps == view.shape else {"steps": view.steps}
-
-
-def _check_bounds_flag(value: object) -> None:
-    if not isinstance(value, bool):
-        raise TileTypeError(f"check_bounds must be a constant bool, got {describe(value)}")
 
 
 # ----- atomic updates of a whole tile ---------------------------------------------------------
