@@ -53,6 +53,7 @@ from cutile_common import (
     load_cutile,
     raise_dynamo_limits,
 )
+from sweep import parse_list
 
 GENERATORS = (products.fmha_cases, products.matmul_cases, products.split_k_cases,
               products.batch_matmul_cases, products.group_gemm_cases, products.moe_cases,
@@ -532,16 +533,6 @@ def report(args, rows: list[dict], name: str) -> None:
 
 
 # ----- command line -------------------------------------------------------------------------------
-
-
-def parse_list(choices: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
-    def parse(text: str) -> tuple[str, ...]:
-        items = tuple(s.strip() for s in text.split(",") if s.strip())
-        bad = [s for s in items if s not in choices]
-        if bad or not items:
-            raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(choices)}")
-        return items
-    return parse
 
 
 def parse_configs(text: str) -> str:
