@@ -10,6 +10,7 @@ from tilelang.passes import (
     mark_grid_constants,
     pipeline_loads,
     pipeline_products,
+    reduce_strength,
     restore_branches,
     simplify_shapes,
     unpermute_loads,
@@ -27,7 +28,8 @@ _ALL = (
     assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    restore_branches, unpermute_loads, pipeline_loads, pipeline_products, delay_products,
+    reduce_strength, restore_branches, unpermute_loads, pipeline_loads, pipeline_products,
+    delay_products,
     mark_grid_constants,
 )
 for _module in _ALL:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-# tile -> tile-opt. Folding first exposes splats of constants to the shape rules; CSE before DCE
+# tile -> tile-opt. Folding first exposes splats of constants to the shape rules (and the constant
+# exponents strength reduction looks for); CSE before DCE
 # so that merged duplicates' operands die in the same sweep; upstream canonicalize last tidies scf
 # (and the arith.select / arith.constant it makes go back to scf.if / tile.constant).
 TILE_OPT = ",".join([
     "tile-fold-constants",
+    "tile-reduce-strength",
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",
     "tile-eliminate-dead-code",
