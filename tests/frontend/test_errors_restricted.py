@@ -158,7 +158,7 @@ def test_float32_tile_is_not_stored_into_a_float8_array_implicitly(fe):
     assert "astype" in err.hint
 
 
-@pytest.mark.parametrize("name", ["float8_e8m0fnu", "float4_e2m1fn", "float8_e5m3fnu"])
+@pytest.mark.parametrize("name", ["float4_e2m1fn", "float8_e5m3fnu"])
 def test_blackwell_dtypes_are_not_supported(fe, name):
     @ct.kernel
     def k(a, DT: ct.Constant):
@@ -180,7 +180,17 @@ def test_float8_e8m0fnu_tensor_argument():
     def k(a):
         pass
 
+    assert "f8E8M0FNU" in ct.compile(k, (x,), stop_after="tile").asm["tile"]
+
+
+def test_packed_float4_tensor_argument():
+    x = torch.zeros(4, dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+
+    @ct.kernel
+    def k(a):
+        pass
+
     with pytest.raises(TileArgumentError,
-                       match=r"argument `a` has dtype torch\.float8_e8m0fnu, which tilelang "
+                       match=r"argument `a` has dtype torch\.float4_e2m1fn_x2, which tilelang "
                              r"cannot use"):
         ct.compile(k, (x,), stop_after="tile")

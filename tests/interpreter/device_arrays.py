@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
-FLOAT8 = ("float8_e4m3fn", "float8_e5m2")  # same names in ml_dtypes and torch
+FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu")  # same names in ml_dtypes and torch
 
 
 class DeviceMirror:

@@ -9,8 +9,12 @@ GPU lowering (passes/simt/restricted.py) must match:
   (sm_90 has no other fp8 conversion); NaN stays NaN;
 - tfloat32 keeps float32's range and encoding (the low 13 mantissa bits are zero), so a value
   that rounds past the largest one becomes infinity, as float32 does;
-- conversion from them is exact: every value is representable in float16 (8-bit floats) or
-  float32 (tfloat32), and goes on from there as that dtype would.
+- to float8_e8m0fnu (an exponent alone: 2**(bits - 127), 0xFF NaN; no sign, zero or infinity)
+  a positive value rounds to the nearest power of two (1.5 * 2**e, the tie, up), saturating:
+  below 2**-127 (zero included) is 2**-127, beyond 2**127 (+inf included) is 2**127; negative
+  values and NaN are NaN. Zero padding of a scale array thus gives the smallest scale, not NaN;
+- conversion from them is exact: every value is representable in float16 (e4m3, e5m2) or
+  float32 (e8m0, tfloat32), and goes on from there as that dtype would.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from tilelang.dialect.round_to_odd import round_to_odd_float32
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
-FLOAT8_NUMPY = {d: np.dtype(getattr(ml_dtypes, d.numpy)) for d in dt.FLOAT8_DTYPES}
+FLOAT8_NUMPY = {d: np.dtype(getattr(ml_dtypes, d.numpy)) for d in dt.BYTE_FLOAT_DTYPES}
 TF32_DROPPED_BITS = 13  # float32 keeps 23 mantissa bits, tfloat32 10
+E8M0_NAN = 0xFF
+E8M0_MAX = 0xFE  # 2**127
 
 
 def float8_max(dtype: DType) -> float:
@@ -36,6 +42,8 @@ def to_restricted(x: np.ndarray, dtype: DType) -> np.ndarray:
     f = _exact_float32(x)
     if dtype is dt.tfloat32:
         return _round_to_tfloat32(f)
+    if dtype is dt.float8_e8m0fnu:
+        return e8m0_bits(f).view(FLOAT8_NUMPY[dtype])
     limit = float8_max(dtype)
     return np.clip(f, -limit, limit).astype(FLOAT8_NUMPY[dtype])
 
@@ -56,6 +64,18 @@ def _round_to_tfloat32(f: np.ndarray) -> np.ndarray:
     odd = (bits >> np.uint32(TF32_DROPPED_BITS)) & np.uint32(1)
     rounded = (bits + half + odd) & np.uint32(~((1 << TF32_DROPPED_BITS) - 1) & 0xFFFFFFFF)
     return np.where(special, bits, rounded).astype(np.uint32).view(np.float32)
+
+
+def e8m0_bits(f: np.ndarray) -> np.ndarray:
+    """The float8_e8m0fnu bytes of float32 values (the GPU lowering computes the same on the
+    float32 bits): the exponent field, plus one when the mantissa is at least half."""
+    bits = np.ascontiguousarray(f, dtype=np.float32).view(np.uint32).astype(np.int64)
+    exponent, mantissa = (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    normal = exponent + (mantissa >= 0x400000)
+    subnormal = (mantissa >= 0x600000).astype(np.int64)  # 1.5 * 2**-127: the tie, up
+    out = np.minimum(np.where(exponent == 0, subnormal, normal), E8M0_MAX)
+    nan = np.isnan(f) | (bits >> 31 == 1) & (bits != 0x80000000)  # -0.0 is zero
+    return np.where(nan, E8M0_NAN, out).astype(np.uint8)
 
 
 def round_scalar(value: float, dtype: DType) -> float:

@@ -23,6 +23,7 @@ import numpy as np
 
 from tilelang.dialect import op_table
 from tilelang.dialect.round_to_odd import round_to_odd_float32
+from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
 
@@ -42,7 +43,8 @@ def _is_float(x: np.ndarray) -> bool:
 
 
 _ML_FLOATS = tuple(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
-                                         ml_dtypes.float8_e5m2))
+                                         ml_dtypes.float8_e5m2, ml_dtypes.float8_e8m0fnu))
+_E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 
 
 def _float_op(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -137,8 +139,8 @@ def cast(x: np.ndarray, dtype: np.dtype | DType) -> np.ndarray:
 
             return to_restricted(x, dtype)
         dtype = np_dtype(dtype)
-    if _is_float(x) and x.dtype.itemsize == 1:  # 8-bit floats: exactly through float16
-        x = x.astype(np.float16)
+    if _is_float(x) and x.dtype.itemsize == 1:  # 8-bit floats: exactly through float16,
+        x = x.astype(np.float32 if x.dtype == _E8M0 else np.float16)  # e8m0 through float32
     if dtype == np.bool_:
         return x != 0
     if _is_float(x) and dtype.kind in "iu":
@@ -248,6 +250,10 @@ def padding_value(mode: str, dtype: np.dtype) -> bool | int | float:
         return info.max if value == float("inf") else info.min if value == float("-inf") else 0
     if dtype.kind == "b":
         return False
+    if dtype == _E8M0:  # converted as astype converts (ml_dtypes would make zero NaN)
+        from tilelang.dialect.restricted import to_restricted
+
+        return float(to_restricted(np.array([value]), dt.float8_e8m0fnu)[0])
     return value
 
 

@@ -15,7 +15,8 @@ _KDL = {(0, 8): dt.int8, (0, 16): dt.int16, (0, 32): dt.int32, (0, 64): dt.int64
         (1, 8): dt.uint8, (1, 16): dt.uint16, (1, 32): dt.uint32, (1, 64): dt.uint64,
         (2, 16): dt.float16, (2, 32): dt.float32, (2, 64): dt.float64,
         (4, 16): dt.bfloat16, (6, 8): dt.bool_, (1, 1): dt.bool_,
-        (10, 8): dt.float8_e4m3fn, (12, 8): dt.float8_e5m2}  # kDLFloat8_e4m3fn, _e5m2 (v1.1)
+        (10, 8): dt.float8_e4m3fn, (12, 8): dt.float8_e5m2,  # kDLFloat8_e4m3fn, _e5m2 (v1.1)
+        (14, 8): dt.float8_e8m0fnu}  # kDLFloat8_e8m0fnu
 # kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged
 _DEVICE = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
 

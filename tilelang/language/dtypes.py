@@ -71,8 +71,9 @@ float64 = DType("float64", "f", 64, "f64", "float64")
 tfloat32 = DType("tfloat32", "f", 32, "tf32", "float32", restricted=True)
 float8_e4m3fn = DType("float8_e4m3fn", "f", 8, "f8E4M3FN", "float8_e4m3fn", restricted=True)
 float8_e5m2 = DType("float8_e5m2", "f", 8, "f8E5M2", "float8_e5m2", restricted=True)
-# cuTile's Blackwell-only dtypes: they exist as names, but no kernel can use them (yet).
+# 8 exponent bits only (2**(bits - 127); 0xFF is NaN): the block scales of mma_scaled
 float8_e8m0fnu = DType("float8_e8m0fnu", "f", 8, "f8E8M0FNU", "float8_e8m0fnu", restricted=True)
+# cuTile's Blackwell-only dtypes: they exist as names, but no kernel can use them (yet).
 float4_e2m1fn = DType("float4_e2m1fn", "f", 4, "f4E2M1FN", "float4_e2m1fn", restricted=True)
 # 5 exponent bits, 3 mantissa bits, no sign bit (finite, NaN: fnu): block scales of FP4
 # products on sm_107 in cuTile; MLIR 22 has no such type (and ml_dtypes none either)
@@ -80,10 +81,12 @@ float8_e5m3fnu = DType("float8_e5m3fnu", "f", 8, "f8E5M3FNU", "float8_e5m3fnu", 
 
 ALL_DTYPES: tuple[DType, ...] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-    float16, bfloat16, float32, float64, tfloat32, float8_e4m3fn, float8_e5m2,
+    float16, bfloat16, float32, float64, tfloat32, float8_e4m3fn, float8_e5m2, float8_e8m0fnu,
 )
-UNSUPPORTED_DTYPES: tuple[DType, ...] = (float8_e8m0fnu, float4_e2m1fn, float8_e5m3fnu)
-FLOAT8_DTYPES: tuple[DType, ...] = (float8_e4m3fn, float8_e5m2)
+UNSUPPORTED_DTYPES: tuple[DType, ...] = (float4_e2m1fn, float8_e5m3fnu)
+FLOAT8_DTYPES: tuple[DType, ...] = (float8_e4m3fn, float8_e5m2)  # the tensor cores' 8-bit floats
+# every 8-bit float a kernel can hold: registers are their bytes
+BYTE_FLOAT_DTYPES: tuple[DType, ...] = (*FLOAT8_DTYPES, float8_e8m0fnu)
 BY_NAME = {d.name: d for d in ALL_DTYPES} | {"bool": bool_}
 BY_MLIR = {d.mlir: d for d in ALL_DTYPES}
 BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not tfloat32}  # float32 arrays are float32

@@ -40,7 +40,8 @@ _SCALAR_FORMATS = {
 }
 _DLPACK_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}
 # DLPack 1.1 codes of the float types that are not plain kDLFloat
-_DLPACK_FLOAT_CODES = {"bfloat16": 4, "float8_e4m3fn": 10, "float8_e5m2": 12}
+_DLPACK_FLOAT_CODES = {"bfloat16": 4, "float8_e4m3fn": 10, "float8_e5m2": 12,
+                       "float8_e8m0fnu": 14}
 # the C path's scalar kinds: int32, int64 beyond int32, any int64 (ScalarInt64), float32
 _NATIVE_SCALARS = {"int32": b"I", "int64": b"L", "float32": b"F"}
 

@@ -8,7 +8,11 @@ and constants need care, with the meaning of dialect/restricted.py:
   registers per instruction. float16 converts directly; other dtypes go through float32, which
   a float64 (or integer) reaches rounding to odd so that the final rounding is the only one;
 - from an 8-bit float: `cvt.rn.f16x2.{e4m3,e5m2}x2`, exact, then on as float16 would;
-- to tfloat32: round to nearest even on the float32 bits (PTX's `cvt.rn.tf32.f32` needs sm_90).
+- to tfloat32: round to nearest even on the float32 bits (PTX's `cvt.rn.tf32.f32` needs sm_90);
+- float8_e8m0fnu is an exponent alone, and converts on the float32 bits, on any target (PTX's
+  `cvt.*.ue8m0x2.f32` needs sm_100): from it, the byte shifted into float32's exponent field
+  (0 is the subnormal 2**-127, 0xFF NaN); to it, the exponent field rounded up when the
+  mantissa is at least half, saturating, NaN for negative values and NaN.
 cuTile accepts the 8-bit floats from sm_90 on: `check_arch` rejects older targets.
 """
 
@@ -24,6 +28,7 @@ from mlir.dialects import arith, nvvm, vector
 
 from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
+from tilelang.dialect.restricted import E8M0_MAX, E8M0_NAN, e8m0_bits
 from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
@@ -50,6 +55,14 @@ def convert(values: list[ir.Value], src: DType, dst: DType) -> list[ir.Value]:
     """astype of every register in `values` from `src` to `dst`, one of them restricted."""
     if src is dst:
         return values
+    if src is dt.float8_e8m0fnu:
+        values, src = [_e8m0_to_single(v) for v in values], dt.float32
+        if dst is dt.float32:
+            return values
+    if dst is dt.float8_e8m0fnu:
+        if src in dt.FLOAT8_DTYPES:
+            values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
+        return [_single_to_e8m0(exact_float32(v, src)) for v in values]
     if src in dt.FLOAT8_DTYPES:
         values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
     elif src is dt.tfloat32:
@@ -93,6 +106,38 @@ def _single_to_float8(a: ir.Value, b: ir.Value, dst: DType) -> tuple[ir.Value, i
                                         sat=nvvm.SaturationMode.SATFINITE)
     upper = arith.shrui(packed, const(_i(16), 8))
     return arith.trunci(_i(8), upper), arith.trunci(_i(8), packed)
+
+
+def _e8m0_to_single(byte: ir.Value) -> ir.Value:
+    """2**(byte - 127): the byte in float32's exponent field; 0 is the subnormal 2**-127 and
+    0xFF NaN (three integer instructions and two selects)."""
+    i32 = _i(32)
+    b = arith.extui(i32, byte)
+    bits = arith.shli(b, const(i32, 23))
+    bits = arith.select(_eq(b, 0), const(i32, 0x00400000), bits)
+    bits = arith.select(_eq(b, E8M0_NAN), const(i32, 0x7FC00000), bits)
+    return arith.bitcast(ir.F32Type.get(), bits)
+
+
+def _single_to_e8m0(f: ir.Value) -> ir.Value:
+    """The nearest power of two's byte (dialect/restricted.e8m0_bits, on the float32 bits)."""
+    i32 = _i(32)
+    bits = arith.bitcast(i32, f)
+    exponent = arith.andi(arith.shrui(bits, const(i32, 23)), const(i32, 0xFF))
+    mantissa = arith.andi(bits, const(i32, 0x7FFFFF))
+    up = arith.cmpi(arith.CmpIPredicate.uge, mantissa, const(i32, 0x400000))
+    normal = arith.addi(exponent, arith.extui(i32, up))
+    sub_up = arith.cmpi(arith.CmpIPredicate.uge, mantissa, const(i32, 0x600000))
+    out = arith.select(_eq(exponent, 0), arith.extui(i32, sub_up), normal)
+    out = arith.minui(out, const(i32, E8M0_MAX))
+    negative = arith.cmpi(arith.CmpIPredicate.ugt, bits, const(i32, 0x80000000))  # -0.0 is 0
+    nan = arith.cmpf(arith.CmpFPredicate.UNO, f, f)
+    out = arith.select(arith.ori(negative, nan), const(i32, E8M0_NAN), out)
+    return arith.trunci(_i(8), out)
+
+
+def _eq(x: ir.Value, value: int) -> ir.Value:
+    return arith.cmpi(arith.CmpIPredicate.eq, x, const(x.type, value))
 
 
 def _elements(v: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -145,6 +190,8 @@ def round_to_tfloat32(f: ir.Value) -> ir.Value:
 
 def constant(dtype: DType, value: bool | int | float) -> ir.Value:
     """A register constant of `dtype` (an 8-bit float's is its bit pattern)."""
+    if dtype is dt.float8_e8m0fnu:  # ml_dtypes' conversion makes 0 NaN; ours saturates
+        return const(_i(8), int(e8m0_bits(np.array([value], np.float64))[0]))
     if dtype in dt.FLOAT8_DTYPES:
         bits = np.array(value, dtype=getattr(ml_dtypes, dtype.numpy)).view(np.uint8)
         return const(_i(8), int(bits))
