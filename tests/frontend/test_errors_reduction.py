@@ -161,6 +161,25 @@ def test_approximate_sum(fe):
                     "ct.sum(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.APPROX)")
 
 
+def test_directed_rounding_of_an_integer_sum(fe):
+    @ct.kernel
+    def k(a):
+        s = ct.sum(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.RZ)
+
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "Rounding mode can only be used for unrestricted float types, but got int32",
+                    "ct.sum(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.RZ)")
+
+
+def test_full_rounding_of_a_scan(fe):
+    @ct.kernel
+    def k(a):
+        s = ct.cumprod(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.FULL)
+
+    fe.expect_error(k, (fe.array(),), TileTypeError, "Rounding mode full is not supported",
+                    "ct.cumprod(ct.load(a, (0,), (8,)), rounding_mode=ct.RoundingMode.FULL)")
+
+
 def test_reduction_of_an_array(fe):
     @ct.kernel
     def k(a):

@@ -264,14 +264,26 @@ def test_unsupported_rounding_mode_wins_over_dtype(fe):
                     "ct.sub(ct.load(a, (0,), (16,)), 1, rounding_mode=ct.RoundingMode.RZI)")
 
 
-def test_directed_rounding_mode_not_supported_yet(fe):
+def test_directed_rounding_mode_on_ints_after_promotion(fe):
     @ct.kernel
-    def k(a):
-        x = ct.add(ct.load(a, (0,), (16,)), 1.0, rounding_mode=ct.RoundingMode.RZ)
+    def k(a):  # int32 * int32 stays int32: no rounding to direct
+        t = ct.load(a, (0,), (16,))
+        x = ct.mul(t, t, rounding_mode=ct.RoundingMode.RM)
 
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
-                    "rounding mode RZ is not supported yet",
-                    "ct.add(ct.load(a, (0,), (16,)), 1.0, rounding_mode=ct.RoundingMode.RZ)")
+    fe.expect_error(k, (fe.array(np.int32),), TileTypeError,
+                    "Rounding mode can only be used for unrestricted float types, but got int32",
+                    "ct.mul(t, t, rounding_mode=ct.RoundingMode.RM)")
+
+
+def test_directed_rounding_modes_compile(fe):
+    @ct.kernel
+    def k(a):  # int16 / int16 divides in float32, where RZ applies; sqrt of int32 too
+        t = ct.load(a, (0,), (16,))
+        x = ct.truediv(t, t, rounding_mode=ct.RoundingMode.RZ)
+        y = ct.sqrt(t, rounding_mode=ct.RoundingMode.RP)
+        z = ct.sub(x, y, rounding_mode=ct.RoundingMode.RM)
+
+    fe.compile(k, fe.array(np.int16))
 
 
 def test_rounding_mode_not_an_enum(fe):

@@ -9,7 +9,7 @@ from typing import Any
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, op_table, ops, rounding, semantics
+from tilelang.dialect import directed, dtype_of, op_table, ops, rounding, semantics
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.errors import TileError, TileInterpreterError, TileUnsupportedFeatureError
@@ -129,6 +129,11 @@ def _io(c: _Compiler, op: ir.Operation) -> tuple[list[int], int]:
     return [c.slot(v) for v in op.operands], c.slot(op.results[0])
 
 
+def _rounding(op: ir.Operation) -> str | None:
+    """The op's `rounding_mode` attribute (a cast's, or a directed rounding of arithmetic)."""
+    return ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
+
+
 def _result_dtype(op: ir.Operation) -> np.dtype:
     return np_dtype(dtype_of(op.results[0].type))
 
@@ -136,7 +141,7 @@ def _result_dtype(op: ir.Operation) -> np.dtype:
 @rule(*op_table.BINARY.values())
 def _binary(c: _Compiler, op: ir.Operation) -> Step:
     (a, b), r = _io(c, op)
-    fn = semantics.BINARY[op.name]
+    fn = directed.binary_meaning(op.name, _rounding(op), semantics.BINARY[op.name])
 
     def step(env: Env) -> None:
         env[r] = np.asarray(fn(env[a], env[b]))
@@ -147,7 +152,7 @@ def _binary(c: _Compiler, op: ir.Operation) -> Step:
 @rule(*op_table.UNARY.values())
 def _unary(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
-    fn = semantics.UNARY[op.name]
+    fn = directed.unary_meaning(op.name, _rounding(op), semantics.UNARY[op.name])
     if "flush_to_zero" in op.attributes:  # exp2's: as the GPU, results below 2**-126 are 0
         fn = semantics.flush_to_zero(fn)
 
@@ -182,7 +187,7 @@ def _select(c: _Compiler, op: ir.Operation) -> Step:
 def _cast(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)
     dtype = dtype_of(op.results[0].type)  # the DType: tfloat32 is held as float32
-    mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
+    mode = _rounding(op)
 
     def step(env: Env) -> None:
         env[r] = np.asarray(rounding.cast(env[a], dtype, mode))

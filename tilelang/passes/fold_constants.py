@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 import numpy as np
 
-from tilelang.dialect import dtype_of, ops, rounding, semantics
+from tilelang.dialect import directed, dtype_of, ops, rounding, semantics
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.passes.ir_utils import name, replace, uniform_constant, walk_ops
@@ -53,16 +53,16 @@ def _foldable(op: ir.Operation) -> bool:
 
 def _evaluate(op: ir.Operation, args: list[np.ndarray]) -> np.ndarray:
     n = name(op)
+    mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
     with np.errstate(all="ignore"):
         if n in semantics.BINARY:
-            return semantics.BINARY[n](*args)
+            return directed.binary_meaning(n, mode, semantics.BINARY[n])(*args)
         if n in semantics.UNARY:
-            return semantics.UNARY[n](*args)
+            return directed.unary_meaning(n, mode, semantics.UNARY[n])(*args)
         if n == "tile.cmp":
             return semantics.compare(ops.str_attr(op, "predicate"), *args)
         if n == "tile.select":
             return semantics.select(*args)
-        mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
         return rounding.cast(args[0], dtype_of(op.results[0].type), mode)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tilelang.errors import TileTypeError, TileUnsupportedFeatureError
+from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators, rounding_modes, semantics
 from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.builtins.registry import lowers
@@ -42,13 +42,14 @@ _IEEE = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
 DIRECTED = (RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
 
 
-def _mode(mode: object) -> str | None:
-    """The op attribute for a rounding mode; None for the default (round to nearest)."""
-    if mode in DIRECTED:
-        raise TileUnsupportedFeatureError(
-            f"rounding mode {mode.name} is not supported yet (RN, FULL and APPROX are)"
-        )
-    return "approx" if mode is RoundingMode.APPROX else None
+def rounding_attribute(mode: object) -> str | None:
+    """The op's `rounding_mode` attribute for a checked mode: "zero", "negative_inf" or
+    "positive_inf" for RZ, RM, RP (dialect/directed.py), "approx"; None for the default
+    (round to nearest, FULL)."""
+    if mode in DIRECTED or mode is RoundingMode.APPROX:
+        assert isinstance(mode, RoundingMode)
+        return mode.value
+    return None
 
 
 def _make_binary(name: str) -> None:
@@ -62,7 +63,7 @@ def _make_binary(name: str) -> None:
                                options.get("flush_to_zero"), allowed)
         if options.get("propagate_nan"):
             return _propagating(name, x, y)
-        return operators.binary(name, x, y, rounding_mode=_mode(rounding))
+        return operators.binary(name, x, y, rounding_mode=rounding_attribute(rounding))
 
 
 def _propagating(name: str, x: object, y: object) -> object:
@@ -106,7 +107,8 @@ def _make_math(name: str) -> None:
         # exp2's flush_to_zero is the bare hardware instruction (ex2.approx.ftz); elsewhere
         # it is accepted and ignored
         ftz = True if name == "exp2" and options.get("flush_to_zero") else None
-        return operators.math_unary(name, x, rounding_mode=_mode(rounding), flush_to_zero=ftz)
+        return operators.math_unary(name, x, rounding_mode=rounding_attribute(rounding),
+                                    flush_to_zero=ftz)
 
 
 for _name in operators.MATH_UNARY:

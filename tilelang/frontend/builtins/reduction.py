@@ -11,13 +11,10 @@ import mlir.ir as ir
 from mlir.dialects import gpu
 
 from tilelang.dialect import ops, tensor_type
-from tilelang.errors import (
-    TileTypeError,
-    TileUnsupportedFeatureError,
-    TileValueError,
-)
+from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, operators, semantics
 from tilelang.frontend.builtins.common import as_tile
+from tilelang.frontend.builtins.elementwise import DIRECTED, rounding_attribute
 from tilelang.frontend.builtins.registry import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.local_functions import LocalFunction
 from tilelang.frontend.semantics import describe
@@ -133,18 +130,20 @@ def reduction_axes(axis: object, ndim: int, allow_tuple: bool = True) -> tuple[i
 
 
 def check_options(tile: TileValue, rounding_mode: object = None,
-                  flush_to_zero: object = False) -> None:
-    """cuTile's rules for the float options of sum, prod, max, min, cumsum and cumprod."""
+                  flush_to_zero: object = False) -> str | None:
+    """cuTile's rules for the float options of sum, prod, max, min, cumsum and cumprod; the
+    combining op's `rounding_mode` attribute (RZ, RM, RP; None for RN)."""
     if flush_to_zero and tile.dtype is not dt.float32:
         raise TileTypeError("Flush to zero can only be used for float32 type")
     if rounding_mode is None or rounding_mode is RoundingMode.RN:
-        return
-    if rounding_mode in (RoundingMode.RZI, RoundingMode.APPROX, RoundingMode.FULL) or \
-            not isinstance(rounding_mode, RoundingMode):
+        return None
+    if rounding_mode not in DIRECTED:
         value = getattr(rounding_mode, "value", rounding_mode)
         raise TileTypeError(f"Rounding mode {value} is not supported")
-    raise TileUnsupportedFeatureError(
-        f"rounding mode {rounding_mode.name} is not supported by reductions and scans yet")
+    if not tile.dtype.is_float:
+        raise TileTypeError("Rounding mode can only be used for unrestricted float types, "
+                            f"but got {tile.dtype.name}")
+    return rounding_attribute(rounding_mode)
 
 
 def _arithmetic(tile: TileValue, fn: str) -> TileValue:
@@ -172,15 +171,23 @@ def _wide(tile: TileValue) -> TileValue:
     return tile
 
 
-def _narrow(result: TileValue, dtype: DType) -> TileValue:
-    return build.cast(result, dtype) if dtype in (dt.float16, dt.bfloat16) else result
+def _narrow(result: TileValue, dtype: DType, mode: str | None = None) -> TileValue:
+    """The float32 result of a float16/bfloat16 tile back in its dtype, rounded with the
+    combining op's directed mode too (rounding twice in one direction is rounding once)."""
+    if dtype not in (dt.float16, dt.bfloat16):
+        return result
+    if mode is None:
+        return build.cast(result, dtype)
+    return build.op("cast", [result], dtype, result.shape, rounding_mode=mode)
 
 
 # ----- sum, prod, max, min ----------------------------------------------------------------------
 
 
-def _binary_combine(name: str) -> Combine:
-    return lambda a, b: [operators.binary(name, a[0], b[0])]
+def _binary_combine(name: str, mode: str | None = None) -> Combine:
+    """Combines with `name` (rounded with `mode`, a directed rounding attribute, or to
+    nearest)."""
+    return lambda a, b: [operators.binary(name, a[0], b[0], rounding_mode=mode)]
 
 
 def _nan_combine(name: str) -> Combine:
@@ -199,14 +206,14 @@ def _nan_combine(name: str) -> Combine:
 def _accumulate(name: str, identity: int, x: object, axis: object, keepdims: bool,
                 options: tuple[Any, Any]) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
-    check_options(tile, *options)
+    mode = check_options(tile, *options)
     axes = reduction_axes(axis, tile.ndim)
     if not tile.shape:
         return tile
     wide = _wide(tile)
     op = "add" if name == "sum" else "mul"
-    (result,) = reduce_tiles([wide], axes, [identity], _binary_combine(op))
-    return _finish([_narrow(result, tile.dtype)], axes, keepdims)[0]
+    (result,) = reduce_tiles([wide], axes, [identity], _binary_combine(op, mode))
+    return _finish([_narrow(result, tile.dtype, mode)], axes, keepdims)[0]
 
 
 @lowers(lang.sum)
@@ -393,13 +400,14 @@ def _scan_axis(axis: object, ndim: int) -> int:
 def _running(name: str, x: object, axis: object, reverse: bool,
              options: tuple[object, object]) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
-    check_options(tile, *options)
+    mode = check_options(tile, *options)
     if not tile.shape:
         raise TileValueError(f"{name}() needs a tile with at least one dimension")
     ax = _scan_axis(axis, tile.ndim)
     op, identity = ("add", 0) if name == "cumsum" else ("mul", 1)
-    (result,) = scan_tiles([_wide(tile)], ax, bool(reverse), [identity], _binary_combine(op))
-    return _narrow(result, tile.dtype)
+    (result,) = scan_tiles([_wide(tile)], ax, bool(reverse), [identity],
+                           _binary_combine(op, mode))
+    return _narrow(result, tile.dtype, mode)
 
 
 @lowers(lang.cumsum)

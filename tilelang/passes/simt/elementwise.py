@@ -7,10 +7,11 @@ from typing import Any
 import mlir.ir as ir
 from mlir.dialects import arith
 
-from tilelang.dialect import dtype_of, op_table, ops
+from tilelang.dialect import directed, dtype_of, op_table, ops
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 from tilelang.passes.ir_utils import defining_op
+from tilelang.passes.simt import directed as simt_directed
 from tilelang.passes.simt import restricted, rounding, scalar_ops
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.values import Distributed, Lowered
@@ -32,8 +33,12 @@ def _map(lw: Lowering, op: ir.Operation, fn, args: list[Any] | None = None) -> N
     lw.set(result, Distributed(regs, first.layout, dtype_of(result.type), first.shape))
 
 
+def _rounding(op: ir.Operation) -> str | None:
+    return ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
+
+
 def _approx(op: ir.Operation) -> bool:
-    return "rounding_mode" in op.attributes and ops.str_attr(op, "rounding_mode") == "approx"
+    return _rounding(op) == "approx"
 
 
 @lowers(*op_table.BINARY.values())
@@ -41,6 +46,10 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.BINARY[op.name], dtype_of(op.operands[0].type)
     if op.name == "tile.div" and _approx(op):
         fn = scalar_ops.approximate_div
+    mode = _rounding(op)
+    if mode in directed.MODES and op.name in directed.BINARY:  # RZ, RM, RP
+        _map(lw, op, lambda a, b: simt_directed.binary(op.name, a, b, dtype, mode))
+        return
     fused = _exp2_argument_fma(op)
     if fused is not None:
         product, other, form = fused
@@ -56,7 +65,8 @@ def _exp2_argument_fma(op: ir.Operation) -> tuple[ir.Operation, ir.Value, str] |
     `exp2(..., flush_to_zero=True)`: that argument is computed as one fma, rounded once (the
     approximate exponential's own error is larger; flash attention's `s * scale - max` becomes
     one FFMA instead of an FMUL and an FADD)."""
-    if op.name not in ("tile.add", "tile.sub") or dtype_of(op.results[0].type) is not dt.float32:
+    if op.name not in ("tile.add", "tile.sub") or dtype_of(op.results[0].type) is not dt.float32 \
+            or _rounding(op) is not None:
         return None
     uses = list(op.results[0].uses)
     if len(uses) != 1 or uses[0].owner.name != "tile.exp2" or \
@@ -64,8 +74,8 @@ def _exp2_argument_fma(op: ir.Operation) -> tuple[ir.Operation, ir.Value, str] |
         return None
     for index, value in enumerate(op.operands):
         product = defining_op(value)
-        if product is not None and product.name == "tile.mul" and \
-                len(list(value.uses)) == 1 and dtype_of(value.type) is dt.float32:
+        if product is not None and product.name == "tile.mul" and _rounding(product) is None \
+                and len(list(value.uses)) == 1 and dtype_of(value.type) is dt.float32:
             if op.name == "tile.add":
                 return product, op.operands[1 - index], "a*b+c"
             return product, op.operands[1 - index], "a*b-c" if index == 0 else "c-a*b"
@@ -77,6 +87,10 @@ def lower_unary(lw: Lowering, op: ir.Operation) -> None:
     fn, dtype = scalar_ops.UNARY[op.name], dtype_of(op.operands[0].type)
     if op.name == "tile.exp2" and "flush_to_zero" in op.attributes:
         fn = scalar_ops.exp2_ftz
+    mode = _rounding(op)
+    if mode in directed.MODES and op.name in directed.UNARY:  # sqrt with RZ, RM, RP
+        _map(lw, op, lambda x: simt_directed.sqrt(x, dtype, mode))
+        return
     approx = _approx(op)
     _map(lw, op, lambda x: fn(x, dtype, approx=approx))
 
@@ -105,7 +119,7 @@ def lower_select(lw: Lowering, op: ir.Operation) -> None:
 @lowers(op_table.CAST)
 def lower_cast(lw: Lowering, op: ir.Operation) -> None:
     src, dst = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
-    mode = ops.str_attr(op, "rounding_mode") if "rounding_mode" in op.attributes else None
+    mode = _rounding(op)
     if mode is not None and not rounding.is_exact(src, dst):  # RZ, RM, RP or RA
         _map(lw, op, lambda x: rounding.convert(x, src, dst, mode))
         return

@@ -8,7 +8,8 @@ of those, the ones that can round are lowered with PTX's own conversions:
 - float32 -> float16: `cvt.{rz,rm,rp}.f16.f32` (bfloat16, float16 and tfloat32 sources are
   float32 values first, exactly); RA, which PTX has no float16 form of, is the nearest-even
   result except at a tie, where the truncated result moves one step out;
-- float32 -> bfloat16: `cvt.rz.bf16.f32` (RZ is the only mode cuTile allows);
+- float32 -> bfloat16: `cvt.rz.bf16.f32` (RZ is the only mode cuTile allows astype; RM and RP,
+  which directed arithmetic on bfloat16 needs (simt/directed.py), are done on the bits);
 - float32 -> tfloat32: on the bits, as the round-to-nearest conversion (passes/simt/restricted.py):
   RZ clears the 13 low mantissa bits, RA adds half a tfloat32 ulp first.
 All of these are available from sm_80 on.
@@ -46,11 +47,18 @@ def convert(x: ir.Value, src: DType, dst: DType, mode: str) -> ir.Value:
         x = arith.extf(ir.F32Type.get(), x)  # exact
     if dst is dt.tfloat32:
         return _to_tfloat32(x, mode)
-    if dst is dt.bfloat16:
-        return _half(x, "rz.bf16.f32", dst)
     if mode == "nearest_away":
         return _half_ties_away(x)
-    return _half(x, f"{PTX_MODES[mode]}.f16.f32", dst)
+    return narrow_float32(x, dst, mode)
+
+
+def narrow_float32(x: ir.Value, dst: DType, mode: str) -> ir.Value:
+    """A float32 register to float16 or bfloat16 rounded toward zero, -inf or +inf (`mode`)."""
+    if dst is dt.float16:
+        return _half(x, f"{PTX_MODES[mode]}.f16.f32", dst)
+    if mode == "zero":
+        return _half(x, "rz.bf16.f32", dst)
+    return _bfloat16_directed(x, mode)
 
 
 def _cvt(x: ir.Value, suffix: str, result: ir.Type, constraints: str) -> ir.Value:
@@ -86,3 +94,22 @@ def _to_tfloat32(x: ir.Value, mode: str) -> ir.Value:
         rounded = arith.addi(bits, const(i32, 1 << (TF32_DROPPED_BITS - 1)))
     rounded = arith.andi(rounded, const(i32, -(1 << TF32_DROPPED_BITS)))
     return arith.bitcast(ir.F32Type.get(), arith.select(special, bits, rounded))
+
+
+def _bfloat16_directed(x: ir.Value, mode: str) -> ir.Value:
+    """float32 -> bfloat16 toward -inf or +inf, on the bits (PTX's cvt to bf16 rounds only to
+    nearest or toward zero): bfloat16 is the high half of float32, so the result is the
+    truncated high half, one step further from zero where low bits are lost and the sign is
+    the mode's (negative for RM). A NaN stays NaN (its payload may sit in the low half)."""
+    i32, i16 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(16)
+    bits = arith.bitcast(i32, x)
+    high = arith.trunci(i16, arith.shrui(bits, const(i32, 16)))
+    inexact = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(bits, const(i32, 0xFFFF)),
+                         const(i32, 0))
+    negative = arith.cmpi(arith.CmpIPredicate.slt, bits, const(i32, 0))
+    outward = negative if mode == "negative_inf" else arith.xori(negative, const(
+        ir.IntegerType.get_signless(1), 1))
+    step = arith.extui(i16, arith.andi(inexact, outward))
+    is_nan = arith.cmpf(arith.CmpFPredicate.UNO, x, x)
+    rounded = arith.select(is_nan, const(i16, 0x7FC0), arith.addi(high, step))
+    return arith.bitcast(ir.BF16Type.get(), rounded)
