@@ -184,13 +184,25 @@ def _loads_in(loop: ir.Operation) -> list[ir.Operation]:
 
 
 def _chunk_report(loop: ir.Operation) -> LoopReport:
-    """A loop that loads tiles but multiplies none (a norm's passes over a row's chunks): its
-    loads are issued in their iteration, and the other blocks on the SM hide their latency;
-    only loops with products are software-pipelined today (passes/pipeline_loads.py)."""
+    """A loop that loads tiles but multiplies none (a norm's passes over a row's chunks):
+    prefetched into registers when passes/pipeline_loads.py takes it, else its loads are issued
+    in their iteration (other blocks on the SM hide their latency); never a fallback."""
+    from tilelang.passes import pipeline_loads
+
     count = len(_loads_in(loop))
+    loads = f"{count} load{'s' if count > 1 else ''} an iteration"
+    if pipeline_loads.chunk_loop(loop):
+        moved = pipeline_loads.indexed_loads(loop)
+        if moved and pipeline_loads.fits_budget(loop, moved):
+            return LoopReport(_line(loop), 0, "prefetched into registers",
+                              f"{loads}, {len(moved)} loaded one iteration ahead", True)
+        why = ("no load's index follows the loop variable" if not moved else
+               "the next iteration's tiles would hold more than "
+               f"{pipeline_loads.CHUNK_BYTES_PER_THREAD} bytes a thread")
+    else:
+        why = "the loop writes memory or holds another loop"
     return LoopReport(_line(loop), 0, "loads in their iteration",
-                      f"{count} load{'s' if count > 1 else ''} an iteration, not prefetched: "
-                      "only loops with products are pipelined", True)
+                      f"{loads}, not prefetched: {why}", True)
 
 
 def _line(op: ir.Operation) -> int | None:

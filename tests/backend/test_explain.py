@@ -146,6 +146,22 @@ def test_a_loop_over_chunks_is_listed_for_what_it_is_and_is_no_fallback() -> Non
     report = ct.explain(row_sums, (np.zeros((8, 3000), np.float32), np.zeros(8, np.float32),
                                    1024))
     (loop,) = report.loops
-    assert loop.products == 0 and loop.path == "loads in their iteration" and loop.fast
-    assert loop.detail.startswith("1 load an iteration") and report.products == []
-    assert report.fallbacks == [] and "info loop at line" in str(report)
+    assert loop.products == 0 and loop.path == "prefetched into registers" and loop.fast
+    assert loop.detail == "1 load an iteration, 1 loaded one iteration ahead"
+    assert report.products == [] and report.fallbacks == [] and "info loop at line" in str(report)
+
+
+@ct.kernel(num_warps=4)
+def row_copy(x, out, CHUNK: ct.Constant[int]):
+    """A loop over chunks that stores: its loads stay in their iteration."""
+    for c in range(ct.num_tiles(x, 1, (1, CHUNK))):
+        t = ct.load(x, (ct.bid(0), c), (1, CHUNK), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, (ct.bid(0), c), t)
+
+
+def test_a_chunk_loop_that_writes_keeps_its_loads_in_their_iteration() -> None:
+    x = np.zeros((8, 3000), np.float32)
+    (loop,) = ct.explain(row_copy, (x, x, 1024)).loops
+    assert loop.path == "loads in their iteration" and loop.fast
+    assert loop.detail == ("1 load an iteration, not prefetched: the loop writes memory or "
+                           "holds another loop")

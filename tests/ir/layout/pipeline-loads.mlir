@@ -67,3 +67,55 @@ func.func @computed_index(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>, %n:
   }
   return %r : tensor<16x16xf32>
 }
+
+// -----
+
+// A loop over chunks that only reads (a norm's sum): the next chunk is loaded first; an
+// invariant load stays where it is.
+// CHECK-LABEL: @chunk_sum
+// CHECK: [[X0:%[0-9a-z]+]] = "tile.load"(%arg0, %arg1, [[LB:%[0-9a-z]+]])
+// CHECK: scf.for [[J:%[0-9a-z]+]] = [[LB]] to %arg2 step [[STEP:%[0-9a-z]+]] iter_args([[ACC:%[0-9a-z]+]] = %arg3, [[X:%[0-9a-z]+]] = [[X0]])
+// CHECK-NEXT: [[NEXT:%[0-9a-z]+]] = "tile.add"([[J]], [[STEP]])
+// CHECK-NEXT: [[XN:%[0-9a-z]+]] = "tile.load"(%arg0, %arg1, [[NEXT]])
+// CHECK-NEXT: "tile.load"(%arg0, %arg1, [[LB]])
+// CHECK: scf.yield {{%[0-9a-z]+}}, [[XN]]
+func.func @chunk_sum(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %row: i32, %n: i32,
+                     %acc0: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %j = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<1x1024xf32>) : i32 {
+    %x = "tile.load"(%a, %row, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %c = "tile.load"(%a, %row, %lb) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %s = "tile.add"(%acc, %x) : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1x1024xf32>
+    %t = "tile.add"(%s, %c) : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1x1024xf32>
+    scf.yield %t : tensor<1x1024xf32>
+  }
+  return %r : tensor<1x1024xf32>
+}
+
+// -----
+
+// Chunk loops that write, or whose tiles would hold too many registers (64 KiB over 128
+// threads), are left alone.
+// CHECK-LABEL: @chunk_left_alone
+// CHECK: scf.for {{.*}} iter_args({{%[0-9a-z]+}} = %arg3) ->
+// CHECK-NEXT: "tile.load"
+// CHECK: scf.for {{.*}} iter_args({{%[0-9a-z]+}} = %arg4) ->
+// CHECK-NEXT: "tile.load"
+func.func @chunk_left_alone(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %row: i32, %n: i32,
+                            %acc0: tensor<1x1024xf32>, %big0: tensor<16x1024xf32>) -> (tensor<1x1024xf32>, tensor<16x1024xf32>) {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %j = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<1x1024xf32>) : i32 {
+    %x = "tile.load"(%a, %row, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %s = "tile.add"(%acc, %x) : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1x1024xf32>
+    "tile.store"(%a, %row, %j, %s) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<1x1024xf32>) -> ()
+    scf.yield %s : tensor<1x1024xf32>
+  }
+  %q = scf.for %j = %lb to %n step %step iter_args(%acc = %big0) -> (tensor<16x1024xf32>) : i32 {
+    %x = "tile.load"(%a, %row, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<16x1024xf32>
+    %s = "tile.add"(%acc, %x) : (tensor<16x1024xf32>, tensor<16x1024xf32>) -> tensor<16x1024xf32>
+    scf.yield %s : tensor<16x1024xf32>
+  }
+  return %r, %q : tensor<1x1024xf32>, tensor<16x1024xf32>
+}
