@@ -102,7 +102,7 @@ from tilelang.language.math import (
 )
 from tilelang.language.memory import load, store
 from tilelang.language.packing import pack_to_bytes, unpack_from_bytes
-from tilelang.language.products import matmul, mma
+from tilelang.language.products import matmul, mma, mma_scaled
 from tilelang.language.reduction import (
     argmax,
     argmin,
@@ -227,6 +227,7 @@ __all__ = [
     "min",
     "minimum",
     "mma",
+    "mma_scaled",
     "mod",
     "mul",
     "negative",

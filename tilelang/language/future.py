@@ -5,7 +5,4 @@ Using one in a kernel is a TileUnsupportedFeatureError that names it, not an unk
 
 from __future__ import annotations
 
-NOT_YET = frozenset({
-    # block-scaled matrix products (Blackwell's tcgen05 block scaling)
-    "mma_scaled",
-})
+NOT_YET: frozenset[str] = frozenset()  # none left: mma_scaled was the last

@@ -32,3 +32,22 @@ def matmul(x: Tile, y: Tile, /) -> Tile:
         >>> c = tilelang.matmul(a, b)  # also written a @ b
     """
     raise NotImplementedError  # never run: @stub answers host calls, the front end emits
+
+
+@stub
+def mma_scaled(x: Tile, x_scale: Tile, y: Tile, y_scale: Tile, /, acc: Tile) -> Tile:
+    """Block-scaled `x @ y + acc`: every block of B consecutive K elements of x and y has its
+    own scale, `acc[i, j] + sum_k x[i, k] * x_scale[i, k // B] * y[k, j] * y_scale[k // B, j]`.
+
+    x is (M, K), x_scale (M, K // B), y (K, N), y_scale (K // B, N), acc (M, N) float32, or each
+    with a batch dimension in front (x's and y's batches broadcast, as for `mma`; a scale's
+    batch must be its operand's). Dtypes (cuTile's table): x and y float8_e4m3fn or
+    float8_e5m2 (one dtype), the scales float8_e8m0fnu, B = 32. Hopper has no block-scaled
+    instruction: the operands are scaled in registers (exactly, into bfloat16) and multiplied
+    on the tensor cores.
+
+    Example:
+        >>> acc = tilelang.mma_scaled(a, a_scale, b, b_scale, acc)  # a: (64, 128) fp8,
+        ... # a_scale: (64, 4) float8_e8m0fnu, b: (128, 64) fp8, b_scale: (4, 64)
+    """
+    raise NotImplementedError  # never run: @stub answers host calls, the front end emits

@@ -17,6 +17,7 @@ from tilelang.frontend.builtins import (  # registration side effects
     python,
     raw_memory,
     reduction,
+    scaled_matmul,
     shape,
     views,
 )
@@ -32,5 +33,5 @@ from tilelang.frontend.builtins.registry import (
 __all__ = [
     "NOT_IN_COMBINERS", "Builtin", "advanced", "call_method", "compose", "creation", "debug",
     "elementwise", "gather", "grid", "hints", "lookup", "lowers", "matmul", "memory", "packing",
-    "python", "raw_memory", "reduction", "registered", "shape", "views",
+    "python", "raw_memory", "reduction", "registered", "scaled_matmul", "shape", "views",
 ]
