@@ -38,10 +38,11 @@ first and stores each float32 partial tile straight into the owning rank's symme
 `--check` runs both on fresh random inputs of awkward sizes (M_local not a multiple of the
 tile), outputs poisoned with NaN, against NCCL (`all_gather_into_tensor`,
 `reduce_scatter_tensor`) and cuBLAS (`torch.matmul`) on every rank. `--bench` times them
-against the same NCCL + cuBLAS sequence. Without torchrun the sample says so and exits with
-status 2; with one GPU (`torchrun --nproc-per-node 1`) it runs a world of one. `--interpret`
-simulates W ranks in one process on the CPU interpreter (buffers as NumPy arrays, ranks
-launched one after another).
+against the same NCCL + cuBLAS sequence. With one GPU, `torchrun --nproc-per-node 1` runs a
+world of one. Without torchrun (`python samples/allgather_gemm.py`, as `make samples` runs
+it) the sample says so and simulates 2 ranks in one process on the CPU interpreter (buffers
+as NumPy arrays, ranks launched one after another; `--interpret W` for W ranks); `--bench`
+without torchrun, or torchrun without a GPU per process, is an error (status 2).
 """
 
 from __future__ import annotations
@@ -83,11 +84,19 @@ def wait_for(flags, slot, tag):
     ct.atomic_or(flags, slot, 0, memory_order=ct.MemoryOrder.ACQUIRE)
 
 
+def grouped(t, tiles_m, tiles_n, GROUP):
+    """Output tile (i, j) of the t-th block of a slot: GROUP row tiles at a time, down the rows
+    first, so that the blocks running together share B's column tiles in L2."""
+    first = t // (GROUP * tiles_n) * GROUP
+    rows = ct.minimum(tiles_m - first, GROUP)
+    return first + t % (GROUP * tiles_n) % rows, t % (GROUP * tiles_n) // rows
+
+
 @ct.kernel(num_warps=8)
 def allgather_gemm_kernel(peers, mine, a, b, c, flags, tickets, m_local, RANK: ct.Constant[int],
                           BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int],
                           CR: ct.Constant[int], CW: ct.Constant[int],
-                          COPIERS: ct.Constant[int]):
+                          COPIERS: ct.Constant[int], GROUP: ct.Constant[int]):
     """c = allgather(A) @ b. `peers[q]`: rank q's buffer (W * m_local, K), its shard in slot q;
     `mine` and `a`: this rank's buffer twice (the copiers store through `mine`, the GEMM reads
     `a`: the flags order them); `flags` (int64, W * cdiv(m_local, BM)) and `tickets` (int64,
@@ -106,8 +115,7 @@ def allgather_gemm_kernel(peers, mine, a, b, c, flags, tickets, m_local, RANK: c
         tiles_n = ct.cdiv(c.shape[1], BN)
         t = ticket - COPIERS
         p = (RANK + t // (tiles_m * tiles_n)) % world  # this rank's own rows first
-        i = t % (tiles_m * tiles_n) // tiles_n
-        j = t % tiles_n
+        i, j = grouped(t % (tiles_m * tiles_n), tiles_m, tiles_n, GROUP)
         if p != RANK:
             wait_for(flags, p * tiles_m + i, tag)
         lo, hi = p * m_local, (p + 1) * m_local
@@ -149,6 +157,7 @@ class Config:
     block: tuple[int, int, int] = BLOCK
     copy_tile: tuple[int, int] = (COPY_ROWS, COPY_WIDTH)
     copiers: int = 16
+    group: int = 8  # row tiles per group of the GEMM's tile order
 
 
 def copy_tile_for(k: int, block_m: int, width: int = COPY_WIDTH) -> tuple[int, int]:
@@ -181,7 +190,8 @@ class AllGatherGemm:
         bm, bn, bk = self.config.block
         cr, cw = self.config.copy_tile
         args = (self.peers, self.buffer, self.buffer, b, c, self.flags, self.tickets,
-                self.m_local, self.comm.rank, bm, bn, bk, cr, cw, self.config.copiers)
+                self.m_local, self.comm.rank, bm, bn, bk, cr, cw, self.config.copiers,
+                self.config.group)
         ct.launch(stream, (self.grid(b.shape[1]),), self.comm.kernel(allgather_gemm_kernel),
                   args)
 
@@ -464,7 +474,7 @@ def simulate(world: int, m_local: int, n: int, k: int, config: Config | None = N
     checked against NumPy; outputs poisoned with NaN."""
     import ml_dtypes
 
-    config = config or Config(block=(32, 32, 16), copy_tile=(16, 32), copiers=2)
+    config = config or Config(block=(32, 32, 16), copy_tile=(16, 32), copiers=2, group=2)
     bf16 = ml_dtypes.bfloat16
     rng = np.random.default_rng(seed)
     shared: dict[int, list[np.ndarray]] = {}
@@ -549,18 +559,22 @@ def _shape(text: str) -> tuple[int, int, int]:
     return m, n, k
 
 
-def launch_problem() -> str | None:
-    """Why this process cannot run the GPU part (None when it can)."""
-    if "RANK" not in os.environ or "WORLD_SIZE" not in os.environ:
-        return ("not launched by torchrun: run `torchrun --nproc-per-node N "
-                "samples/allgather_gemm.py --check` (N GPUs), or `--interpret W` to simulate "
-                "W ranks on the CPU")
+TORCHRUN_HINT = ("the GPU run is `torchrun --nproc-per-node N samples/allgather_gemm.py "
+                 "--check --bench`, one process per GPU")
+
+
+def under_torchrun() -> bool:
+    return "RANK" in os.environ and "WORLD_SIZE" in os.environ and "LOCAL_RANK" in os.environ
+
+
+def gpu_problem() -> str | None:
+    """Why this torchrun process cannot run on its GPU (None when it can)."""
     try:
         import torch
     except ImportError:
         return "PyTorch is not installed"
     if not torch.cuda.is_available():
-        return "no CUDA GPU is visible to this process (use --interpret W on the CPU)"
+        return "no CUDA GPU is visible to this process (`--interpret W` simulates W ranks)"
     local = int(os.environ.get("LOCAL_RANK", "0"))
     if local >= torch.cuda.device_count():
         return (f"LOCAL_RANK {local} but only {torch.cuda.device_count()} GPU(s): "
@@ -574,12 +588,19 @@ def launch_problem() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.interpret is None and not under_torchrun():
+        if args.bench:
+            print(f"allgather_gemm: --bench needs GPUs: {TORCHRUN_HINT}", file=sys.stderr)
+            return 2
+        print(f"allgather_gemm: not launched by torchrun, so 2 ranks are simulated on the CPU "
+              f"interpreter ({TORCHRUN_HINT})")
+        args.interpret = 2
     if args.interpret is not None:
         os.environ["TILELANG_INTERPRET"] = "1"
         for m_local, n, k in args.shape or [(37, 40, 50)]:
             simulate(args.interpret, m_local, n, k)
         return 0
-    problem = launch_problem()
+    problem = gpu_problem()
     if problem:
         print(f"allgather_gemm: {problem}", file=sys.stderr)
         return 2
