@@ -307,7 +307,7 @@ def _convert_constant(x: bool | int | float, dtype: DType) -> bool | int | float
     if dtype.kind == "b":
         return bool(x)
     if dtype.is_float:
-        if dtype.name.endswith("fnu") and x < 0:  # float8_e8m0fnu: before it is unsupported
+        if dtype.name.endswith("fnu") and x < 0:  # float8_e8m0fnu: unsigned (cuTile's error)
             raise TileValueError("Negative values cannot be represented in an unsigned float "
                                  f"format ({dtype.name})")
         return float(x)
