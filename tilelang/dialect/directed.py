@@ -45,14 +45,13 @@ def binary(name: str, x: np.ndarray, y: np.ndarray, mode: str) -> np.ndarray:
             result = _add(a, -b, mode)
         else:
             result = {"tile.add": _add, "tile.mul": _mul, "tile.div": _div}[name](a, b, mode)
-    return _narrow(result, np.asarray(x).dtype, mode)
+        return _narrow(result, np.asarray(x).dtype, mode)
 
 
 def sqrt(x: np.ndarray, mode: str) -> np.ndarray:
     """The square root of float `x` rounded with `mode`."""
     with np.errstate(all="ignore"):
-        result = _sqrt(_wide(x), mode)
-    return _narrow(result, np.asarray(x).dtype, mode)
+        return _narrow(_sqrt(_wide(x), mode), np.asarray(x).dtype, mode)
 
 
 def binary_meaning(name: str, mode: str | None,
