@@ -47,7 +47,7 @@ def convert(x: ir.Value, src: DType, dst: DType, mode: str) -> ir.Value:
         x = arith.extf(ir.F32Type.get(), x)  # exact
     if dst is dt.tfloat32:
         return _to_tfloat32(x, mode)
-    if mode == "nearest_away":
+    if mode == "nearest_away":  # to float16 only: bfloat16 takes RN and RZ (cuTile's table)
         return _half_ties_away(x)
     return narrow_float32(x, dst, mode)
 
