@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang import TileTypeError, TileUnsupportedFeatureError, TileValueError
+from tilelang import TileTypeError, TileValueError
 
 # ----- promotion and constants -----------------------------------------------------------------
 
