@@ -1,6 +1,7 @@
 """Passes: every named pass of the compiler; importing this package registers them."""
 
 from tilelang.passes import (
+    absorb_conversions,
     assign_layouts,
     delay_products,
     distribute_to_threads,
@@ -25,7 +26,7 @@ from tilelang.passes.registry import (
 )
 
 _ALL = (
-    assign_layouts,
+    absorb_conversions, assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, restore_branches, unpermute_loads, pipeline_loads, pipeline_products,

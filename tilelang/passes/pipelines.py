@@ -26,6 +26,7 @@ LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
           "tile-pipeline-products{{arch={arch} enabled={products}}},"
           "tile-delay-products{{arch={arch} enabled={delay}}},"
           "tile-assign-layouts{{arch={arch} tma={tma}}},"
+          "tile-absorb-conversions,"
           "tile-eliminate-common-subexpressions")
 
 # layout -> simt: tiles onto threads (options: the target chip and PTX features, and the LLVM
