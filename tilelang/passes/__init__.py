@@ -3,17 +3,21 @@
 from tilelang.passes import (
     absorb_conversions,
     assign_layouts,
+    check_restricted_floats,
     delay_products,
     distribute_to_threads,
     eliminate_common_subexpressions,
     eliminate_dead_code,
     fold_constants,
     mark_grid_constants,
+    order_accesses,
     pipeline_loads,
     pipeline_products,
+    plan_rings,
     reduce_strength,
     restore_branches,
     simplify_shapes,
+    specialize_warps,
     unpermute_loads,
 )
 from tilelang.passes.registry import (
@@ -31,6 +35,7 @@ _ALL = (
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, restore_branches, unpermute_loads, pipeline_loads, pipeline_products,
     delay_products,
+    check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )
 for _module in _ALL:

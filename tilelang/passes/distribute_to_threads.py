@@ -16,6 +16,7 @@ from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
+from tilelang.passes import specialize_warps
 from tilelang.passes.ir_utils import name
 from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     control_flow,
@@ -27,7 +28,6 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     memory,
     mma,
     reduce,
-    restricted,
     scan,
     shape_ops,
     shapes,
@@ -35,7 +35,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.addressing import SHARED_SYMBOL
-from tilelang.passes.simt.context import Lowering, ordered_accesses
+from tilelang.passes.simt.context import Lowering
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR, tensor_maps_json
 from tilelang.target import target
 
@@ -49,8 +49,8 @@ class Options:
     chip: str = "sm_90"
     features: str = "+ptx80"
     opt: int = 3  # LLVM's optimization level before PTX codegen (the nvvm.target's O)
-    tma: bool = False  # matrix-product loops on wgmma may copy their tiles with TMA
-    specialize: bool = False  # ... filled by a producer warpgroup (simt/warp_specialize.py)
+    tma: bool = False  # stores marked by tile-assign-layouts may write with TMA (the rings
+    # TMA fills are tile-plan-rings's choice)
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -67,7 +67,7 @@ def run(module: ir.Operation, options: Options) -> None:
     container = gpu_module.regions[0].blocks[0]
     needs_shared = uses_wgmma = False
     for kernel in kernels:
-        lw = _lower_kernel(kernel, container, options.chip, options.tma, options.specialize)
+        lw = _lower_kernel(kernel, container, options.chip, options.tma)
         needs_shared |= lw.shared_bytes > 0
         uses_wgmma |= lw.uses_wgmma
         kernel.erase()
@@ -84,17 +84,23 @@ def _target(chip: str, options: Options) -> str:
 
 
 def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
-                  tma: bool = False, specialize: bool = False) -> Lowering:
+                  tma: bool = False) -> Lowering:
     """Lower one kernel into `container`; return its lowering (shared memory, wgmma use)."""
-    restricted.check_arch(kernel, chip)
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
-    spec = warp_specialize.plan(kernel, chip, num_warps, tma) if specialize else None
-    if spec is not None:
+    decided = specialize_warps.decision(kernel)  # chosen by tile-specialize-warps
+    if decided is not None:
+        stages, registers = decided
+        spec = warp_specialize.specialized(kernel, chip, num_warps, stages, registers)
         lw = _lower_function(kernel, container, chip, tma, spec)
         if lw.shared_bytes <= target(chip).shared_per_block:
             return lw
+        # The one decision left to the lowering: the shared memory a kernel needs is known
+        # only once it is lowered (its conversions' buffers, and the ring placed past them, are
+        # sized while the code is emitted), so tile-specialize-warps cannot see that the ring
+        # does not fit past the other buffers. Then thread 0 fills the rings, as without the
+        # attribute (each ring with its tile.ring stages).
         assert lw.func is not None  # _lower_function built it
-        lw.func.operation.erase()  # its ring past the other buffers does not fit: thread 0 fills it
+        lw.func.operation.erase()
     lw = _lower_function(kernel, container, chip, tma, None)
     _check_shared(ir.StringAttr(kernel.attributes["sym_name"]).value, lw.shared_bytes,
                   lw.shared_location, chip)
@@ -118,7 +124,6 @@ def _lower_function(kernel: ir.Operation, container: ir.Block, chip: str, tma: b
         entry = func.regions[0].blocks.append(*params)
     lw = Lowering(num_warps, chip)
     lw.tma, lw.entry, lw.func, lw.specialized = tma, entry, func, spec
-    lw.barrier_before = ordered_accesses(kernel)
     with ir.InsertionPoint(entry), kernel.location:
         lw.init_thread()
         _bind_parameters(lw, list(old.arguments), list(entry.arguments))

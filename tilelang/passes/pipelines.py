@@ -29,10 +29,16 @@ LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
           "tile-absorb-conversions,"
           "tile-eliminate-common-subexpressions")
 
-# layout -> simt: tiles onto threads (options: the target chip and PTX features, and the LLVM
-# optimization level the ptx stage will use, recorded on the gpu.module's nvvm.target).
-SIMT = ("tile-distribute-to-threads{{chip={chip} features={features} opt={opt} tma={tma} "
-        "specialize={specialize}}}")
+# layout -> simt: first the passes that decide how kernels are lowered for the target, each
+# recording its decision as attributes on the tile IR (edit them, and run the lowering alone,
+# to override one); then the lowering, which reads them: tiles onto threads (options: the
+# target chip and PTX features, and the LLVM optimization level the ptx stage will use,
+# recorded on the gpu.module's nvvm.target).
+SIMT = ("tile-check-restricted-floats{{chip={chip}}},"
+        "tile-order-accesses,"
+        "tile-plan-rings{{chip={chip} tma={tma}}},"
+        "tile-specialize-warps{{chip={chip} enabled={specialize}}},"
+        "tile-distribute-to-threads{{chip={chip} features={features} opt={opt} tma={tma}}}")
 
 # simt -> llvm. scf to cf first (gpu-to-nvvm does not lower scf); arith-expand turns
 # arith.floordivsi into divisions the LLVM lowering knows; convert-gpu-to-nvvm lowers gpu, arith,

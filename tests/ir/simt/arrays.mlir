@@ -1,4 +1,4 @@
-// RUN: tilelang-opt %s --split-input-file -p 'tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
+// RUN: tilelang-opt %s --split-input-file -p 'tile-order-accesses,tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
 
 // tile.array_select picks the base pointer, extent and stride of one of the arrays by the
 // run-time index: a select per value for each array after the first.

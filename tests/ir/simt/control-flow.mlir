@@ -1,4 +1,4 @@
-// RUN: tilelang-opt %s --split-input-file -p 'tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
+// RUN: tilelang-opt %s --split-input-file -p 'tile-order-accesses,tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
 
 // An array chosen by a run-time `if` is carried as its pointer, extents and strides; accesses
 // through it are ordered against every array argument (it may be any of them): the load of y

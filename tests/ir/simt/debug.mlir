@@ -1,4 +1,4 @@
-// RUN: tilelang-opt %s --split-input-file -p 'tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
+// RUN: tilelang-opt %s --split-input-file -p 'tile-order-accesses,tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
 
 // A print gathers its tile through the shared buffer (between barriers); thread 0 reads it
 // back and calls vprintf with one conversion per element (the format is a global constant),

@@ -1,4 +1,4 @@
-// RUN: tilelang-opt %s --split-input-file -p 'tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
+// RUN: tilelang-opt %s --split-input-file -p 'tile-order-accesses,tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
 
 // Arrays become pointer + extents + strides; each thread loads and stores its 4 contiguous
 // floats with one 16-byte access when the whole tile is inside the array (a uniform test),

@@ -1,4 +1,4 @@
-// RUN: tilelang-opt %s --split-input-file -p 'tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
+// RUN: tilelang-opt %s --split-input-file -p 'tile-order-accesses,tile-distribute-to-threads{chip=sm_90 features=+ptx80}' | filecheck %s
 
 // A row sum of an 8x64 tile: each thread adds its 2 registers, then 4 butterfly shuffles over the
 // lanes along the row (xor 1, 2, 4, 8); no lane or warp bit of the rows is combined, so no shared

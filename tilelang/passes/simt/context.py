@@ -11,6 +11,7 @@ from mlir.dialects import arith, gpu
 from tilelang.dialect import op_table
 from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import LinearLayout
+from tilelang.passes.order_accesses import BARRIER_ATTR
 from tilelang.passes.simt.values import ArrayArgs, Distributed, Lowered, i32, i64
 
 Rule = Callable[["Lowering", ir.Operation], None]
@@ -47,7 +48,6 @@ class Lowering:
         self.values: dict[ir.Value, Lowered] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
         self.shared_location: ir.Location | None = None  # ... and the op that needs it
-        self.barrier_before: set[ir.Operation] = set()  # memory accesses to order (see below)
         self._thread: dict[str, ir.Value] = {}
         self._coords: dict[tuple[LinearLayout, int], ir.Value] = {}
 
@@ -94,9 +94,9 @@ class Lowering:
             self.shared_location = ir.Location.current
 
     def order_access(self, op: ir.Operation) -> None:
-        """A block barrier before `op` when an earlier access to its array by other threads
-        may conflict with it (see ordered_accesses)."""
-        if op in self.barrier_before:
+        """A block barrier before `op` when tile-order-accesses marked it (an earlier access to
+        its array by other threads may conflict with it: passes/order_accesses.py)."""
+        if BARRIER_ATTR in op.attributes:
             gpu.barrier()
 
     # ----- thread indices and layout coordinates ----------------------------------------------
@@ -189,81 +189,3 @@ def disjoint_bits(layout: LinearLayout, dim: int) -> bool:
         for basis in layout.bases[in_dim]:
             thread |= basis[dim]
     return reg & thread == 0
-
-
-ACCESSES = ("tile.load", "tile.store", "tile.gather", "tile.scatter", "tile.atomic_rmw",
-            "tile.atomic_cas")  # ops whose operand 0 is the array they access
-
-
-def ordered_accesses(func: ir.Operation) -> set[ir.Operation]:
-    """Loads and stores that need a barrier before them.
-
-    A block's accesses to one array happen in program order (as cuTile orders them), but a
-    store and a later access of the same element are usually made by different threads. So for
-    every array that is stored to and accessed more than once, each access gets a barrier
-    except the first one in program order, when that one is not inside a loop.
-    """
-    accesses: dict[ir.Value, list[ir.Operation]] = {}
-    stored: set[ir.Value] = set()
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ACCESSES:
-            for array in _root_arrays(op.operands[0]):
-                accesses.setdefault(array, []).append(op)
-                if op.name not in ("tile.load", "tile.gather"):
-                    stored.add(array)
-        return ir.WalkResult.ADVANCE
-
-    func.walk(visit)
-    needed: set[ir.Operation] = set()
-    for array, ops in accesses.items():
-        if array not in stored or len(ops) < 2:
-            continue
-        first = ops[0]
-        needed.update(ops[1:])
-        if _inside_loop(first):
-            needed.add(first)
-    return needed
-
-
-def _root_arrays(value: ir.Value) -> list[ir.Value]:
-    """The kernel arguments a (possibly sliced or selected) array value may view: accesses
-    through slices of one array are ordered like accesses to the array itself, and accesses
-    through a `tile.array_select` like accesses to each array it may pick."""
-    while isinstance(value.owner, ir.OpView | ir.Operation) and \
-            value.owner.operation.name in ("tile.slice", "tile.raw_view"):
-        value = value.owner.operation.operands[0]
-    if isinstance(value.owner, ir.OpView | ir.Operation) and \
-            value.owner.operation.name == "tile.array_select":
-        arrays = list(value.owner.operation.operands)[1:]
-        return list(dict.fromkeys(r for a in arrays for r in _root_arrays(a)))
-    if _chosen_at_run_time(value):  # carried through scf: it may be any array argument
-        return _array_arguments(value)
-    return [value]
-
-
-def _chosen_at_run_time(value: ir.Value) -> bool:
-    """An array that is a result or block argument of an scf op (an array variable that
-    differs between the paths through run-time control flow)."""
-    owner = value.owner
-    if isinstance(owner, ir.OpView | ir.Operation):
-        return owner.operation.name.startswith("scf.")
-    return owner.owner.operation.name != "func.func"
-
-
-def _array_arguments(value: ir.Value) -> list[ir.Value]:
-    owner = value.owner
-    op = owner.operation if isinstance(owner, ir.OpView | ir.Operation) else owner.owner
-    while op.operation.name != "func.func":
-        op = op.parent
-    return [a for a in op.regions[0].blocks[0].arguments
-            if str(a.type).startswith("!tile.array")]
-
-
-def _inside_loop(op: ir.Operation) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.for", "scf.while"):
-            return True
-        parent = parent.parent
-    return False

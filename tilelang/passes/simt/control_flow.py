@@ -6,16 +6,15 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import scf
 
-from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
+from tilelang.passes.matmul_loops import MatmulLoop
+from tilelang.passes.plan_rings import Ring, ring_of
 from tilelang.passes.simt.carried import bind, flat_operands, flat_types
 from tilelang.passes.simt.context import Lowering, lowers
 from tilelang.passes.simt.mma_ring import MmaRingEngine
 from tilelang.passes.simt.staged_loop import lower_staged_body, lower_with_tma
 from tilelang.passes.simt.staged_matmul import lower_staged_loop
 from tilelang.passes.simt.tma_matmul import lower_tma_loop
-from tilelang.passes.simt.warp_specialize import tma_plan
 from tilelang.passes.simt.wgmma import WgmmaEngine
-from tilelang.passes.staged_loops import staged_loop
 
 
 def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
@@ -26,24 +25,9 @@ def _lower_body(lw: Lowering, old: ir.Block, new: ir.Block) -> ir.Operation:
 
 @lowers("scf.for")
 def lower_for(lw: Lowering, op: ir.Operation) -> None:
-    boxed = tma_plan(op, lw.chip, lw.num_warps, lw.tma)
-    if boxed is not None:  # its tiles copied by TMA into a ring of shared-memory stages
-        lw.uses_wgmma = True
-        if isinstance(boxed, MatmulLoop):
-            lower_tma_loop(lw, boxed, WgmmaEngine(lw, boxed))
-        else:
-            lower_with_tma(lw, boxed)
-        return
-    plan = matmul_loop(op, lw.chip, lw.num_warps)
-    if plan is not None:  # the whole loop, its operands staged in shared memory
-        lw.uses_wgmma |= plan.engine == "wgmma"
-        engine = WgmmaEngine(lw, plan) if plan.engine == "wgmma" else MmaRingEngine(lw, plan)
-        lower_staged_loop(lw, plan, engine)
-        return
-    staged = staged_loop(op, lw.chip, lw.num_warps)
-    if staged is not None:  # products on wgmma from operands staged in shared memory
-        lw.uses_wgmma = True
-        lower_staged_body(lw, staged)
+    ring = ring_of(op, lw.chip, lw.num_warps)  # chosen by tile-plan-rings
+    if ring is not None:
+        _lower_ring_loop(lw, ring)
         return
     spec = lw.specialized
     if spec is not None and spec.tile_loop is not None and spec.tile_loop == op:
@@ -58,6 +42,24 @@ def lower_for(lw: Lowering, op: ir.Operation) -> None:
     with ir.InsertionPoint(loop.body):
         scf.YieldOp(flat_operands(lw, list(terminator.operands)))
     bind(lw, list(op.results), list(loop.results))
+
+
+def _lower_ring_loop(lw: Lowering, ring: Ring) -> None:
+    """A loop lowered whole around its ring of shared-memory stages (passes/plan_rings.py)."""
+    plan = ring.plan
+    if ring.tma:  # its tiles copied by TMA into the ring
+        lw.uses_wgmma = True
+        if isinstance(plan, MatmulLoop):
+            lower_tma_loop(lw, plan, WgmmaEngine(lw, plan))
+        else:
+            lower_with_tma(lw, plan)
+    elif isinstance(plan, MatmulLoop):  # the whole loop, its operands staged by cp.async
+        lw.uses_wgmma |= plan.engine == "wgmma"
+        engine = WgmmaEngine(lw, plan) if plan.engine == "wgmma" else MmaRingEngine(lw, plan)
+        lower_staged_loop(lw, plan, engine)
+    else:  # products on wgmma from operands staged in shared memory
+        lw.uses_wgmma = True
+        lower_staged_body(lw, plan)
 
 
 def _lower_tile_loop(lw: Lowering, op: ir.Operation, spec) -> None:

@@ -23,7 +23,6 @@ stage the ring then refills: D = stages - 2.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import mlir.ir as ir
@@ -115,14 +114,6 @@ RING_LAG = 0
 # simt/turns.py) lost 6-22% while thread 0, which refilled the ring from inside a warpgroup,
 # waited for both (432 / 365 / 380 against 460 TFLOP/s, d=128 seq 4096); it runs only with a
 # producer warpgroup of its own (simt/warp_specialize.py).
-
-
-def with_panels(plan: StagedLoop) -> StagedLoop:
-    """The plan with its N-major stages laid out as TMA boxes write them (panel-major)."""
-    mmas = tuple(dataclasses.replace(m, b=dataclasses.replace(
-        m.b, operand=dataclasses.replace(m.b.operand, panel_major=not m.b.operand.k_major)))
-        for m in plan.mmas)
-    return dataclasses.replace(plan, mmas=mmas)
 
 
 def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:

@@ -28,12 +28,6 @@ from tilelang.passes.simt.values import i32, i64
 BARRIER_BYTES = 8
 
 
-def fits(operands: list[wgmma.Operand]) -> bool:
-    """Boxes cover the tiles: at most 256 rows, whole 128-byte panels of columns."""
-    return all(op.rows <= 256 and (op.cols * op.itemsize) % tma.BOX_ROW_BYTES == 0
-               for op in operands)
-
-
 def barrier_bytes(stages: int) -> int:
     return 2 * BARRIER_BYTES * stages
 

@@ -36,6 +36,7 @@ from mlir.dialects import arith, gpu, nvvm, scf
 
 from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
+from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import wgmma
 from tilelang.passes import tma_stores
 from tilelang.passes.ir_utils import (
@@ -45,14 +46,14 @@ from tilelang.passes.ir_utils import (
     name,
     walk_ops,
 )
-from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
+from tilelang.passes.matmul_loops import MatmulLoop
+from tilelang.passes.plan_rings import ring_of
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.stage_copies import CopyPart
-from tilelang.passes.simt.staged_loop import with_panels
 from tilelang.passes.simt.tma_ring import TmaRing
 from tilelang.passes.simt.values import i32, i64
-from tilelang.passes.staged_loops import StagedLoop, staged_loop
+from tilelang.passes.staged_loops import StagedLoop
 from tilelang.target import target
 
 PRODUCER_WARPS = wgmma.WARPGROUP
@@ -80,36 +81,6 @@ class RingLoop:
         return self.stages, self.stage_bytes, self.after_bytes
 
 
-def tma_plan(op: ir.Operation, chip: str, num_warps: int,
-             tma: bool) -> MatmulLoop | StagedLoop | None:
-    """The plan `op` is lowered with when its tiles come by TMA, else None."""
-    if not tma or name(op) != "scf.for":
-        return None
-    plan = matmul_loop(op, chip, num_warps)
-    if plan is not None:
-        if plan.engine != "wgmma" or not _kernel_arrays([plan.load_a, plan.load_b]):
-            return None
-        plan = dataclasses.replace(plan, tma=True)
-        return plan if tma_ring.fits([plan.a, plan.b]) else None
-    staged = staged_loop(op, chip, num_warps)
-    if staged is None or not _kernel_arrays([o.load for o in staged.operands]):
-        return None
-    boxed = with_panels(staged)
-    return boxed if tma_ring.fits([o.operand for o in boxed.operands]) else None
-
-
-def _kernel_arrays(loads: list[ir.Operation]) -> bool:
-    """Whether every load reads an array passed as a kernel parameter: a tensor map is encoded
-    on the host for a parameter, so an array picked at run time (an element of a list of
-    arrays, as a grouped GEMM's) is copied by cp.async instead."""
-    for load in loads:
-        array = load.operands[0]
-        if not isinstance(array.owner, ir.Block) or \
-                name(array.owner.owner) != "func.func":
-            return False
-    return True
-
-
 def ring_loop(plan: MatmulLoop | StagedLoop) -> RingLoop:
     parts: tuple[CopyPart, ...]
     if isinstance(plan, MatmulLoop):
@@ -135,6 +106,7 @@ class Specialized:
     consumer: ir.Operation | None = field(default=None, repr=False)  # the scf.if
     once: tuple[tuple, ir.Value] | None = None  # the last loop's once-copied tiles, and
     # whether they are in shared memory (it had iterations, or one before it did)
+    registers: tuple[int, int] = (0, 0)  # (consumer, producer) after setmaxnreg; 0: none
 
     def copied_once(self, operands: tuple) -> ir.Value | None:
         """Whether these once-copied tiles are in shared memory already (None: not known; in a
@@ -192,15 +164,49 @@ def _once_key(operands: tuple) -> tuple:
     return tuple((o.load, o.operand, o.offset) for o in operands)
 
 
-def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Specialized | None:
-    """The producer plan of `kernel`, or None when it does not qualify."""
+def plan(kernel: ir.Operation, chip: str, num_warps: int) -> Specialized | None:
+    """The producer plan of `kernel` as tile-specialize-warps decides it, or None when it does
+    not qualify: whole warpgroups at one block an SM, one ring geometry, and in a tile loop
+    enough stages past the loop's other buffers."""
     if num_warps % wgmma.WARPGROUP or kernel_occupancy(kernel) > 1:
         return None
-    found = [(op, boxed) for op in walk_ops(kernel)
-             if (boxed := tma_plan(op, chip, num_warps, tma)) is not None]
-    if not found or len({op.parent for op, _ in found}) != 1:
+    spec = structure(kernel, chip, num_warps)
+    if spec is None or len({loop.geometry for loop in spec.loops}) != 1:
         return None
-    parent = found[0][0].parent
+    if spec.tile_loop is not None:  # the tile loop's own buffers (the epilogue's) stay clear
+        stages = _stages_past(kernel, spec.loops[0], chip)
+        if stages < MIN_TILE_LOOP_STAGES:
+            return None
+        spec.loops = [dataclasses.replace(loop, stages=min(loop.stages, stages))
+                      for loop in spec.loops]
+    spec.registers = _registers(spec)
+    return spec
+
+
+def specialized(kernel: ir.Operation, chip: str, num_warps: int, stages: int,
+                registers: tuple[int, int]) -> Specialized:
+    """The producer plan the lowering builds from tile-specialize-warps's decision: the ring
+    loops (tile-plan-rings's TMA rings) all with `stages` stages, and (consumer, producer)
+    registers per thread after setmaxnreg ((0, 0): none)."""
+    spec = structure(kernel, chip, num_warps)
+    if spec is None or len({loop.geometry[1:] for loop in spec.loops}) != 1:
+        raise TileCompilerExecutionError(
+            "the kernel is marked warp-specialized, but its TMA ring loops do not share one "
+            "ring the producer warpgroup can fill (simt/warp_specialize.py)")
+    spec.loops = [dataclasses.replace(loop, stages=stages) for loop in spec.loops]
+    spec.registers = registers
+    return spec
+
+
+def structure(kernel: ir.Operation, chip: str, num_warps: int) -> Specialized | None:
+    """What a producer replays: the loops TMA fills (in order), all in the kernel's top-level
+    block or all in one top-level loop over tiles, with the pure scalar ops their bounds and
+    tile indices need; None when they are not so."""
+    found = [ring.plan for op in walk_ops(kernel)
+             if (ring := ring_of(op, chip, num_warps)) is not None and ring.tma]
+    if not found or len({p.loop.parent for p in found}) != 1:
+        return None
+    parent = found[0].loop.parent
     tile_loop = None if parent == kernel else parent  # a persistent kernel's loop over tiles
     if tile_loop is not None and (name(tile_loop) != "scf.for" or tile_loop.parent != kernel):
         return None
@@ -210,7 +216,7 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Speciali
                                          for v in list(tile_loop.operands)[:3]):
         return None
     loops: list[RingLoop] = []
-    for _, found_plan in found:
+    for found_plan in found:
         loop = ring_loop(found_plan)
         inner: list[ir.Operation] = []
         known = len(top)
@@ -219,13 +225,6 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int, tma: bool) -> Speciali
         # what the producer lowers before this loop: the tile loop's body ops, or (no tile
         # loop) the top-level ops the loops before did not need
         loops.append(dataclasses.replace(loop, outer=tuple(inner if tile_loop else top[known:])))
-    if len({loop.geometry for loop in loops}) != 1:
-        return None
-    if tile_loop is not None:  # the tile loop's own buffers (the epilogue's) stay clear of it
-        stages = _stages_past(kernel, loops[0], chip)
-        if stages < MIN_TILE_LOOP_STAGES:
-            return None
-        loops = [dataclasses.replace(loop, stages=min(loop.stages, stages)) for loop in loops]
     return Specialized(loops, num_warps, tile_loop, tuple(top) if tile_loop else ())
 
 
@@ -304,7 +303,7 @@ def begin(lw: Lowering, spec: Specialized) -> ir.Block:
     producer = arith.cmpi(arith.CmpIPredicate.sge, lw.thread_index("warp"),
                           const(i32(), spec.num_warps))
     branch = scf.IfOp(producer, [], has_else=True)
-    consumer_regs, producer_regs = _registers(spec)
+    consumer_regs, producer_regs = spec.registers
     with ir.InsertionPoint(branch.then_block):
         if consumer_regs:
             nvvm.SetMaxRegisterOp(producer_regs, "decrease")
