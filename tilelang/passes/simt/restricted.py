@@ -13,12 +13,12 @@ and constants need care, with the meaning of dialect/restricted.py:
   `cvt.*.ue8m0x2.f32` needs sm_100): from it, the byte shifted into float32's exponent field
   (0 is the subnormal 2**-127, 0xFF NaN); to it, the exponent field rounded up when the
   mantissa is at least half, saturating, NaN for negative values and NaN.
-cuTile accepts the 8-bit floats from sm_90 on: `check_arch` rejects older targets.
+cuTile accepts the 8-bit floats from sm_90 on: tile-check-restricted-floats rejects older
+targets (passes/check_restricted_floats.py).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import ml_dtypes
@@ -26,17 +26,13 @@ import mlir.ir as ir
 import numpy as np
 from mlir.dialects import arith, nvvm, vector
 
-from tilelang.dialect import dtype_of
-from tilelang.dialect.locations import to_loc
 from tilelang.dialect.restricted import E8M0_MAX, E8M0_NAN, e8m0_bits
-from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 from tilelang.passes.simt import scalar_ops
 from tilelang.passes.simt.context import const
 from tilelang.passes.simt.values import scalar_type
 
-FLOAT8_MIN_SM = 90  # cuTile's minimum for float8_e4m3fn / float8_e5m2
 TF32_DROPPED_BITS = 13
 
 
@@ -203,35 +199,3 @@ def as_float32(values: list[ir.Value], dtype: DType) -> tuple[list[ir.Value], DT
     if not dtype.restricted:
         return values, dtype
     return convert(values, dtype, dt.float32), dt.float32
-
-
-# ----- targets ---------------------------------------------------------------------------------
-
-
-def check_arch(kernel: ir.Operation, chip: str) -> None:
-    """cuTile's rule: the 8-bit floats need sm_90 or newer (an op using one names the line)."""
-    match = re.fullmatch(r"sm_(\d+)a?", chip)
-    if match is None or int(match.group(1)) >= FLOAT8_MIN_SM:
-        return
-    for op in _walk(kernel):
-        for value in (*op.operands, *op.results):
-            dtype = _dtype(value.type)
-            if dtype in dt.FLOAT8_DTYPES:
-                raise TileUnsupportedFeatureError(
-                    f"{dtype.name} is not supported on {chip}", to_loc(op.location),
-                    hint=f"compile for sm_{FLOAT8_MIN_SM} or newer")
-
-
-def _walk(op: ir.Operation):
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                yield inner.operation
-                yield from _walk(inner.operation)
-
-
-def _dtype(t: ir.Type) -> DType | None:
-    try:
-        return dtype_of(t)
-    except (KeyError, ValueError):
-        return None
