@@ -179,8 +179,9 @@ def _products_in(loop: ir.Operation) -> list[ir.Operation]:
 
 
 def _loads_in(loop: ir.Operation) -> list[ir.Operation]:
+    """The loop's loads and gathers (a gather norm reads its chunks with gathers)."""
     return [op.operation for op in loop.regions[0].blocks[0].operations
-            if op.operation.name == "tile.load"]
+            if op.operation.name in ("tile.load", "tile.gather")]
 
 
 def _chunk_report(loop: ir.Operation) -> LoopReport:

@@ -30,12 +30,16 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang.dialect import dtype_of
+from tilelang.dialect.op_table import GATHER, MMA
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import shape_of
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
 from tilelang.passes.ir_utils import (
     clone_ops,
+    defining_op,
     has_side_effects,
+    is_pure_scalar,
+    is_pure_tile_op,
     kernel_num_warps,
     name,
     scalar_slice,
@@ -95,9 +99,18 @@ def chunk_loads(loop: ir.Operation) -> list[ir.Operation]:
 
 
 def indexed_loads(loop: ir.Operation) -> list[ir.Operation]:
+    """Loads, and gathers that check their bounds (a speculative one reads nothing out of
+    bounds either), indexed by the induction variable."""
     iv = loop.regions[0].blocks[0].arguments[0]
-    return [o for o in _body_ops(loop) if name(o) == "tile.load" and _indices_ok(loop, o)
+    return [o for o in _body_ops(loop) if _is_read(o) and _indices_ok(loop, o)
             and _reads_iv(loop, o, iv)]
+
+
+def _is_read(op: ir.Operation) -> bool:
+    if name(op) == GATHER.name:
+        return ir.BoolAttr(op.attributes["check_bounds"]).value \
+            if "check_bounds" in op.attributes else True
+    return name(op) == "tile.load"
 
 
 def fits_budget(loop: ir.Operation, loads: list[ir.Operation]) -> bool:
@@ -108,7 +121,7 @@ def fits_budget(loop: ir.Operation, loads: list[ir.Operation]) -> bool:
 def _reads_iv(loop: ir.Operation, load: ir.Operation, iv: ir.Value) -> bool:
     found: list[ir.Operation] = []
     for v in load.operands:
-        scalar_slice(loop, v, found)
+        _index_slice(loop, v, found)
     return any(v == iv for o in [*found, load] for v in o.operands)
 
 
@@ -121,7 +134,21 @@ def _tile_bytes(t: ir.Type) -> int:
 
 def _indices_ok(loop: ir.Operation, load: ir.Operation) -> bool:
     found: list[ir.Operation] = []
-    return all(scalar_slice(loop, v, found) for v in load.operands)
+    return all(_index_slice(loop, v, found) for v in load.operands)
+
+
+def _index_slice(loop: ir.Operation, value: ir.Value, found: list[ir.Operation]) -> bool:
+    """ir_utils.scalar_slice, also through pure tile ops without regions (a gather's index
+    tile, `j * T + arange(T)`): what the prologue and the prefetch recompute."""
+    op = defining_op(value)
+    if op is None or op.parent != loop or op in found or is_pure_scalar(op):
+        return scalar_slice(loop, value, found)
+    if not (is_pure_tile_op(op) and not op.regions and name(op) != MMA.name):
+        return False
+    if not all(_index_slice(loop, v, found) for v in op.operands):
+        return False
+    found.append(op)
+    return True
 
 
 def _clone(loop: ir.Operation, load: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
@@ -129,7 +156,7 @@ def _clone(loop: ir.Operation, load: ir.Operation, mapping: dict[ir.Value, ir.Va
     `mapping`'s replacements (the induction variable's)."""
     found: list[ir.Operation] = []
     for v in load.operands:
-        scalar_slice(loop, v, found)
+        _index_slice(loop, v, found)
     clone_ops([*found, load], mapping)
     return mapping[load.results[0]]
 

@@ -119,3 +119,36 @@ func.func @chunk_left_alone(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %
   }
   return %r, %q : tensor<1x1024xf32>, tensor<16x1024xf32>
 }
+
+// -----
+
+// A chunk loop of gathers (cuTile's gather RMS norm): the index tile is recomputed for the next
+// chunk and its gather issued first; a gather that does not check its bounds stays.
+// CHECK-LABEL: @chunk_gather
+// CHECK: scf.for [[J:%[0-9a-z]+]] = {{.*}} iter_args({{%[0-9a-z]+}} = %arg3, [[G:%[0-9a-z]+]] = {{%[0-9a-z]+}}) ->
+// CHECK-NEXT: [[NEXT:%[0-9a-z]+]] = "tile.add"([[J]]
+// CHECK-NEXT: [[M:%[0-9a-z]+]] = "tile.mul"([[NEXT]]
+// CHECK: "tile.gather"(%arg0, {{.*}}) {check_bounds = true}
+// CHECK: "tile.gather"(%arg0, {{.*}}) {check_bounds = false}
+// CHECK: "tile.add"({{%[0-9a-z]+}}, [[G]])
+func.func @chunk_gather(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %row: i32, %n: i32,
+                        %acc0: tensor<256xf32>) -> tensor<256xf32> {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %t = "tile.constant"() {value = 256 : i32} : () -> i32
+  %yes = "tile.constant"() {value = true} : () -> i1
+  %mask = "tile.splat"(%yes) : (i1) -> tensor<256xi1>
+  %rows = "tile.splat"(%row) : (i32) -> tensor<256xi32>
+  %r = scf.for %j = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<256xf32>) : i32 {
+    %base = "tile.mul"(%j, %t) : (i32, i32) -> i32
+    %iota = "tile.arange"() : () -> tensor<256xi32>
+    %b = "tile.splat"(%base) : (i32) -> tensor<256xi32>
+    %offs = "tile.add"(%b, %iota) : (tensor<256xi32>, tensor<256xi32>) -> tensor<256xi32>
+    %g = "tile.gather"(%a, %rows, %offs, %mask, %acc0) {check_bounds = true} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, tensor<256xi32>, tensor<256xi32>, tensor<256xi1>, tensor<256xf32>) -> tensor<256xf32>
+    %u = "tile.gather"(%a, %rows, %offs, %mask, %acc0) {check_bounds = false} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, tensor<256xi32>, tensor<256xi32>, tensor<256xi1>, tensor<256xf32>) -> tensor<256xf32>
+    %s = "tile.add"(%acc, %g) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    %v = "tile.add"(%s, %u) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    scf.yield %v : tensor<256xf32>
+  }
+  return %r : tensor<256xf32>
+}
