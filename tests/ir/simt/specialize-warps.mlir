@@ -93,3 +93,31 @@ func.func @copied_by_threads(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>,
   "tile.store"(%c, %i, %j, %o) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x256xbf16>) -> ()
   return
 }
+
+// -----
+
+// A persistent kernel: the ring loop sits in a top-level loop over tiles, whose epilogue's
+// buffers (here a 64 KiB layout conversion) the ring lies past: 3 stages of 48 KiB fit there,
+// not the ring's own 4 (tile.warp_specialize's stages replace them).
+// CHECK-LABEL: func.func @persistent
+// CHECK-SAME: tile.warp_specialize = {consumer_registers = 232 : i64, producer_registers = 40 : i64, stages = 3 : i64}
+func.func @persistent(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %c: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %tiles: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %first = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %blocks = "tile.num_blocks"() {axis = 0 : i64} : () -> i32
+  %zero = "tile.constant"() {value = 0.000000e+00 : f32} : () -> f32
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  scf.for %t = %first to %tiles step %blocks : i32 {
+    %acc0 = "tile.splat"(%zero) : (f32) -> tensor<128x256xf32>
+    %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<128x256xf32>) : i32 {
+      %x = "tile.load"(%a, %t, %k) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<128x64xbf16>
+      %w = "tile.load"(%b, %k, %lb) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<64x256xbf16>
+      %p = "tile.mma"(%x, %w, %acc) : (tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+      scf.yield %p : tensor<128x256xf32>
+    } {tile.ring = {copy = "tma", engine = "wgmma", loop = "matmul", stages = 4 : i64}}
+    %o = "tile.cast"(%r) : (tensor<128x256xf32>) -> tensor<128x256xbf16>
+    %s = "tile.convert_layout"(%o) : (tensor<128x256xbf16>) -> tensor<128x256xbf16>
+    "tile.store"(%c, %t, %lb, %s) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x256xbf16>) -> ()
+  }
+  return
+}
