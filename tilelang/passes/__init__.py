@@ -16,6 +16,7 @@ from tilelang.passes import (
     plan_rings,
     reduce_strength,
     restore_branches,
+    rewrite_gathers,
     simplify_shapes,
     specialize_warps,
     unpermute_loads,
@@ -33,8 +34,8 @@ _ALL = (
     absorb_conversions, assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    reduce_strength, restore_branches, unpermute_loads, pipeline_loads, pipeline_products,
-    delay_products,
+    reduce_strength, rewrite_gathers, restore_branches, unpermute_loads, pipeline_loads,
+    pipeline_products, delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 TILE_OPT = ",".join([
     "tile-fold-constants",
     "tile-reduce-strength",
+    "tile-rewrite-gathers",
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",
     "tile-eliminate-dead-code",
