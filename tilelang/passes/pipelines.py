@@ -12,6 +12,7 @@ TILE_OPT = ",".join([
     "tile-rewrite-gathers",
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",
+    "tile-hoist-invariants",
     "tile-eliminate-dead-code",
     "canonicalize",
     "tile-restore-branches",
@@ -28,6 +29,7 @@ LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
           "tile-delay-products{{arch={arch} enabled={delay}}},"
           "tile-assign-layouts{{arch={arch} tma={tma}}},"
           "tile-absorb-conversions,"
+          "tile-hoist-invariants,"
           "tile-eliminate-common-subexpressions")
 
 # layout -> simt: first the passes that decide how kernels are lowered for the target, each
