@@ -13,8 +13,12 @@ GPU lowering (passes/simt/restricted.py) must match:
   a positive value rounds to the nearest power of two (1.5 * 2**e, the tie, up), saturating:
   below 2**-127 (zero included) is 2**-127, beyond 2**127 (+inf included) is 2**127; negative
   values and NaN are NaN. Zero padding of a scale array thus gives the smallest scale, not NaN;
-- conversion from them is exact: every value is representable in float16 (e4m3, e5m2) or
-  float32 (e8m0, tfloat32), and goes on from there as that dtype would.
+- to float4_e2m1fn (0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives; no inf or NaN) it rounds to
+  nearest, ties to even, and saturates: beyond 6 (infinities included) is 6 with its sign; the
+  sign survives rounding to zero (-0.25 is -0); NaN is +6 (PTX's `satfinite` gives NaN-less
+  formats their largest value; ml_dtypes would give -0);
+- conversion from them is exact: every value is representable in float16 (e4m3, e5m2, e2m1)
+  or float32 (e8m0, tfloat32), and goes on from there as that dtype would.
 """
 
 from __future__ import annotations
@@ -26,10 +30,15 @@ from tilelang.dialect.round_to_odd import round_to_odd_float32
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
-FLOAT8_NUMPY = {d: np.dtype(getattr(ml_dtypes, d.numpy)) for d in dt.BYTE_FLOAT_DTYPES}
+FLOAT8_NUMPY = {d: np.dtype(getattr(ml_dtypes, d.numpy)) for d in dt.REGISTER_BYTE_DTYPES}
 TF32_DROPPED_BITS = 13  # float32 keeps 23 mantissa bits, tfloat32 10
 E8M0_NAN = 0xFF
 E8M0_MAX = 0xFE  # 2**127
+E2M1_MAX = 0x7  # 6.0; 0x8 is the sign bit
+# float4_e2m1fn's code of |x| is the number of these it passes (> for a tie that rounds down
+# to an even code, >= for one that rounds up); 5.0 and beyond is 6: saturation
+E2M1_STEPS = ((0.25, False), (0.75, True), (1.25, False), (1.75, True), (2.5, False),
+              (3.5, True), (5.0, False))
 
 
 def float8_max(dtype: DType) -> float:
@@ -44,6 +53,8 @@ def to_restricted(x: np.ndarray, dtype: DType) -> np.ndarray:
         return _round_to_tfloat32(f)
     if dtype is dt.float8_e8m0fnu:
         return e8m0_bits(f).view(FLOAT8_NUMPY[dtype])
+    if dtype is dt.float4_e2m1fn:
+        return e2m1_codes(f).view(FLOAT8_NUMPY[dtype])
     limit = float8_max(dtype)
     return np.clip(f, -limit, limit).astype(FLOAT8_NUMPY[dtype])
 
@@ -76,6 +87,18 @@ def e8m0_bits(f: np.ndarray) -> np.ndarray:
     out = np.minimum(np.where(exponent == 0, subnormal, normal), E8M0_MAX)
     nan = np.isnan(f) | (bits >> 31 == 1) & (bits != 0x80000000)  # -0.0 is zero
     return np.where(nan, E8M0_NAN, out).astype(np.uint8)
+
+
+def e2m1_codes(f: np.ndarray) -> np.ndarray:
+    """float4_e2m1fn's codes (one a byte) of float32 values: the steps |f| passes, the sign bit
+    on top; NaN is +6 (the GPU lowering computes the same with float32 comparisons)."""
+    f = np.ascontiguousarray(f, dtype=np.float32)
+    magnitude = np.abs(f)
+    code = np.zeros(f.shape, np.uint8)
+    for step, up in E2M1_STEPS:
+        code += (magnitude >= step) if up else (magnitude > step)
+    sign = (f.view(np.uint32) >> np.uint32(31)).astype(np.uint8) << np.uint8(3)
+    return np.where(np.isnan(f), np.uint8(E2M1_MAX), code | sign).astype(np.uint8)
 
 
 def round_scalar(value: float, dtype: DType) -> float:

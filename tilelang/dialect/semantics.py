@@ -43,7 +43,8 @@ def _is_float(x: np.ndarray) -> bool:
 
 
 _ML_FLOATS = tuple(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
-                                         ml_dtypes.float8_e5m2, ml_dtypes.float8_e8m0fnu))
+                                         ml_dtypes.float8_e5m2, ml_dtypes.float8_e8m0fnu,
+                                         ml_dtypes.float4_e2m1fn))
 _E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 
 
@@ -139,7 +140,7 @@ def cast(x: np.ndarray, dtype: np.dtype | DType) -> np.ndarray:
 
             return to_restricted(x, dtype)
         dtype = np_dtype(dtype)
-    if _is_float(x) and x.dtype.itemsize == 1:  # 8-bit floats: exactly through float16,
+    if _is_float(x) and x.dtype.itemsize == 1:  # 8- and 4-bit floats: exactly through float16,
         x = x.astype(np.float32 if x.dtype == _E8M0 else np.float16)  # e8m0 through float32
     if dtype == np.bool_:
         return x != 0

@@ -14,7 +14,8 @@ from tilelang.language.dtypes import DType
 def mlir_type(dtype: DType) -> ir.Type:
     if dtype in dtypes.UNSUPPORTED_DTYPES:  # before MLIR: some of their values abort APFloat
         raise TileUnsupportedFeatureError(
-            f"{dtype.name} is not supported by tilelang (cuTile has it on sm_100 and newer)")
+            f"{dtype.name} is not supported by tilelang (cuTile has it on sm_107 and newer; "
+            f"MLIR has no such type)")
     return ir.Type.parse(dtype.mlir)
 
 

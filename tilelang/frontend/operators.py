@@ -310,6 +310,8 @@ def _convert_constant(x: bool | int | float, dtype: DType) -> bool | int | float
         if dtype.name.endswith("fnu") and x < 0:  # float8_e8m0fnu: unsigned (cuTile's error)
             raise TileValueError("Negative values cannot be represented in an unsigned float "
                                  f"format ({dtype.name})")
+        if dtype is dt.float4_e2m1fn and math.isnan(x):  # cuTile's error: no NaN in e2m1
+            raise TileValueError(f"NaN cannot be represented in {dtype.name}")
         return float(x)
     lo, hi = semantics.int_range(dtype)
     if isinstance(x, float):

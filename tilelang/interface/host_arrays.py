@@ -73,7 +73,12 @@ def is_numpy_scalar(obj: object) -> TypeGuard[np.generic]:
 
 def _dtype(found: DType | None, raw: object, name: str) -> DType:
     if found is None:
-        raise TileArgumentError(f"argument `{name}` has dtype {raw}, which tilelang cannot use")
+        hint = None
+        if "float4_e2m1fn" in str(raw):  # as cuTile: fp4 travels as bytes, two values a byte
+            hint = ("pass the packed bytes as a uint8 array (`a.view(torch.uint8)`) and read "
+                    "them with `ct.unpack_from_bytes(tile, ct.float4_e2m1fn)`")
+        raise TileArgumentError(f"argument `{name}` has dtype {raw}, which tilelang cannot use",
+                                hint=hint)
     return found
 
 

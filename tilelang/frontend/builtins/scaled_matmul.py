@@ -6,9 +6,10 @@ scaled in registers and the product is an ordinary `tile.mma`:
     x' = bfloat16(float32(x) * float32(x_scale) repeated B times along K)   (same for y)
     acc' = mma(x', y', acc)
 
-Every step is exact: an 8-bit float times a power of two has at most 4 significant bits, which
-bfloat16 (8 bits, float32's exponent range) holds, down to its subnormals at 2**-133 and up
-to overflow, where float32 overflows as well. So the product is the float64 reference's up to
+Every step is exact: an 8-bit float times a power of two has at most 4 significant bits, a
+float4_e2m1fn value (2 bits) times a float8_e4m3fn scale (4 bits) at most 6, which bfloat16
+(8 bits, float32's exponent range) holds, down to its subnormals at 2**-133 and up to
+overflow, where float32 overflows as well. So the product is the float64 reference's up to
 the accumulation's rounding, as for `mma`. bfloat16 and not float16: a scale can be 2**+-127.
 Composing keeps one `tile.mma` for the passes (layouts, tensor cores) and the interpreter.
 """
@@ -31,11 +32,14 @@ if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 # operand dtype -> {scale dtype: scaling block sizes B} (cuTile's table; the result is float32).
-# cuTile also takes float4_e2m1fn operands (scales e8m0 with B 16 or 32, e4m3 with B 16, e5m3fnu),
-# which tilelang cannot hold in a tile yet.
+# float4_e2m1fn operands come from bytes (unpack_from_bytes). Its float8_e5m3fnu scales (cuTile:
+# sm_107) are in the table for cuTile's messages, but no tile can hold one: that dtype is a
+# TileUnsupportedFeatureError wherever a kernel makes one (MLIR and ml_dtypes lack it).
 SCALED: dict[DType, dict[DType, tuple[int, ...]]] = {
     dt.float8_e4m3fn: {dt.float8_e8m0fnu: (32,)},
     dt.float8_e5m2: {dt.float8_e8m0fnu: (32,)},
+    dt.float4_e2m1fn: {dt.float8_e8m0fnu: (16, 32), dt.float8_e4m3fn: (16,),
+                       dt.float8_e5m3fnu: (16, 32)},
 }
 ACCUMULATOR = dt.float32
 SCALED_DTYPE = dt.bfloat16  # what the scaled operands are multiplied in (exact, see above)

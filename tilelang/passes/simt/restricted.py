@@ -12,7 +12,11 @@ and constants need care, with the meaning of dialect/restricted.py:
 - float8_e8m0fnu is an exponent alone, and converts on the float32 bits, on any target (PTX's
   `cvt.*.ue8m0x2.f32` needs sm_100): from it, the byte shifted into float32's exponent field
   (0 is the subnormal 2**-127, 0xFF NaN); to it, the exponent field rounded up when the
-  mantissa is at least half, saturating, NaN for negative values and NaN.
+  mantissa is at least half, saturating, NaN for negative values and NaN;
+- float4_e2m1fn registers are bytes holding the 4-bit code (PTX's e2m1 conversions need
+  sm_100): from it, float32's bits built from the code with integer work; to it, the code is
+  the count of rounding steps a float32's magnitude passes (dialect/restricted.E2M1_STEPS),
+  plus the sign bit, +6 for NaN.
 cuTile accepts the 8-bit floats from sm_90 on: tile-check-restricted-floats rejects older
 targets (passes/check_restricted_floats.py).
 """
@@ -26,7 +30,14 @@ import mlir.ir as ir
 import numpy as np
 from mlir.dialects import arith, nvvm, vector
 
-from tilelang.dialect.restricted import E8M0_MAX, E8M0_NAN, e8m0_bits
+from tilelang.dialect.restricted import (
+    E2M1_MAX,
+    E2M1_STEPS,
+    E8M0_MAX,
+    E8M0_NAN,
+    e2m1_codes,
+    e8m0_bits,
+)
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 from tilelang.passes.simt import scalar_ops
@@ -51,10 +62,15 @@ def convert(values: list[ir.Value], src: DType, dst: DType) -> list[ir.Value]:
     """astype of every register in `values` from `src` to `dst`, one of them restricted."""
     if src is dst:
         return values
-    if src is dt.float8_e8m0fnu:
-        values, src = [_e8m0_to_single(v) for v in values], dt.float32
+    if src in (dt.float8_e8m0fnu, dt.float4_e2m1fn):
+        widen = _e8m0_to_single if src is dt.float8_e8m0fnu else _e2m1_to_single
+        values, src = [widen(v) for v in values], dt.float32
         if dst is dt.float32:
             return values
+    if dst is dt.float4_e2m1fn:
+        if src in dt.FLOAT8_DTYPES:
+            values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
+        return [_single_to_e2m1(exact_float32(v, src)) for v in values]
     if dst is dt.float8_e8m0fnu:
         if src in dt.FLOAT8_DTYPES:
             values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
@@ -132,6 +148,35 @@ def _single_to_e8m0(f: ir.Value) -> ir.Value:
     return arith.trunci(_i(8), out)
 
 
+def _e2m1_to_single(code: ir.Value) -> ir.Value:
+    """float32 of a float4_e2m1fn code: magnitudes 2..7 are (m << 22) + (126 << 23) (the code's
+    exponent and mantissa bits land in float32's), 1 is 0.5, 0 is 0; the sign bit on top."""
+    i32 = _i(32)
+    c = arith.extui(i32, code)
+    magnitude = arith.andi(c, const(i32, 0x7))
+    normal = arith.addi(arith.shli(magnitude, const(i32, 22)), const(i32, 126 << 23))
+    small = arith.select(_eq(magnitude, 1), const(i32, 126 << 23), const(i32, 0))
+    is_normal = arith.cmpi(arith.CmpIPredicate.uge, magnitude, const(i32, 2))
+    bits = arith.select(is_normal, normal, small)
+    sign = arith.shli(arith.andi(c, const(i32, 0x8)), const(i32, 28))
+    return arith.bitcast(ir.F32Type.get(), arith.ori(bits, sign))
+
+
+def _single_to_e2m1(f: ir.Value) -> ir.Value:
+    """The code of the nearest float4_e2m1fn value (dialect/restricted.e2m1_codes)."""
+    i32 = _i(32)
+    magnitude = _abs(f)
+    code = const(i32, 0)
+    for step, up in E2M1_STEPS:
+        pred = arith.CmpFPredicate.OGE if up else arith.CmpFPredicate.OGT
+        passed = arith.cmpf(pred, magnitude, const(f.type, step))
+        code = arith.addi(code, arith.extui(i32, passed))
+    sign = arith.shli(arith.shrui(arith.bitcast(i32, f), const(i32, 31)), const(i32, 3))
+    code = arith.ori(code, sign)
+    nan = arith.cmpf(arith.CmpFPredicate.UNO, f, f)
+    return arith.trunci(_i(8), arith.select(nan, const(i32, E2M1_MAX), code))
+
+
 def _eq(x: ir.Value, value: int) -> ir.Value:
     return arith.cmpi(arith.CmpIPredicate.eq, x, const(x.type, value))
 
@@ -188,6 +233,8 @@ def constant(dtype: DType, value: bool | int | float) -> ir.Value:
     """A register constant of `dtype` (an 8-bit float's is its bit pattern)."""
     if dtype is dt.float8_e8m0fnu:  # ml_dtypes' conversion makes 0 NaN; ours saturates
         return const(_i(8), int(e8m0_bits(np.array([value], np.float64))[0]))
+    if dtype is dt.float4_e2m1fn:
+        return const(_i(8), int(e2m1_codes(np.array([value], np.float32))[0]))
     if dtype in dt.FLOAT8_DTYPES:
         bits = np.array(value, dtype=getattr(ml_dtypes, dtype.numpy)).view(np.uint8)
         return const(_i(8), int(bits))

@@ -40,9 +40,10 @@ or a scalar's SSA value."""
 
 def scalar_type(dtype: DType) -> ir.Type:
     """Register type: signless integers (unsigned is a property of the ops), i1 for bools; the
-    8-bit floats are their bytes (i8: LLVM has no such types) and tfloat32 is float32."""
-    if dtype.kind == "u" or dtype in dt.BYTE_FLOAT_DTYPES:
-        return ir.IntegerType.get_signless(dtype.bitwidth)
+    8-bit floats are their bytes (i8: LLVM has no such types), float4_e2m1fn a byte holding
+    its code, and tfloat32 is float32."""
+    if dtype.kind == "u" or dtype in dt.REGISTER_BYTE_DTYPES:
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
     if dtype is dt.tfloat32:
         return ir.F32Type.get()
     return ir.Type.parse(dtype.mlir)
