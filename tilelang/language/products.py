@@ -42,7 +42,9 @@ def mma_scaled(x: Tile, x_scale: Tile, y: Tile, y_scale: Tile, /, acc: Tile) -> 
     x is (M, K), x_scale (M, K // B), y (K, N), y_scale (K // B, N), acc (M, N) float32, or each
     with a batch dimension in front (x's and y's batches broadcast, as for `mma`; a scale's
     batch must be its operand's). Dtypes (cuTile's table): x and y float8_e4m3fn or
-    float8_e5m2 (one dtype), the scales float8_e8m0fnu, B = 32. Hopper has no block-scaled
+    float8_e5m2 (one dtype) with float8_e8m0fnu scales, B = 32; or float4_e2m1fn (from bytes:
+    unpack_from_bytes) with float8_e8m0fnu scales, B = 16 or 32, or float8_e4m3fn scales,
+    B = 16. Hopper has no block-scaled
     instruction: the operands are scaled in registers (exactly, into bfloat16) and multiplied
     on the tensor cores.
 
