@@ -62,3 +62,10 @@ def test_sum_of_chunks(it, rng, dtype):
     out = it.poison(1, "float32")
     it.launch(sum_chunks, (1,), x, out, 128)
     np.testing.assert_allclose(out[0], x.astype(np.float64).sum(), rtol=1e-5)
+
+
+def test_gathers_of_0d_arrays_compile():
+    from test_gather_scatter import zero_d_gather_scatter
+
+    x = np.array(1.0, np.float32)
+    ct.compile(zero_d_gather_scatter, (x, x, x, 1), stop_after="tile-opt")  # no index to match

@@ -88,7 +88,7 @@ def _rewrite_scatter(op: ir.Operation) -> None:
 
 def _contiguous_run(op: ir.Operation, indices: list[ir.Value]) -> Run | None:
     """The load/store indices of a gather/scatter that reads one aligned run, else None."""
-    if len(shape_of(indices[0].type)) != 1:
+    if not indices or len(shape_of(indices[0].type)) != 1:  # a 0-d array has no index
         return None
     (length,) = shape_of(indices[0].type)
     if length < 1 or length & (length - 1):
