@@ -18,12 +18,14 @@ from tilelang.layout.mma import Atom, MmaLayouts, k_replicas
 from tilelang.passes import layout_rules
 from tilelang.passes.simt import restricted, scalar_ops
 from tilelang.passes.simt.context import Lowering, const, lowers
-from tilelang.passes.simt.values import Distributed, i32
+from tilelang.passes.simt.shapes import coordinate
+from tilelang.passes.simt.values import Distributed, i32, i64
 
 
 @lowers(op_table.MMA)
 def lower_mma(lw: Lowering, op: ir.Operation) -> None:
     a, b, c = (lw.tile(v) for v in op.operands[:3])
+    a, b = _zero_k_padding(lw, a, -1), _zero_k_padding(lw, b, -2)
     plan = layout_rules.mma_plan(op, lw.num_warps)
     assert (a.layout, b.layout, c.layout) == (plan.a, plan.b, plan.c), "mma operand layouts"
     result_dtype = dtype_of(op.results[0].type)
@@ -32,6 +34,24 @@ def lower_mma(lw: Lowering, op: ir.Operation) -> None:
     else:
         regs = _tensor_cores(lw, a, b, c, plan)
     lw.set(op.results[0], Distributed(tuple(regs), c.layout, result_dtype, c.shape))
+
+
+def _zero_k_padding(lw: Lowering, x: Distributed, dim: int) -> Distributed:
+    """`x` with zeros in the padding past a K that is not a power of two. The padding of a
+    computed tile may hold anything (a reshape through shared memory copies real elements there,
+    exp(0) is 1), and the products read it: zeroed in both operands, so that no padding product
+    (0 * NaN included) reaches the sum. The bits of zero are +0 in every float format."""
+    depth, padded = x.shape[dim], x.layout.shape[dim]
+    if depth == padded:
+        return x
+    axis = dim % len(x.shape)
+    zero = const(x.regs[0].type, 0)
+    limit = const(i64(), depth)
+    regs = []
+    for r, value in enumerate(x.regs):
+        inside = arith.cmpi(arith.CmpIPredicate.slt, coordinate(lw, x.layout, r, axis), limit)
+        regs.append(arith.select(inside, value, zero))
+    return Distributed(tuple(regs), x.layout, x.dtype, x.shape)
 
 
 # ----- tensor cores ------------------------------------------------------------------------------
