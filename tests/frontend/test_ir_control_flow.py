@@ -55,12 +55,13 @@ def test_for_loose_accumulator_takes_the_tile_shape(fe):
         ct.store(out, (0, 0), acc)
 
     # A loose initial value is carried with the shape the body gives it; its dtype promotes as
-    # in the body: int + float16 -> float16, while 0.0 is a float32 scalar (float32 + float16).
-    x, out = fe.array(np.float16, (16, 16)), fe.array(np.float32, (16, 16))
-    filecheck(fe.tile_ir(int_start, x, 4), """
-        CHECK: [[Z:%.+]] = "tile.splat"({{%.+}}) : (f16) -> tensor<4x8xf16>
-        CHECK: scf.for {{.*}} iter_args({{%.+}} = [[Z]]) -> (tensor<4x8xf16>)
+    # in the body: 0 is an int32 scalar there, 0.0 a float32 scalar (float32 + float16 ->
+    # float32). An int the body makes a float is an error (test_errors_merged.py).
+    filecheck(fe.tile_ir(int_start, fe.array(np.int32, (16, 16)), 4), """
+        CHECK: [[Z:%.+]] = "tile.splat"({{%.+}}) : (i32) -> tensor<4x8xi32>
+        CHECK: scf.for {{.*}} iter_args({{%.+}} = [[Z]]) -> (tensor<4x8xi32>)
     """)
+    x, out = fe.array(np.float16, (16, 16)), fe.array(np.float32, (16, 16))
     filecheck(fe.tile_ir(float_start, x, out, 4), """
         CHECK: [[Z:%.+]] = "tile.splat"({{%.+}}) : (f32) -> tensor<4x8xf32>
         CHECK: scf.for {{.*}} iter_args({{%.+}} = [[Z]]) -> (tensor<4x8xf32>)
@@ -136,7 +137,7 @@ def test_runtime_if_with_results(fe):
 def test_if_without_else_carries_the_old_value(fe):
     @ct.kernel
     def k(a):
-        y = 0
+        y = 0.0
         if ct.bid(0) > 0:
             y = 1.5
         ct.store(a, (0,), y)

@@ -56,7 +56,7 @@ def test_compile_errors_come_back_as_failures(workers) -> None:
     jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, -4), job(tk.scaled_copy, X[0], OUT, 1.0, 128)]
     failed, built = compile_pool.build_all(jobs)
     assert isinstance(failed, compile_pool.Failure)
-    assert failed.kind is ct.TileValueError and "is not positive" in failed.message
+    assert failed.kind is ct.TileTypeError and "is not positive" in failed.message
     assert isinstance(built, Built)
     assert compile_pool.stats["by_workers"] == 2
 

@@ -100,7 +100,7 @@ def test_failed_configs_are_recorded_and_skipped(timer) -> None:
     assert result.failures[0][1] is TileCompilerTimeoutError
     assert "took too long" in result.failures[0][2]
     # a tile of -4 elements fails to compile, for real
-    assert result.failures[1][1] is ct.TileValueError
+    assert result.failures[1][1] is ct.TileTypeError
     assert "is not positive" in result.failures[1][2]
     assert "2 succeeded, 2 failed" in str(result)
 

@@ -151,6 +151,11 @@ def _constructed_dtype(callee: object) -> DType | None:
 
 def _strict_constant(dtype: DType, args: list[Any], kwargs: dict[str, Any]) -> TileValue:
     """`tilelang.int16(5)`: a constant (or value) of exactly that dtype; `int16()` is 0."""
+    if dtype.bitwidth < 8 and dtype.kind != "b":  # cuTile's: a sub-byte dtype has no scalars
+        raise TileTypeError(f"Cannot call an object of type DTypeSpec(dtype=<DType "
+                            f"'{dtype.name}'>): a {dtype.bitwidth}-bit dtype has no scalars",
+                            hint=f"make tiles of it: full(shape, value, "
+                                 f"dtype=tilelang.{dtype.name}) or astype")
     if len(args) > 1 or kwargs:
         raise TileTypeError(f"{dtype.name}() takes at most one argument")
     value = args[0] if args else 0

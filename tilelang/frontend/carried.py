@@ -248,6 +248,11 @@ def join_branches(name: str, a: object, b: object) -> Skeleton:
 def _join_leaf(name: str, current: CarriedType, value: Any) -> CarriedType:
     if is_loose(value):
         if current.loose is not None:
+            if semantics.category(semantics.constant_dtype(value)) != \
+                    semantics.category(semantics.constant_dtype(current.loose)):
+                # constants of two kinds (1 and 2.0, True and 1): no typed value chooses the
+                # type, and each would be its own dtype (int32, float32), as in cuTile
+                raise path_error(name, current.describe(), describe(value))
             wider = _py_join(current.loose, value)
             return CarriedType(semantics.constant_dtype(wider), current.shape, current.loose)
         semantics.check_fits(value, current.dtype)
@@ -259,6 +264,11 @@ def _join_leaf(name: str, current: CarriedType, value: Any) -> CarriedType:
     except TileTypeError:
         raise path_error(name, current.describe(), describe(value)) from None
     if current.loose is not None:
+        if semantics.category(value.dtype) > \
+                semantics.category(semantics.constant_dtype(current.loose)):
+            # `a = 1` before a loop whose body makes it a float: the constant was an int32 in
+            # the body, the new value is not (cuTile's error too); `acc = 0.0` adopts any float
+            raise path_error(name, current.describe(), describe(value))
         return CarriedType(semantics.promote_with_constant(value.dtype, current.loose), shape,
                            current.loose)
     if not semantics.lossless_cast(value.dtype, current.dtype):

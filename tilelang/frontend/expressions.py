@@ -160,6 +160,12 @@ def _compare_pair(op: ast.cmpop, lhs: object, rhs: object) -> object:
         return containers.compare_tuples(op, lhs, rhs)
     if not isinstance(lhs, TileValue) and not isinstance(rhs, TileValue):
         return operators.fold(PY_COMPARES[type(op)], lhs, rhs)
+    if isinstance(op, ast.Is | ast.IsNot):  # a tile is only ever compared with None (cuTile)
+        if lhs is not None and rhs is not None:
+            name = "is" if isinstance(op, ast.Is) else "is not"
+            raise TileTypeError(f"Operator '{name}' expects one of the operands to be None",
+                                hint="compare tiles with == and != (element-wise)")
+        return isinstance(op, ast.IsNot)  # one is a tile, the other None
     if type(op) not in COMPARES:
         raise TileTypeError(f"`{type(op).__name__}` cannot compare {describe(lhs)}")
     return operators.compare(COMPARES[type(op)], lhs, rhs)

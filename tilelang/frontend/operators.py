@@ -122,7 +122,8 @@ def _binary_dtype(name: str, kind: str, lhs: Value, rhs: Value) -> DType:
     if kind in ("float", "math2") and not dtype.is_float:
         return dt.float32
     if dtype is dt.bool_:
-        raise TileTypeError(f"{name} does not support bool operands", hint="cast to an int first")
+        raise TileTypeError(f"Binary arithmetic op `{name}` does not support bool, please cast "
+                            "bool to int", hint="cast to an int first: .astype(tilelang.int32)")
     return dtype
 
 

@@ -114,22 +114,68 @@ def lossless_cast(src: DType, dst: DType) -> bool:
         return False
 
 
-def check_shape(shape: object, what: str = "tile shape") -> tuple[int, ...]:
-    """Validate a constant tile shape: a tuple of positive Python ints (or one int)."""
+def invalid_argument(param: str, what: str, hint: str | None = None) -> TileTypeError:
+    """A TileTypeError about the builtin's argument `param`: the builtin's call (registry.py)
+    names the argument and the function before `what`, as cuTile does ('Invalid argument
+    "shape" of load(): ...'; a positional-only parameter by its 1-based number, '#1')."""
+    error = TileTypeError(what, hint=hint)
+    error.argument = param  # type: ignore[attr-defined]
+    return error
+
+
+def check_shape(shape: object, what: str = "tile shape", param: str = "shape",
+                ndim: int | None = None) -> tuple[int, ...]:
+    """Validate a constant tile shape: a tuple of positive Python ints (or one int), of `ndim`
+    entries when given. Errors are TileTypeErrors about the argument `param` (cuTile's)."""
+    hint = "use literals or Constant[int] parameters for tile shapes"
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
-    if not isinstance(shape, tuple) or not all(
-        isinstance(d, int) and not isinstance(d, bool) for d in shape
-    ):
-        raise TileTypeError(
-            f"{what} must be a tuple of compile-time constant ints, got {describe(shape)}",
-            hint="use literals or Constant[int] parameters for tile shapes",
-        )
+    if not isinstance(shape, tuple):
+        raise invalid_argument(param, "Expected a constant integer tuple, but given value has "
+                                      f"type {type_str(shape)}", hint)
+    for i, d in enumerate(shape):
+        if _is_run_time(d):
+            raise invalid_argument(param, "Expected a constant integer tuple, but given value "
+                                          "is not constant", hint)
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise invalid_argument(param, f"Expected a tuple of integers, but element #{i} has "
+                                          f"type {type_str(d)}", hint)
+    if ndim is not None and len(shape) != ndim:
+        raise invalid_argument(param, f"Expected shape length to be {ndim}, got {len(shape)}")
     for i, d in enumerate(shape):
         if d <= 0:
-            raise TileValueError(f"dimension {i} of {what} {shape} is not positive")
+            raise invalid_argument(param, f"Dimension #{i} of shape {shape} is not positive")
     check_tile_size(shape, what)
     return shape
+
+
+def _is_run_time(value: object) -> bool:
+    from tilelang.frontend.values import TileValue
+
+    return isinstance(value, TileValue)
+
+
+def type_str(value: object) -> str:
+    """A value's type as cuTile spells it in messages: `Tile[int32,()]` (a constant too, as the
+    value it would become), `Array[float32,(?,?):(?,?)]`."""
+    from tilelang.frontend.values import ArrayValue, TileValue
+
+    if isinstance(value, TileValue | bool | int | float):
+        dtype = value.dtype if isinstance(value, TileValue) else constant_dtype(value)
+        shape = value.shape if isinstance(value, TileValue) else ()
+        return f"Tile[{dtype.name},{_tuple_str(shape)}]"
+    if isinstance(value, ArrayValue):
+        known = value.static_shape or (None,) * value.ndim
+        strides = value.static_strides or (None,) * value.ndim
+        return f"Array[{value.dtype.name},{_tuple_str(known)}:{_tuple_str(strides)}]"
+    if value is None:
+        return "None"
+    return type(value).__name__
+
+
+def _tuple_str(items: tuple[int | None, ...]) -> str:
+    parts = ["?" if i is None else str(i) for i in items]
+    return f"({','.join(parts)}{',' if len(parts) == 1 else ''})"
 
 
 # The most elements a tile may have (docs/language.md, "Tiles"): a block holds its tiles in

@@ -6,7 +6,7 @@ from typing import Any
 
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build
-from tilelang.frontend.semantics import describe
+from tilelang.frontend.semantics import describe, invalid_argument, type_str
 from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
@@ -26,6 +26,9 @@ def as_dtype(obj: Any, what: str = "dtype") -> DType:
             found = dt.from_numpy(np.dtype(obj))
         except TypeError:
             found = None
+    if found is None and what == "dtype":  # the builtin's `dtype` argument (cuTile's words)
+        raise invalid_argument("dtype", f"Expected a dtype constant such as tilelang.float32, "
+                                        f"got {obj!r}")
     if found is None:
         raise TileTypeError(f"{what} must be a dtype such as tilelang.float32, got {obj!r}")
     return found
@@ -41,11 +44,13 @@ def as_array(obj: object, fn: str) -> ArrayValue:
     return obj
 
 
-def as_tile(obj: object, fn: str) -> TileValue:
+def as_tile(obj: object, fn: str, param: str = "x") -> TileValue:
+    """The builtin's tile argument `param` (a constant becomes a scalar tile)."""
     if not isinstance(obj, TileValue):
         if is_loose(obj):
             return build.to_tile(obj)
-        raise TileTypeError(f"{fn}() expects a tile, got {describe(obj)}")
+        raise invalid_argument(param, f"Expected a tile, but given value has type "
+                                      f"{type_str(obj)}")
     return obj
 
 

@@ -8,7 +8,13 @@ from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators
 from tilelang.frontend.builtins.common import as_dtype
 from tilelang.frontend.builtins.registry import lowers
-from tilelang.frontend.semantics import check_fits, check_shape, describe
+from tilelang.frontend.semantics import (
+    check_fits,
+    check_shape,
+    describe,
+    invalid_argument,
+    type_str,
+)
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import creation as lang
 from tilelang.language.dtypes import DType
@@ -17,23 +23,15 @@ if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 
-def _shape(shape: object, op: str = "full") -> tuple[int, ...]:
-    parts = shape if isinstance(shape, tuple) else (shape,)
-    if any(isinstance(d, TileValue) for d in parts):  # cuTile's wording for a run-time extent
-        raise TileTypeError(f'Invalid argument "shape" of {op}(): Expected a constant integer '
-                            "tuple, but given value is not constant",
-                            hint="use literals or Constant[int] parameters for tile shapes")
-    return () if shape == () else check_shape(shape)
-
-
 @lowers(lang.full)
 def emit_full(em: Emitter, shape: object, fill_value: object, dtype: object,
               op: str = "full") -> TileValue:
-    shape, dtype = _shape(shape, op), as_dtype(dtype)
-    if isinstance(fill_value, TileValue) and fill_value.shape:
-        raise TileTypeError(f"fill_value must be a scalar, got {describe(fill_value)}")
-    if not (is_loose(fill_value) or isinstance(fill_value, TileValue)):
-        raise TileTypeError(f"fill_value must be a number or scalar, got {describe(fill_value)}")
+    shape = () if shape == () else check_shape(shape)
+    dtype = as_dtype(dtype)
+    if (isinstance(fill_value, TileValue) and fill_value.shape) or \
+            not (is_loose(fill_value) or isinstance(fill_value, TileValue)):
+        raise invalid_argument("fill_value", "Expected a scalar, but given value has type "
+                                             f"{type_str(fill_value)}")
     scalar = operators.astype(fill_value, dtype)
     return build.splat(scalar, shape)
 

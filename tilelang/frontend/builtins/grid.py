@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, operators
-from tilelang.frontend.builtins.common import as_array, as_tuple, const_int
+from tilelang.frontend.builtins.common import as_array, const_int
 from tilelang.frontend.builtins.memory import tile_order
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, normalize_axis
@@ -39,9 +39,7 @@ def emit_num_blocks(em: Emitter, axis: object) -> TileValue:
 def emit_num_tiles(em: Emitter, array: object, axis: object, shape: object,
                    order: object) -> object:
     array = as_array(array, "num_tiles")
-    shape = check_shape(as_tuple(shape)) if shape != () else (1,) * array.ndim  # () as load
-    if len(shape) != array.ndim:
-        raise TileValueError(f"expected a shape of length {array.ndim}, got {shape}")
+    shape = check_shape(shape, ndim=array.ndim) if shape != () else (1,) * array.ndim  # as load
     axis = normalize_axis(axis, array.ndim)
     order = tile_order(order, array.ndim)
     return cdiv(_dim(array, order[axis]), shape[axis])

@@ -8,7 +8,7 @@ from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
 from tilelang.frontend.builtins.common import as_array, as_tuple, index_scalar
 from tilelang.frontend.builtins.registry import lowers
-from tilelang.frontend.semantics import check_shape, describe
+from tilelang.frontend.semantics import check_shape, describe, invalid_argument
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import memory as lang
@@ -26,32 +26,33 @@ def tile_order(order: object, ndim: int) -> tuple[int, ...]:
     if order == "F":
         return tuple(reversed(range(ndim)))
     if isinstance(order, str):
-        raise TileTypeError(f"Expected 'C' or 'F', got '{order}'")
+        raise invalid_argument("order", f"Expected 'C' or 'F', got '{order}'")
     if not isinstance(order, tuple) or not all(
             isinstance(o, int) and not isinstance(o, bool) for o in order):
-        raise TileTypeError(f"order must be 'C', 'F' or a tuple of axes, got {describe(order)}")
+        raise invalid_argument("order", f"order must be 'C', 'F' or a tuple of axes, got "
+                                        f"{describe(order)}")
     if len(order) != ndim:
-        raise TileTypeError(f"Expected tuple of length {ndim}, got {len(order)}")
+        raise invalid_argument("order", f"Expected tuple of length {ndim}, got {len(order)}")
     axes = tuple(_norm(o, ndim) for o in order)
     for axis in axes:
         if axes.count(axis) > 1:
-            raise TileTypeError(
-                f"Axis order must be a permutation, but axis {axis} is used at least twice")
+            raise invalid_argument(
+                "order", f"Axis order must be a permutation, but axis {axis} is used at least "
+                         "twice")
     return axes
 
 
 def _norm(axis: int, ndim: int) -> int:
     if not -ndim <= axis < ndim:
-        raise TileTypeError(f"Axis {axis} is out of range for rank {ndim}'")  # sic: cuTile's
+        raise invalid_argument("order", f"Axis {axis} is out of range for rank {ndim}")
     return axis % ndim
 
 
-def _indices(array: ArrayValue, index: object) -> list[TileValue]:
+def _indices(array: ArrayValue, index: object, of: str = "array") -> list[TileValue]:
+    """The index scalars of an access to `array` (or to a "tiled view" of it)."""
     index = as_tuple(index)
-    if len(index) != array.ndim:
-        raise TileValueError(
-            f"index has {len(index)} entries but the array has {array.ndim} dimensions"
-        )
+    if len(index) != array.ndim:  # cuTile's class and words
+        raise TileTypeError(f"Index size {len(index)} does not match the {of} rank {array.ndim}")
     indices = [index_scalar(i, "each tile index") for i in index]
     if any(i.dtype is dt.int64 for i in indices):  # the index operands share one type
         indices = [build.cast(i, dt.int64) for i in indices]
@@ -81,15 +82,11 @@ def emit_load(
 ) -> TileValue:
     check_bounds_flag(check_bounds)
     array = as_array(array, "load")
-    shape = check_shape(as_tuple(shape)) if shape != () else ()
+    shape = check_shape(shape, ndim=array.ndim) if shape != () else ()
     if shape == () and array.ndim:  # one element, as a scalar (cuTile)
         one = emit_load(em, array, index, (1,) * array.ndim, order, padding_mode, check_bounds,
                         latency, allow_tma)
         return build.reshape(one, ())
-    if len(shape) != array.ndim:
-        raise TileValueError(
-            f"expected a shape of length {array.ndim} for a {array.ndim}-d array, got {shape}"
-        )
     indices = _indices(array, index)
     order_attr = tile_order(order, array.ndim)
     padding = _padding(padding_mode)

@@ -17,7 +17,7 @@ from tilelang.frontend.builtins.common import as_tile
 from tilelang.frontend.builtins.elementwise import DIRECTED, rounding_attribute
 from tilelang.frontend.builtins.registry import NOT_IN_COMBINERS, lowers
 from tilelang.frontend.local_functions import LocalFunction
-from tilelang.frontend.semantics import describe
+from tilelang.frontend.semantics import describe, invalid_argument, type_str
 from tilelang.frontend.values import TileValue, is_loose
 from tilelang.language import dtypes as dt
 from tilelang.language import reduction as lang
@@ -155,8 +155,20 @@ def _arithmetic(tile: TileValue, fn: str) -> TileValue:
     return tile
 
 
+def check_keepdims(keepdims: object) -> bool:
+    """`keepdims` decides the result's shape: a constant bool (a run-time bool is cuTile's
+    TileTypeError; it must not be taken as a true Python object)."""
+    if isinstance(keepdims, bool):
+        return keepdims
+    if isinstance(keepdims, TileValue):
+        raise invalid_argument("keepdims", "Expected a boolean constant, but given value is not "
+                                           "constant", hint="declare it ct.Constant[bool]")
+    raise invalid_argument("keepdims", f"Expected a boolean constant, but given value has type "
+                                       f"{type_str(keepdims)}")
+
+
 def _finish(results: list[TileValue], axes: tuple[int, ...], keepdims: bool) -> list[TileValue]:
-    if keepdims:
+    if check_keepdims(keepdims):
         return results
     return [build.reshape(r, tuple(d for i, d in enumerate(r.shape) if i not in axes))
             for r in results]
@@ -208,6 +220,7 @@ def _accumulate(name: str, identity: int, x: object, axis: object, keepdims: boo
     tile = _arithmetic(as_tile(x, name), name)
     mode = check_options(tile, *options)
     axes = reduction_axes(axis, tile.ndim)
+    check_keepdims(keepdims)
     if not tile.shape:
         return tile
     wide = _wide(tile)
@@ -233,6 +246,7 @@ def _extremum(name: str, x: object, axis: object, keepdims: bool, propagate_nan:
     tile = _arithmetic(as_tile(x, name), name)
     check_options(tile, None, flush_to_zero)
     axes = reduction_axes(axis, tile.ndim)
+    check_keepdims(keepdims)
     if not tile.shape:
         return tile
     op = "maximum" if name == "max" else "minimum"
@@ -303,6 +317,7 @@ def _arg_combine(better: str, propagate_nan: bool) -> Combine:
 def _arg(name: str, x: object, axis: object, keepdims: bool, propagate_nan: bool) -> TileValue:
     tile = _arithmetic(as_tile(x, name), name)
     axes = reduction_axes(axis, tile.ndim, allow_tuple=False)
+    check_keepdims(keepdims)
     if not tile.shape:
         return build.constant(0, dt.int32)
     index = _flat_index(tile.shape, axes)

@@ -32,7 +32,27 @@ class Builtin:
             return self.emit(em, *args, **kwargs)
         bound = bind(self.name, self.signature, args, kwargs)
         bound.apply_defaults()
-        return self.emit(em, **bound.arguments)
+        try:
+            return self.emit(em, **bound.arguments)
+        except TileTypeError as error:
+            self._name_argument(error)
+            raise
+
+    def _name_argument(self, error: TileTypeError) -> None:
+        """Prefix an error about one of this call's arguments (semantics.invalid_argument)
+        with the argument and the function, as cuTile words it; once, by the innermost call
+        whose signature has that parameter."""
+        param = getattr(error, "argument", None)
+        if param is None or self.signature is None or param not in self.signature.parameters:
+            return
+        names = list(self.signature.parameters)
+        kind = self.signature.parameters[param].kind
+        label = f"#{names.index(param) + 1}" if kind is inspect.Parameter.POSITIONAL_ONLY \
+            else f'"{param}"'
+        function = self.name.rsplit(".", 1)[-1]
+        error.message = f"Invalid argument {label} of {function}(): {error.message}"
+        error.args = (error.message,)
+        error.argument = None  # type: ignore[attr-defined]
 
 
 _REGISTRY: dict[Any, Builtin] = {}

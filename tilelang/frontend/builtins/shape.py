@@ -101,7 +101,7 @@ def emit_cat(em: Emitter, tiles: object, axis: object) -> TileValue:
         raise TileTypeError(f"cat() expects a tuple of tiles, got {describe(tiles)}")
     if len(tiles) > 2:
         raise TileTypeError(f"cat() supports at most 2 tiles, got {len(tiles)}")
-    parts = [as_tile(t, "cat") for t in tiles]
+    parts = [as_tile(t, "cat", "tiles") for t in tiles]
     first = parts[0]
     if not first.shape:
         raise TileTypeError("cat() cannot concatenate scalars")

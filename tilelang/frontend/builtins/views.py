@@ -158,7 +158,7 @@ def emit_view_load(
 ) -> TileValue:
     check_bounds_flag(check_bounds)
     array = self.array
-    indices = _indices(array, index)
+    indices = _indices(array, index, "tiled view")
     tile = build.op("load", [array, *indices], array.dtype, self.shape,
                     order=tuple(range(array.ndim)), padding_mode=self.padding, **_steps(self))
     return tile if self.tile_shape else build.reshape(tile, ())
@@ -174,7 +174,7 @@ def emit_view_store(
 
     check_bounds_flag(check_bounds)
     array = self.array
-    indices = _indices(array, index)
+    indices = _indices(array, index, "tiled view")
     if not is_loose(tile):
         tile = _broadcast(self, tile)
     value = build.broadcast_to(_stored_value(array, tile), self.shape)  # numbers: a 1x..x1 tile
@@ -218,7 +218,7 @@ def _atomic_store_emitter(kind: str) -> Callable[..., None]:
         if isinstance(update, TileValue) and not _broadcasts(update.shape, self.shape):
             raise TileTypeError(f"Update shape {update.shape} is not broadcastable to the tile "
                                 f"shape {self.shape}")
-        coords = _element_indices(self, _indices(array, index))
+        coords = _element_indices(self, _indices(array, index, "tiled view"))
         rmw_emitter(kind)(em, array, coords, update, True, MemoryOrder.RELAXED,
                           MemoryScope.DEVICE)
 
