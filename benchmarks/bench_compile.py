@@ -5,7 +5,7 @@ empty disk cache in a temporary folder), following what the runtime does on a fi
 (runtime/build.py `build` and `install`): the disk-cache key (the kernel's fingerprint and
 the compiler's own digest), the cache lookup, the compiler's stages (their times come from
 `CompiledKernel.metadata["timings"]`: tile = reading the source and the front end, tile-opt,
-layout, simt, llvm, ptx), PTX -> cubin (`binary.to_cubin`, nvJitLink; ptxas where that is
+layout, simt, llvm, ptx), PTX -> cubin (`backend/assemble.to_cubin`, nvJitLink; ptxas where that is
 unavailable, as the compile workers do), the cache store, and on a GPU the module load (the CUDA
 context's creation reported apart). `import tilelang` is timed on its own and excluded from
 "cold". Then, in the same process, a warm repeat (disk cache off) and a disk-cache hit; and in a
@@ -166,7 +166,7 @@ def _key(k, signature, options) -> str:
 
 def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str, str]:
     """Seconds per stage of a first launch that misses the disk cache (runtime/build.py)."""
-    from tilelang.backend.assemble import assemble
+    from tilelang.backend.assemble import assemble, to_cubin
     from tilelang.compiler import compile_signature
     from tilelang.runtime import binary, disk_cache
 
@@ -183,7 +183,7 @@ def _first_call(k, signature, options, gpu: bool) -> tuple[dict, str, str]:
     t.update(compiled.metadata["timings"])
     ptx, shared = compiled.ptx or "", compiled.metadata.get("shared_bytes", 0)
     start = time.perf_counter()
-    cubin, assembler = binary.to_cubin(ptx, options.arch), "nvJitLink"
+    cubin, assembler = to_cubin(ptx, options.arch), "nvJitLink"
     if cubin is None:  # no nvJitLink and no GPU here: ptxas, as the compile workers do
         cubin, assembler = assemble(ptx, options.arch)[0], "ptxas"
     t["cubin"] = time.perf_counter() - start
