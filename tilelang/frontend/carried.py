@@ -53,15 +53,23 @@ class CarriedType:
 
 @dataclass(frozen=True, eq=False)
 class ArraySlot:
-    """An array leaf: arrays of one type (dtype, rank, specialization facts) may differ."""
+    """An array leaf: arrays of one dtype, rank and index width may differ. The slot keeps the
+    specialization facts every one of them has (unit strides, alignment: its MLIR type;
+    compiled-in extents and strides: the template's); an array with more is weakened to it."""
 
     template: ArrayValue
+    weaker: ir.Type | None = None  # the leaf's type, where it is weaker than the template's
+
+    @property
+    def type(self) -> ir.Type:
+        return self.weaker or self.template.value.type
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ArraySlot) and _same_array_type(self.template, other.template)
+        return isinstance(other, ArraySlot) and self.type == other.type and \
+            _same_facts(self.template, other.template)
 
     def __hash__(self) -> int:
-        return hash(str(self.template.value.type))
+        return hash(str(self.type))
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,9 +212,10 @@ def join(name: str, skel: Skeleton, value: object) -> Skeleton:
             raise path_error(name, skel.describe(), _describe(value))
         return _join_leaf(name, skel, value)
     if isinstance(skel, ArraySlot):
-        if not isinstance(value, ArrayValue) or not _same_array_type(skel.template, value):
+        met = _array_meet(skel, value) if isinstance(value, ArrayValue) else None
+        if met is None:
             raise path_error(name, describe(skel.template), _describe(value))
-        return skel
+        return met
     whole = path_error(name, describe_skeleton(skel), _describe(value))
     if isinstance(skel, Record):
         split = records.split(value)
@@ -328,7 +337,7 @@ def mlir_types(skel: Skeleton) -> list[ir.Type]:
     if isinstance(skel, CarriedType):
         return [tensor_type(skel.shape, skel.dtype)]
     if isinstance(skel, ArraySlot):
-        return [skel.template.value.type]
+        return [skel.type]
     if isinstance(skel, Fixed):
         return []
     return [t for s in _children(skel) for t in mlir_types(s)]
@@ -353,7 +362,7 @@ def leaves(skel: Skeleton, value: Any) -> list[ir.Value]:
         tile = build.to_tile(value, skel.dtype)
         return [build.broadcast_to(tile, skel.shape).value]
     if isinstance(skel, ArraySlot):
-        return [value.value]
+        return [_weakened(value, skel.type)]
     if isinstance(skel, Fixed):
         return []
     if isinstance(skel, Wrapper):
@@ -390,21 +399,29 @@ def placeholders(skel: Skeleton) -> list[ir.Value]:
     if isinstance(skel, CarriedType):
         return [build.broadcast_to(build.constant(0, skel.dtype), skel.shape).value]
     if isinstance(skel, ArraySlot):
-        return [_kernel_array(skel.template)]
+        return [_kernel_array(skel)]
     if isinstance(skel, Fixed):
         return []
     return [v for s in _children(skel) for v in placeholders(s)]
 
 
-def _kernel_array(template: ArrayValue) -> ir.Value:
-    """A kernel argument of the template's array type (it dominates every use)."""
+def _kernel_array(slot: ArraySlot) -> ir.Value:
+    """A kernel argument of the slot's array type, or one that weakens to it (it dominates
+    every use)."""
+    template = slot.template
     op = ir.InsertionPoint.current.block.owner
     while op is not None and op.name != "func.func":
         op = op.parent
     if op is not None:
-        for arg in op.regions[0].blocks[0].arguments:
-            if arg.type == template.value.type:
+        args = list(op.regions[0].blocks[0].arguments)
+        for arg in args:
+            if arg.type == slot.type:
                 return arg
+        for arg in args:
+            if _implies(arg.type, slot.type):
+                array = dataclasses.replace(template, value=arg, static_shape=(),
+                                            static_strides=())
+                return _weakened(array, slot.type)
     raise TileUnsupportedFeatureError(
         f"`{template.name}`: an array that exists on only some paths through run-time control "
         "flow cannot be carried out of it", hint="assign the array before the `if` or loop")
@@ -430,10 +447,71 @@ def same_constant(a: Any, b: Any) -> bool:
         return False
 
 
-def _same_array_type(a: ArrayValue, b: ArrayValue) -> bool:
+def _same_facts(a: ArrayValue, b: ArrayValue) -> bool:
+    """The same dtype, rank, index width and compiled-in extents and strides."""
     facts = [f.name for f in dataclasses.fields(a) if f.name not in ("value", "name")]
-    return a.value.type == b.value.type and \
-        all(getattr(a, f) == getattr(b, f) for f in facts)
+    return all(getattr(a, f) == getattr(b, f) for f in facts)
+
+
+def _array_meet(slot: ArraySlot, value: ArrayValue) -> ArraySlot | None:
+    """The slot holding the arrays of `slot` and `value`: the facts both have (an array with
+    unit strides meets one without: cuTile's array type has no strides to differ in), or None
+    for arrays of another dtype, rank or index width."""
+    from tilelang.dialect import array_type, parse_array_type
+
+    a = slot.template
+    if (a.dtype, a.ndim, a.index_dtype) != (value.dtype, value.ndim, value.index_dtype):
+        return None
+    if slot.type == value.value.type and _same_facts(a, value):
+        return slot
+    if value.ndim == 0:
+        return None  # a 0-d array has no axis to take the weakening view along
+    dtype, unit_a, align_a = parse_array_type(slot.type)
+    _, unit_b, align_b = parse_array_type(value.value.type)
+    met = array_type(dtype, tuple(x and y for x, y in zip(unit_a, unit_b, strict=True)),
+                     min(align_a, align_b))
+    template = dataclasses.replace(a, static_shape=_common(a.static_shape, value.static_shape),
+                                   static_strides=_common(a.static_strides,
+                                                          value.static_strides))
+    return ArraySlot(template, None if met == template.value.type else met)
+
+
+def _common(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """Compiled-in extents (or strides) both arrays have; () when none."""
+    if not a or not b:
+        return ()
+    both = tuple(x if x == y else None for x, y in zip(a, b, strict=True))
+    return () if all(x is None for x in both) else both
+
+
+def _implies(strong: ir.Type, weak: ir.Type) -> bool:
+    """Arrays of type `strong` have every fact of type `weak`."""
+    from tilelang.dialect import parse_array_type
+
+    try:
+        (d1, u1, a1), (d2, u2, a2) = parse_array_type(strong), parse_array_type(weak)
+    except ValueError:
+        return False
+    return d1 is d2 and len(u1) == len(u2) and a1 >= a2 and \
+        all(x or not y for x, y in zip(u1, u2, strict=True))
+
+
+def _weakened(array: ArrayValue, to: ir.Type) -> ir.Value:
+    """`array` as an array of the weaker type `to`: the view of all of it along axis 0 (a
+    `tile.slice` from 0 to its extent, whose facts are its result type's)."""
+    from tilelang.dialect import ops
+
+    if array.value.type == to:
+        return array.value
+    known = array.static_shape[0] if array.static_shape else None
+    dtype = array.index_dtype
+    if known is not None:
+        extent = build.constant(known, dtype)
+    else:
+        dim = ops.create("dim", [array.value], [tensor_type((), dtype)], dim=0)
+        extent = TileValue(dim.result, dtype, ())
+    zero = build.constant(0, dtype)
+    return ops.create("slice", [array.value, zero.value, extent.value], [to], axis=0).result
 
 
 def has_leaves(skel: Skeleton) -> bool:
