@@ -234,3 +234,30 @@ def test_float_constant_adopts_the_loop_dtype_and_shape(fe):
         ct.store(out, (0,), acc)
 
     fe.tile_ir(k, fe.array(), fe.array(), 3)
+
+
+# ----- directed rounding from float8_e8m0fnu (cuTile's table: only to float64) ------------------
+
+
+@pytest.mark.parametrize("dst, mode", [("float32", "RA"), ("float32", "RM"), ("float16", "RP"),
+                                       ("tfloat32", "RA")])
+def test_directed_rounding_from_e8m0(fe, dst, mode):
+    @ct.kernel
+    def k(a, D: ct.Constant, M: ct.Constant):
+        x = ct.ones((2,), dtype=ct.float8_e8m0fnu).astype(D, rounding_mode=M)
+
+    fe.expect_error(k, (fe.array(), getattr(ct, dst), getattr(ct.RoundingMode, mode)),
+                    TileTypeError,
+                    f"rounding_mode=RoundingMode.{mode} is not supported for conversion from "
+                    f"tilelang.float8_e8m0fnu to tilelang.{dst}, supported rounding modes for "
+                    "this conversion are (RN, RZ)",
+                    "ct.ones((2,), dtype=ct.float8_e8m0fnu).astype(D, rounding_mode=M)")
+
+
+def test_directed_rounding_from_e8m0_to_float64(fe):
+    @ct.kernel
+    def k(a):
+        x = ct.ones((2,), dtype=ct.float8_e8m0fnu).astype(ct.float64,
+                                                          rounding_mode=ct.RoundingMode.RM)
+
+    fe.tile_ir(k, fe.array())
