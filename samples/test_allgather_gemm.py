@@ -4,6 +4,7 @@ kernels on 2 (and up to 4) GPUs under torchrun with `-m gpu` (docs/distributed.m
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -95,11 +96,19 @@ def _gpus() -> int:
     return torch.cuda.device_count()
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _torchrun(nproc: int, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "TILELANG_INTERPRET"}
+    # a port of its own: the 2- and 4-GPU runs may run at once (pytest-xdist), and torchrun's
+    # default port would be taken by the first
     return subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}",
-         str(HERE / "allgather_gemm.py"), *args],
+         f"--master-port={_free_port()}", str(HERE / "allgather_gemm.py"), *args],
         env=env, capture_output=True, text=True, timeout=600)
 
 
