@@ -2,8 +2,8 @@
 kernel downward (interface -> front end -> ... -> compiler -> runtime -> driver).
 
 Every import counts, those inside functions too (a lazy import is still a dependency); the
-implicit import of a module's parent package does not. A few edges are allowed, each for a
-reason; no package has a cycle inside it.
+implicit import of a module's parent package does not. No edge is allowed an exception, and no
+package has a cycle inside it.
 """
 
 from __future__ import annotations
@@ -12,18 +12,6 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "tilelang"
-
-ALLOWED_EDGES = {
-    # The package's lazy attributes (`tilelang.autotune`, `tilelang.compilation`, ...); the tuner
-    # launches through `tilelang.launch` because that is the C entry once it is built
-    # (runtime/launch.py), and the export reads `tilelang.__version__`.
-    ("tilelang", "tilelang.tune"),
-    ("tilelang", "tilelang.compilation"),
-    # Kernel.export hands the kernel to the export package, which compiles it.
-    ("tilelang.interface.kernel", "tilelang.export"),
-}
-# Cycles inside these packages are known (none leaves the package); they should go too.
-TANGLED_PACKAGES: tuple[str, ...] = ()  # none left
 
 
 def module_names() -> dict[str, Path]:
@@ -58,8 +46,6 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     known = module_names()
     graph = {name: imports_of(name, path, known) for name, path in known.items()}
-    for source, target in ALLOWED_EDGES:
-        graph[source].discard(target)
     return graph
 
 
@@ -98,14 +84,10 @@ def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
     return found
 
 
-def inside_one_tangled_package(component: set[str]) -> bool:
-    return any(all(m.startswith(p + ".") for m in component) for p in TANGLED_PACKAGES)
-
-
 def test_no_import_cycles() -> None:
     graph = import_graph()
     assert "tilelang.runtime.launch" in graph and len(graph) > 100  # the scan sees the package
-    bad = [sorted(c) for c in cycles(graph) if not inside_one_tangled_package(c)]
+    bad = [sorted(c) for c in cycles(graph)]
     assert not bad, f"import cycles: {bad}"
 
 

@@ -1,5 +1,7 @@
 """tilelang: a cuTile-style tile programming compiler for NVIDIA GPUs, written in Python."""
 
+from typing import Any
+
 from tilelang.errors import (
     TileArgumentError,
     TileArgumentOverflowError,
@@ -20,14 +22,26 @@ from tilelang.errors import (
     TileUnsupportedFeatureError,
     TileValueError,
 )
+from tilelang.interface import exported as _exported
 from tilelang.interface.kernel import Kernel, kernel
 from tilelang.language import *  # noqa: F403
 from tilelang.language import __all__ as _language_names
 from tilelang.runtime.launch import exported_in, launch
 from tilelang.timeout import compiler_timeout
+from tilelang.version import __version__
 
-__version__ = "0.1.0"
 exported_in(globals())  # the C entry replaces `launch` here once built (runtime/launch.py)
+
+
+def _export(kernel: Kernel, directory: str, *signature: object,
+            **options: Any) -> _exported.Exported:
+    """Kernel.export: the exporter compiles, so it loads on first use (interface/exported.py)."""
+    from tilelang.export import export
+
+    return export(kernel, directory, *signature, **options)
+
+
+_exported.EXPORTER.append(_export)
 
 
 def __getattr__(name: str) -> object:

@@ -22,6 +22,7 @@ from tilelang.errors import (
     TileValueError,
 )
 from tilelang.tracebacks import hide_internal_frames
+from tilelang.version import __version__
 
 if TYPE_CHECKING:
     from tilelang.interface.kernel import Kernel
@@ -72,7 +73,6 @@ def _export(kernel: Kernel | Callable[..., Any],
             output_file: IO[bytes] | str | bytes | os.PathLike[Any], gpu_code: str | None,
             output_format: str, bytecode_version: str | None,
             description_file: IO[str] | str | os.PathLike[Any] | None) -> dict[str, Any]:
-    import tilelang
     from tilelang.backend.assemble import assemble, resources
     from tilelang.backend.targets import check_arch
     from tilelang.interface.kernel import as_kernel
@@ -85,7 +85,7 @@ def _export(kernel: Kernel | Callable[..., Any],
     _distinct([e.symbol for e in entries])
     ptx = join_modules([e.ptx for e in entries])
     kernels = [e.description for e in entries]
-    description = {"format": DESCRIPTION_FORMAT, "tilelang_version": tilelang.__version__,
+    description = {"format": DESCRIPTION_FORMAT, "tilelang_version": __version__,
                    "kernel": k.name, "arch": arch, "output_format": output_format,
                    "kernels": kernels}
     if output_format == "cubin":

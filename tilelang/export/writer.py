@@ -7,7 +7,6 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,24 +17,14 @@ from tilelang.export.abi import parameter_block
 from tilelang.export.describe import describe
 from tilelang.export.header import header_text
 from tilelang.export.signature import export_signature
+from tilelang.interface.exported import Exported
 from tilelang.tracebacks import hide_internal_frames
+from tilelang.version import __version__
 
 if TYPE_CHECKING:
     from tilelang.interface.kernel import Kernel
 
 DEFAULT_ARCH = "sm_90"  # without a GPU and without TILELANG_ARCH
-
-
-@dataclass(frozen=True)
-class Exported:
-    """What `export` wrote: the paths (cubin None when not assembled) and the description."""
-
-    directory: Path
-    header: Path
-    json: Path
-    ptx: Path
-    cubin: Path | None
-    description: dict[str, Any]
 
 
 def export(kernel: Kernel | Callable[..., Any], directory: str | os.PathLike[str],
@@ -67,7 +56,6 @@ def export(kernel: Kernel | Callable[..., Any], directory: str | os.PathLike[str
 
 def _export(kernel: Kernel | Callable[..., Any], directory: Path, entries: tuple[object, ...],
             arch: str | None, name: str | None, assemble: bool) -> Exported:
-    import tilelang
     from tilelang.compiler import CompileOptions, compile_signature
     from tilelang.interface.kernel import as_kernel
 
@@ -93,7 +81,7 @@ def _export(kernel: Kernel | Callable[..., Any], directory: Path, entries: tuple
     desc = describe(name=name, kernel=k.name, entry=compiled.name, arch=arch, ptx=ptx,
                     num_warps=num_warps, shared=shared, names=compiled.param_names,
                     signature=signature, block=block, files=files, resources=resources,
-                    version=tilelang.__version__)
+                    version=__version__)
     ptx_path, json_path, header_path = (directory / f"{name}{ext}"
                                         for ext in (".ptx", ".json", ".h"))
     _write(ptx_path, ptx.encode())

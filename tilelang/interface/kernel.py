@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypedDict, overload
 from tilelang.errors import TileArgumentError
 from tilelang.interface import hints
 from tilelang.interface.arguments import spec_of
+from tilelang.interface.exported import EXPORTER, Exported
 from tilelang.interface.parameters import Parameter, check_arity, kernel_parameters
 from tilelang.interface.specs import ParamSpec
 from tilelang.language.by_target import ByTarget
@@ -20,7 +21,6 @@ from tilelang.language.by_target import ByTarget
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from tilelang.export import Exported
 
 
 @dataclass(frozen=True)
@@ -117,9 +117,8 @@ class Kernel:
                **options: Any) -> Exported:
         """Compile one specialization ahead of time into `directory`: cubin, PTX, a JSON
         description and a C header for a C program (tilelang.export.export; docs/export.md)."""
-        from tilelang.export import export
-
-        return export(self, directory, *signature, **options)
+        (exporter,) = EXPORTER  # installed by the package root (interface/exported.py)
+        return exporter(self, directory, *signature, **options)
 
     def replace_hints(self, **hints: Unpack[KernelHints]) -> Kernel:
         """A copy of this kernel with other options (and its own cache).

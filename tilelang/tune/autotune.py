@@ -1,7 +1,7 @@
 """Autotuning: Triton's `autotune(configs, key)` over tilelang kernels.
 
 The decorated kernel is launched like any other, minus the parameters its configs set:
-`tilelang.launch(stream, grid, tuned, args)`, where `grid` may be a function of the full
+`launch(stream, grid, tuned, args)`, where `grid` may be a function of the full
 arguments by name. The first launch for a new key (the values of the `key` arguments, the
 dtypes of all arrays, the device) times every config on the real arguments (restored between
 runs) and remembers the fastest, in memory and in `autotune.json` under the cache directory.
@@ -18,18 +18,19 @@ from typing import TYPE_CHECKING, Any, NoReturn
 # a new process's first launch of a tuned kernel (its choice from autotune.json, its binary from
 # the disk cache) then imports nothing; without .pyc files (PYTHONDONTWRITEBYTECODE) compiling
 # these modules took 1-3 ms each of that launch. cuda.core is loaded by search anyway.
-import tilelang
 from tilelang import settings
 from tilelang.errors import TileArgumentError, TileValueError
 from tilelang.frontend.source import fingerprint
 from tilelang.interface.kernel import Kernel, KernelHints, KernelOptions, as_kernel
 from tilelang.runtime import gpu_launch  # noqa: F401  (see above)
-from tilelang.runtime.launch import use_interpreter
+from tilelang.runtime.launch import exported_in, launch, use_interpreter
 from tilelang.tune import records
 from tilelang.tune.keys import device_name, key_of
 from tilelang.tune.progress import Progress
 from tilelang.tune.search import NoValidConfigError, TuningResult, search
 from tilelang.tune.snapshot import Snapshots
+
+exported_in(globals())  # `launch` here becomes the C entry once built (runtime/launch.py)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -114,13 +115,13 @@ class Autotuner:
 
     def __call__(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError(f"kernel {self.name} cannot be called directly; use "
-                        f"tilelang.launch(stream, grid, {self.name}, args)")
+                        f"launch(stream, grid, {self.name}, args)")
 
     def __tilelang_launch__(self, stream: object, grid: object, args: object) -> None:
         args = self._check_args(args)
         index = self.choose(stream, grid, args)
         full = self.full_args(index, args)
-        tilelang.launch(stream, _grid(grid, self.kernel, full), self.kernels[index], full)
+        launch(stream, _grid(grid, self.kernel, full), self.kernels[index], full)
 
     def choose(self, stream: object, grid: object, args: tuple[Any, ...]) -> int:
         """The index of the config to run these arguments with (searching if no choice is
