@@ -2,7 +2,8 @@
 on the interpreter and (marked gpu) on the GPU.
 
 Element-wise results must equal the NumPy meaning bit for bit (dialect/directed.py, itself
-checked against exact arithmetic in tests/dialect/test_directed_rounding_meaning.py) on awkward inputs:
+checked against exact arithmetic in tests/dialect/test_directed_rounding_meaning.py) on awkward
+inputs:
 random bit patterns, subnormals, values near overflow, exact results and cancellations, signed
 zeros, infinities and NaN, over array lengths that leave partial tiles. A reduction's result
 depends on the order of its combinations, which differs between the interpreter and the GPU,

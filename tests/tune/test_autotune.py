@@ -161,7 +161,7 @@ def test_failed_config_is_skipped_with_a_warning(timer) -> None:
     x = np.ones(64, np.float32)
     out = np.zeros_like(x)
     with pytest.warns(UserWarning, match=r"Config\(BLOCK=-8\) of kernel scaled_copy failed "
-                                         r"and is skipped: TileValueError"):
+                                         r"and is skipped: TileTypeError"):
         ct.launch(None, (2,), kernel, (x, out, 3.0))
     assert list(kernel.cache.values()) == [ct.Config({"BLOCK": 32})]
     np.testing.assert_array_equal(out, 3 * x)

@@ -54,7 +54,7 @@ def test_prebuild_builds_each_specialization_once(fake_gpu, monkeypatch, workers
                                        lambda c: {"num_warps": c[1]})
     assert failures == []
     failed = problems(candidates)
-    assert list(failed) == [4] and failed[4][0] is ct.TileValueError
+    assert list(failed) == [4] and failed[4][0] is ct.TileTypeError
     assert len(loaded) == 3  # (64, 4) twice: one build, installed once
     assert all(".target sm_90" in ptx for ptx in loaded)
     four, eight = kernel.replace_hints(num_warps=4), kernel.replace_hints(num_warps=8)
@@ -93,5 +93,5 @@ def test_failures_belong_to_their_configs(fake_gpu, monkeypatch, timer) -> None:
     result = ct.tune.exhaustive_search([32, 128, -4, 64], None, grid, kernel,
                                        lambda b: (x, x.copy(), 1.0, b), quiet=True)
     assert [(c, kind) for c, kind, _ in result.failures] == [(32, ValueError),
-                                                             (-4, ct.TileValueError)]
+                                                             (-4, ct.TileTypeError)]
     assert [m.config for m in result.successes] == [128, 64] and result.best.config == 64
