@@ -8,6 +8,7 @@ from tilelang.passes import (
     distribute_to_threads,
     eliminate_common_subexpressions,
     eliminate_dead_code,
+    fold_accumulations,
     fold_constants,
     hoist_invariants,
     mark_grid_constants,
@@ -35,8 +36,8 @@ _ALL = (
     absorb_conversions, assign_layouts,
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
-    reduce_strength, rewrite_gathers, hoist_invariants, restore_branches, unpermute_loads,
-    pipeline_loads, pipeline_products, delay_products,
+    reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
+    unpermute_loads, pipeline_loads, pipeline_products, delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )

@@ -10,6 +10,7 @@ TILE_OPT = ",".join([
     "tile-fold-constants",
     "tile-reduce-strength",
     "tile-rewrite-gathers",
+    "tile-fold-accumulations",
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",
     "tile-hoist-invariants",
