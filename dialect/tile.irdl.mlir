@@ -25,6 +25,13 @@ irdl.dialect @tile {
     irdl.parameters(elem: %elem, strides: %strides, align: %align)
   }
 
+  // float8_e5m3fnu (`!tile.f8e5m3fnu`), which MLIR has no builtin type for: 5 exponent bits (bias 15), 3 mantissa
+  // bits, no sign; 0x00 is zero, 0x01-0x07 subnormals (m * 2**-17), 0xFF NaN, no infinity; the
+  // largest value 0xFE is 114688 (tilelang/dialect/restricted.py has its meaning).
+  irdl.type @f8e5m3fnu {
+    irdl.parameters()
+  }
+
   // Thread layout of a tile: which (warp, lane, register) holds which element, as the text form
   // of a linear layout (tilelang/layout/text.py).
   irdl.attribute @layout {

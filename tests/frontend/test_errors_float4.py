@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang import TileArgumentError, TileTypeError, TileUnsupportedFeatureError
+from tilelang import TileArgumentError, TileTypeError
 from tilelang.errors import TileValueError
 
 CALL = "ct.mma_scaled(x, s, y, t, ct.zeros((16, 16), ct.float32))"
@@ -87,17 +87,6 @@ def test_nan_constant(fe):
 
     fe.expect_error(k, (fe.array(),), TileValueError, "NaN cannot be represented in "
                     "float4_e2m1fn", 'ct.full((4,), float("nan"), ct.float4_e2m1fn)')
-
-
-def test_e5m3fnu_scales_cannot_be_unpacked(fe):
-    """cuTile's sm_107 path (scales unpacked from bytes as float8_e5m3fnu) is unsupported."""
-    @ct.kernel
-    def k(a):
-        s = ct.unpack_from_bytes(ct.zeros((8,), ct.uint8), ct.float8_e5m3fnu)
-
-    fe.expect_error(k, (fe.array(),), TileUnsupportedFeatureError,
-                    "float8_e5m3fnu is not supported by tilelang",
-                    "ct.unpack_from_bytes(ct.zeros((8,), ct.uint8), ct.float8_e5m3fnu)")
 
 
 def test_fp4_array_argument_is_refused_with_a_hint():

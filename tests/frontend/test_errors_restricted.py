@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import tilelang as ct
-from tilelang import TileArgumentError, TileTypeError, TileUnsupportedFeatureError
+from tilelang import TileArgumentError, TileTypeError
 
 E4M3, E5M2 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2
 
@@ -156,15 +156,6 @@ def test_float32_tile_is_not_stored_into_a_float8_array_implicitly(fe):
                           "cannot implicitly cast a float32 tile to the float8_e4m3fn array",
                           "ct.store(b, (0,), ct.load(a, (0,), (16,)))")
     assert "astype" in err.hint
-
-
-def test_float8_e5m3fnu_is_not_supported(fe):
-    @ct.kernel
-    def k(a, DT: ct.Constant):
-        t = ct.full((2,), 1.5, DT)
-
-    fe.expect_error(k, (fe.array(), ct.float8_e5m3fnu), TileUnsupportedFeatureError,
-                    "float8_e5m3fnu is not supported by tilelang", "ct.full((2,), 1.5, DT)")
 
 
 def test_float8_e5m3fnu_is_an_unsigned_float_name():

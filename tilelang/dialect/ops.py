@@ -8,6 +8,7 @@ from typing import TypeAlias
 import mlir.ir as ir
 
 from tilelang.dialect.types import mlir_type
+from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
 AttrValue: TypeAlias = int | float | str | bool | Sequence[int] | ir.Attribute
@@ -46,7 +47,10 @@ def constant_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
     if dtype.restricted:  # the value astype would give: rounded (and saturated for fp8)
         from tilelang.dialect.restricted import round_scalar
 
-        return ir.FloatAttr.get(t, round_scalar(float(value), dtype))
+        value = round_scalar(float(value), dtype)
+        if dtype is dt.float8_e5m3fnu:  # no MLIR float type: the value, exact in float32
+            return ir.FloatAttr.get(ir.F32Type.get(), value)
+        return ir.FloatAttr.get(t, value)
     if dtype.is_float:
         return ir.FloatAttr.get(t, float(value))
     bits = dtype.bitwidth

@@ -17,8 +17,13 @@ GPU lowering (passes/simt/restricted.py) must match:
   nearest, ties to even, and saturates: beyond 6 (infinities included) is 6 with its sign; the
   sign survives rounding to zero (-0.25 is -0); NaN is +6 (PTX's `satfinite` gives NaN-less
   formats their largest value; ml_dtypes would give -0);
+- to float8_e5m3fnu (no sign; 5 exponent bits, bias 15, 3 mantissa bits: subnormals
+  m * 2**-17, 1.75 * 2**16 = 114688 the largest, 0xFF NaN, no infinity) it rounds to nearest,
+  ties to even, and saturates: beyond 114688 (+inf included) is 114688; -0.0 is zero; other
+  negative values (-inf included) and NaN are NaN (0xFF). cuTile's constants refuse negative
+  values (the front end raises its error); its run-time rule on sm_107 is not in its source;
 - conversion from them is exact: every value is representable in float16 (e4m3, e5m2, e2m1)
-  or float32 (e8m0, tfloat32), and goes on from there as that dtype would.
+  or float32 (e8m0, e5m3fnu, tfloat32), and goes on from there as that dtype would.
 """
 
 from __future__ import annotations
@@ -27,10 +32,17 @@ import ml_dtypes
 import numpy as np
 
 from tilelang.dialect.round_to_odd import round_to_odd_float32
+from tilelang.dialect.float8_e5m3 import (
+    E5M3_MAX_VALUE,
+    E5M3FNU,
+    e5m3_codes,
+    widen_restricted,
+)
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
-FLOAT8_NUMPY = {d: np.dtype(getattr(ml_dtypes, d.numpy)) for d in dt.REGISTER_BYTE_DTYPES}
+FLOAT8_NUMPY = {d: np.dtype(getattr(ml_dtypes, d.numpy)) for d in dt.REGISTER_BYTE_DTYPES
+                if d is not dt.float8_e5m3fnu} | {dt.float8_e5m3fnu: E5M3FNU}
 TF32_DROPPED_BITS = 13  # float32 keeps 23 mantissa bits, tfloat32 10
 E8M0_NAN = 0xFF
 E8M0_MAX = 0xFE  # 2**127
@@ -43,12 +55,16 @@ E2M1_STEPS = ((0.25, False), (0.75, True), (1.25, False), (1.75, True), (2.5, Fa
 
 def float8_max(dtype: DType) -> float:
     """The largest finite value of an 8-bit float dtype."""
+    if dtype is dt.float8_e5m3fnu:
+        return E5M3_MAX_VALUE
     return float(ml_dtypes.finfo(FLOAT8_NUMPY[dtype]).max)
 
 
 def to_restricted(x: np.ndarray, dtype: DType) -> np.ndarray:
     """`x` converted to the restricted float `dtype` (the array holds it as NumPy stores it)."""
-    f = _exact_float32(x)
+    f = _exact_float32(widen_restricted(x))
+    if dtype is dt.float8_e5m3fnu:
+        return e5m3_codes(f).view(E5M3FNU)
     if dtype is dt.tfloat32:
         return _round_to_tfloat32(f)
     if dtype is dt.float8_e8m0fnu:
@@ -104,4 +120,4 @@ def e2m1_codes(f: np.ndarray) -> np.ndarray:
 def round_scalar(value: float, dtype: DType) -> float:
     """A Python float converted to `dtype` and back: the value a constant of `dtype` holds."""
     x = np.asarray(value, dtype=np.float64)
-    return float(to_restricted(x.reshape(1), dtype)[0])
+    return float(widen_restricted(to_restricted(x.reshape(1), dtype))[0])

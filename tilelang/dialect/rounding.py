@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilelang.dialect.semantics import cast as cast_to_nearest
+from tilelang.dialect.semantics import widen_restricted
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
@@ -27,6 +28,7 @@ _BITS = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 def cast(x: np.ndarray, dtype: DType, mode: str | None) -> np.ndarray:
     """`x` converted to `dtype` with rounding `mode` (None: to nearest even)."""
+    x = widen_restricted(np.asarray(x))  # float8_e5m3fnu: its values, exactly in float32
     nearest = np.asarray(cast_to_nearest(x, dtype))
     if mode is None or not dtype.is_float:
         return nearest

@@ -22,6 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from tilelang.dialect import op_table
+from tilelang.dialect.float8_e5m3 import E5M3FNU, e5m3_codes, widen_restricted
 from tilelang.dialect.round_to_odd import round_to_odd_float32
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
@@ -29,12 +30,23 @@ from tilelang.language.dtypes import DType
 
 def np_dtype(dtype: DType) -> np.dtype:
     """The NumPy dtype holding `dtype`'s values (ml_dtypes' for bfloat16 and the 8-bit floats;
-    float32 for tfloat32)."""
+    float32 for tfloat32; E5M3FNU's bytes for float8_e5m3fnu)."""
+    if dtype is dt.float8_e5m3fnu:
+        return E5M3FNU
     return np.dtype(getattr(ml_dtypes, dtype.numpy, None) or dtype.numpy)
+
+
+def hold(value: object, dtype: DType) -> np.ndarray:
+    """An array of `dtype` holding `value` (a Python number or nested sequence of them, already
+    representable: a constant's value)."""
+    if dtype is dt.float8_e5m3fnu:
+        return e5m3_codes(np.asarray(value, np.float32)).view(E5M3FNU)
+    return np.asarray(value, np_dtype(dtype))
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
     """Half-precision (and 8-bit float) operands are computed in float32."""
+    x = widen_restricted(x)
     return x.astype(np.float32) if x.dtype.itemsize <= 2 and _is_float(x) else x
 
 
@@ -140,6 +152,7 @@ def cast(x: np.ndarray, dtype: np.dtype | DType) -> np.ndarray:
 
             return to_restricted(x, dtype)
         dtype = np_dtype(dtype)
+    x = widen_restricted(x)  # float8_e5m3fnu: exactly to float32
     if _is_float(x) and x.dtype.itemsize == 1:  # 8- and 4-bit floats: exactly through float16,
         x = x.astype(np.float32 if x.dtype == _E8M0 else np.float16)  # e8m0 through float32
     if dtype == np.bool_:

@@ -120,7 +120,7 @@ def _fold(name: str, operands: list[TileValue], dtype: DType, attrs: dict) -> Ti
 
     from tilelang.dialect import semantics as exact
 
-    arrays = [np.array(v, exact.np_dtype(o.dtype)) for v, o in zip(values, operands, strict=True)]
+    arrays = [exact.hold(v, o.dtype) for v, o in zip(values, operands, strict=True)]
     with np.errstate(all="ignore"):
         if name == "cmp":
             result = exact.compare(str(attrs["predicate"]), *arrays)

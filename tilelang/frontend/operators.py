@@ -308,7 +308,8 @@ def _convert_constant(x: bool | int | float, dtype: DType) -> bool | int | float
     if dtype.kind == "b":
         return bool(x)
     if dtype.is_float:
-        if dtype.name.endswith("fnu") and x < 0:  # float8_e8m0fnu: unsigned (cuTile's error)
+        # float8_e8m0fnu, float8_e5m3fnu: unsigned; -0.0, -inf and -nan too (cuTile's error)
+        if dtype.name.endswith("fnu") and math.copysign(1.0, x) < 0:
             raise TileValueError("Negative values cannot be represented in an unsigned float "
                                  f"format ({dtype.name})")
         if dtype is dt.float4_e2m1fn and math.isnan(x):  # cuTile's error: no NaN in e2m1

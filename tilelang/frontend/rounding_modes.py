@@ -5,8 +5,11 @@ cuTile's table (Tile IR's float conversions), for the dtypes tilelang has: round
 -inf/+inf (RM/RP) to float64 and float32, and to float16 from the floats narrower than it in
 range (bfloat16, the 8-bit floats); to nearest with ties away (RA) to float64, to float32 and
 tfloat32 from anything but float64, and to float16 like RM. From float8_e8m0fnu (a power of two,
-which every wider float holds exactly) RM, RP and RA are refused but to float64. The 8-bit
-floats take RN only (cuTile also has RZ and RP to float8_e8m0fnu; tilelang does not yet).
+which every wider float holds exactly) RM, RP and RA are refused but to float64. From
+float8_e5m3fnu, RM, RP and RA are refused to float16 (the only wider float that cannot hold
+all its values: 65536 and up overflow), taken to float64, float32 and tfloat32 (RA) as from the
+other 8-bit floats. The 8-bit floats take RN only (cuTile also has RZ and RP to float8_e8m0fnu;
+tilelang does not yet).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ def allowed(src: DType, dst: DType) -> tuple[RoundingMode, ...]:
     if dst in (dt.float64, dt.float32, dt.tfloat32, dt.float16, dt.bfloat16):
         modes.append(RoundingMode.RZ)
     scale = src is dt.float8_e8m0fnu  # directed modes only to float64 (cuTile's table)
-    to_half = dst is dt.float16 and src not in _WIDE_RANGE and not scale
+    to_half = (dst is dt.float16 and src not in _WIDE_RANGE and not scale
+               and src is not dt.float8_e5m3fnu)
     if dst is dt.float64 or (dst is dt.float32 and not scale) or to_half:
         modes += [RoundingMode.RM, RoundingMode.RP]
     if dst is dt.float64 or (dst in (dt.float32, dt.tfloat32) and src is not dt.float64

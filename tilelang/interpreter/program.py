@@ -199,7 +199,7 @@ def _cast(c: _Compiler, op: ir.Operation) -> Step:
 def _constant(c: _Compiler, op: ir.Operation) -> Step:
     _, r = _io(c, op)
     dtype = dtype_of(op.results[0].type)
-    value = np.asarray(ops.constant_value(op.attributes["value"], dtype), dtype=np_dtype(dtype))
+    value = semantics.hold(ops.constant_value(op.attributes["value"], dtype), dtype)
 
     def step(env: Env) -> None:
         env[r] = value

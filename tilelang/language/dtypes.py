@@ -77,25 +77,29 @@ float8_e8m0fnu = DType("float8_e8m0fnu", "f", 8, "f8E8M0FNU", "float8_e8m0fnu", 
 # or NaN. Tiles hold one value a byte (the code in the low 4 bits, as ml_dtypes' arrays do);
 # arrays hold two a byte as uint8 (unpack_from_bytes), so no kernel argument has this dtype.
 float4_e2m1fn = DType("float4_e2m1fn", "f", 4, "f4E2M1FN", "float4_e2m1fn", restricted=True)
-# 5 exponent bits, 3 mantissa bits, no sign bit (finite, NaN: fnu): block scales of FP4
-# products on sm_107 in cuTile; MLIR 22 has no such type (and ml_dtypes none either)
-float8_e5m3fnu = DType("float8_e5m3fnu", "f", 8, "f8E5M3FNU", "float8_e5m3fnu", restricted=True)
+# 5 exponent bits (bias 15), 3 mantissa bits, no sign bit: zero, subnormals down to 2**-17,
+# 114688 the largest, 0xFF NaN, no infinity; block scales of float4_e2m1fn products. MLIR 22
+# has no such type (the tile dialect's `!tile.f8e5m3fnu` stands in), ml_dtypes and torch none
+# either: the interpreter holds its bytes (dialect/semantics.E5M3FNU), arrays hold them as uint8
+# (unpack_from_bytes), so no kernel argument has this dtype.
+float8_e5m3fnu = DType("float8_e5m3fnu", "f", 8, "!tile.f8e5m3fnu", "float8_e5m3fnu",
+                       restricted=True)
 
 ALL_DTYPES: tuple[DType, ...] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64, tfloat32, float8_e4m3fn, float8_e5m2, float8_e8m0fnu,
-    float4_e2m1fn,
+    float4_e2m1fn, float8_e5m3fnu,
 )
-UNSUPPORTED_DTYPES: tuple[DType, ...] = (float8_e5m3fnu,)
+UNSUPPORTED_DTYPES: tuple[DType, ...] = ()
 FLOAT8_DTYPES: tuple[DType, ...] = (float8_e4m3fn, float8_e5m2)  # the tensor cores' 8-bit floats
 # every 8-bit float a kernel can hold: registers are their bytes
-BYTE_FLOAT_DTYPES: tuple[DType, ...] = (*FLOAT8_DTYPES, float8_e8m0fnu)
+BYTE_FLOAT_DTYPES: tuple[DType, ...] = (*FLOAT8_DTYPES, float8_e8m0fnu, float8_e5m3fnu)
 # every float a kernel holds in a byte a register: the 8-bit floats and float4_e2m1fn's codes
 REGISTER_BYTE_DTYPES: tuple[DType, ...] = (*BYTE_FLOAT_DTYPES, float4_e2m1fn)
 BY_NAME = {d.name: d for d in ALL_DTYPES} | {"bool": bool_}
 BY_MLIR = {d.mlir: d for d in ALL_DTYPES}
-# float32 arrays are float32; float4_e2m1fn arrays are no kernel argument (see above)
-BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d not in (tfloat32, float4_e2m1fn)}
+# float32 arrays are float32; float4_e2m1fn and float8_e5m3fnu arrays are no kernel argument
+BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d not in (tfloat32, float4_e2m1fn, float8_e5m3fnu)}
 
 DTypeLike: TypeAlias = "DType | type | str | np.dtype | torch.dtype"
 """What a kernel takes where a dtype is expected: a tilelang dtype, a NumPy or torch dtype, a

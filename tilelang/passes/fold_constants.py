@@ -8,7 +8,6 @@ import mlir.ir as ir
 import numpy as np
 
 from tilelang.dialect import directed, dtype_of, ops, rounding, semantics
-from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import is_tile_type
 from tilelang.passes.ir_utils import name, replace, uniform_constant, walk_ops
 
@@ -34,7 +33,7 @@ def run(module: ir.Operation, options: Options) -> None:
             continue
         if _divides_by_zero(op, constants):
             continue  # undefined on the GPU: left as it is rather than given a value
-        value = _evaluate(op, [np.asarray(v, np_dtype(d)) for v, d in constants])
+        value = _evaluate(op, [semantics.hold(v, d) for v, d in constants])
         _replace_with_constant(op, value)
 
 
@@ -71,7 +70,7 @@ def _replace_with_constant(op: ir.Operation, value: np.ndarray) -> None:
     dtype = dtype_of(result_type)
     with ir.InsertionPoint(op), op.location:
         scalar_type = ir.Type.parse(dtype.mlir)
-        attr = ops.constant_attr(value.item(), dtype)
+        attr = ops.constant_attr(semantics.widen_restricted(value).item(), dtype)
         new = ops.create("constant", [], [scalar_type], value=attr).result
         if is_tile_type(result_type):
             new = ops.create("splat", [new], [result_type]).result

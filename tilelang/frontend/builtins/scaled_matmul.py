@@ -7,7 +7,8 @@ scaled in registers and the product is an ordinary `tile.mma`:
     acc' = mma(x', y', acc)
 
 Every step is exact: an 8-bit float times a power of two has at most 4 significant bits, a
-float4_e2m1fn value (2 bits) times a float8_e4m3fn scale (4 bits) at most 6, which bfloat16
+float4_e2m1fn value (2 bits) times a float8_e4m3fn or float8_e5m3fnu scale (4 bits; the
+latter from 2**-17 to 114688) at most 6, which bfloat16
 (8 bits, float32's exponent range) holds, down to its subnormals at 2**-133 and up to
 overflow, where float32 overflows as well. So the product is the float64 reference's up to
 the accumulation's rounding, as for `mma`. bfloat16 and not float16: a scale can be 2**+-127.
@@ -32,9 +33,8 @@ if TYPE_CHECKING:
     from tilelang.frontend.emitter import Emitter
 
 # operand dtype -> {scale dtype: scaling block sizes B} (cuTile's table; the result is float32).
-# float4_e2m1fn operands come from bytes (unpack_from_bytes). Its float8_e5m3fnu scales (cuTile:
-# sm_107) are in the table for cuTile's messages, but no tile can hold one: that dtype is a
-# TileUnsupportedFeatureError wherever a kernel makes one (MLIR and ml_dtypes lack it).
+# float4_e2m1fn operands come from bytes (unpack_from_bytes), and so do its float8_e5m3fnu
+# scales (cuTile: sm_107; here any target, as the product is composed).
 SCALED: dict[DType, dict[DType, tuple[int, ...]]] = {
     dt.float8_e4m3fn: {dt.float8_e8m0fnu: (32,)},
     dt.float8_e5m2: {dt.float8_e8m0fnu: (32,)},

@@ -16,7 +16,11 @@ and constants need care, with the meaning of dialect/restricted.py:
 - float4_e2m1fn registers are bytes holding the 4-bit code (PTX's e2m1 conversions need
   sm_100): from it, float32's bits built from the code with integer work; to it, the code is
   the count of rounding steps a float32's magnitude passes (dialect/restricted.E2M1_STEPS),
-  plus the sign bit, +6 for NaN.
+  plus the sign bit, +6 for NaN;
+- float8_e5m3fnu (no MLIR or PTX type before sm_107) converts on the float32 bits too: from it,
+  a normal code shifted into float32's exponent and mantissa fields, a subnormal one converted
+  and scaled by 2**-17; to it, float32's magnitude rounded to nearest even on its bits (normal
+  codes) or by adding 64.0 (subnormal ones), saturating, NaN for negative values and NaN.
 cuTile accepts the 8-bit floats from sm_90 on: tile-check-restricted-floats rejects older
 targets (passes/check_restricted_floats.py).
 """
@@ -30,6 +34,16 @@ import mlir.ir as ir
 import numpy as np
 from mlir.dialects import arith, nvvm, vector
 
+from tilelang.dialect.float8_e5m3 import (
+    E5M3_DROPPED_BITS,
+    E5M3_EXPONENT_OFFSET,
+    E5M3_MAX,
+    E5M3_NAN,
+    E5M3_SUBNORMAL_BIAS,
+    E5M3_SUBNORMAL_BIAS_BITS,
+    E5M3_SUBNORMAL_STEP,
+    e5m3_codes,
+)
 from tilelang.dialect.restricted import (
     E2M1_MAX,
     E2M1_STEPS,
@@ -62,19 +76,19 @@ def convert(values: list[ir.Value], src: DType, dst: DType) -> list[ir.Value]:
     """astype of every register in `values` from `src` to `dst`, one of them restricted."""
     if src is dst:
         return values
-    if src in (dt.float8_e8m0fnu, dt.float4_e2m1fn):
-        widen = _e8m0_to_single if src is dt.float8_e8m0fnu else _e2m1_to_single
-        values, src = [widen(v) for v in values], dt.float32
+    if src in _WIDENED:
+        values, src = [_WIDENED[src](v) for v in values], dt.float32
         if dst is dt.float32:
             return values
     if dst is dt.float4_e2m1fn:
         if src in dt.FLOAT8_DTYPES:
             values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
         return [_single_to_e2m1(exact_float32(v, src)) for v in values]
-    if dst is dt.float8_e8m0fnu:
+    if dst in (dt.float8_e8m0fnu, dt.float8_e5m3fnu):
         if src in dt.FLOAT8_DTYPES:
             values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
-        return [_single_to_e8m0(exact_float32(v, src)) for v in values]
+        to_byte = _single_to_e8m0 if dst is dt.float8_e8m0fnu else _single_to_e5m3
+        return [to_byte(exact_float32(v, src)) for v in values]
     if src in dt.FLOAT8_DTYPES:
         values, src = _pairwise(values, lambda a, b: _float8_to_half(a, b, src)), dt.float16
     elif src is dt.tfloat32:
@@ -177,6 +191,43 @@ def _single_to_e2m1(f: ir.Value) -> ir.Value:
     return arith.trunci(_i(8), arith.select(nan, const(i32, E2M1_MAX), code))
 
 
+def _e5m3_to_single(byte: ir.Value) -> ir.Value:
+    """float32 of a float8_e5m3fnu byte (dialect/restricted.e5m3_values): codes 8 and up are
+    (c << 20) + (112 << 23), smaller ones c * 2**-17, 0xFF NaN."""
+    i32, f32 = _i(32), ir.F32Type.get()
+    c = arith.extui(i32, byte)
+    normal = arith.addi(arith.shli(c, const(i32, E5M3_DROPPED_BITS)),
+                        const(i32, E5M3_EXPONENT_OFFSET << 20))
+    subnormal = arith.mulf(arith.uitofp(f32, c), const(f32, E5M3_SUBNORMAL_STEP))
+    is_normal = arith.cmpi(arith.CmpIPredicate.uge, c, const(i32, 8))
+    value = arith.select(is_normal, arith.bitcast(f32, normal), subnormal)
+    return arith.select(_eq(c, E5M3_NAN), const(f32, float("nan")), value)
+
+
+def _single_to_e5m3(f: ir.Value) -> ir.Value:
+    """The float8_e5m3fnu byte of a float32 (dialect/restricted.e5m3_codes, on the bits)."""
+    i32, f32 = _i(32), ir.F32Type.get()
+    bits = arith.bitcast(i32, f)
+    magnitude = arith.andi(bits, const(i32, 0x7FFFFFFF))
+    odd = arith.andi(arith.shrui(magnitude, const(i32, E5M3_DROPPED_BITS)), const(i32, 1))
+    half = const(i32, (1 << (E5M3_DROPPED_BITS - 1)) - 1)
+    rounded = arith.shrui(arith.addi(arith.addi(magnitude, half), odd),
+                          const(i32, E5M3_DROPPED_BITS))
+    normal = arith.subi(rounded, const(i32, E5M3_EXPONENT_OFFSET))
+    biased = arith.addf(arith.bitcast(f32, magnitude), const(f32, E5M3_SUBNORMAL_BIAS))
+    subnormal = arith.subi(arith.bitcast(i32, biased), const(i32, E5M3_SUBNORMAL_BIAS_BITS))
+    is_normal = arith.cmpi(arith.CmpIPredicate.uge, magnitude, const(i32, 113 << 23))
+    code = arith.minui(arith.select(is_normal, normal, subnormal), const(i32, E5M3_MAX))
+    negative = arith.cmpi(arith.CmpIPredicate.ugt, bits, const(i32, 0x80000000))  # -0.0 is 0
+    nan = arith.cmpf(arith.CmpFPredicate.UNO, f, f)
+    code = arith.select(arith.ori(negative, nan), const(i32, E5M3_NAN), code)
+    return arith.trunci(_i(8), code)
+
+
+_WIDENED = {dt.float8_e8m0fnu: _e8m0_to_single, dt.float4_e2m1fn: _e2m1_to_single,
+            dt.float8_e5m3fnu: _e5m3_to_single}  # restricted floats converted on float32 bits
+
+
 def _eq(x: ir.Value, value: int) -> ir.Value:
     return arith.cmpi(arith.CmpIPredicate.eq, x, const(x.type, value))
 
@@ -235,6 +286,8 @@ def constant(dtype: DType, value: bool | int | float) -> ir.Value:
         return const(_i(8), int(e8m0_bits(np.array([value], np.float64))[0]))
     if dtype is dt.float4_e2m1fn:
         return const(_i(8), int(e2m1_codes(np.array([value], np.float32))[0]))
+    if dtype is dt.float8_e5m3fnu:  # the value is representable: exact in float32
+        return const(_i(8), int(e5m3_codes(np.array([value], np.float32))[0]))
     if dtype in dt.FLOAT8_DTYPES:
         bits = np.array(value, dtype=getattr(ml_dtypes, dtype.numpy)).view(np.uint8)
         return const(_i(8), int(bits))

@@ -22,7 +22,7 @@ from mlir.dialects import arith, llvm, math
 
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
-from tilelang.passes.simt import scalar_ops
+from tilelang.passes.simt import restricted, scalar_ops
 from tilelang.passes.simt.context import const
 
 PTX_MODES = {"zero": "rz", "negative_inf": "rm", "positive_inf": "rp"}
@@ -33,6 +33,7 @@ def is_exact(src: DType, dst: DType) -> bool:
     """Whether every value of `src` is one of `dst` (then every mode gives the same result)."""
     return (src is dst or dst is dt.float64 or src in dt.FLOAT8_DTYPES
             or (dst in (dt.float32, dt.tfloat32) and src in (dt.float16, dt.bfloat16))
+            or (src is dt.float8_e5m3fnu and dst is not dt.float16)  # only 65536+ overflow
             or (dst is dt.float32 and src is dt.tfloat32))
 
 
@@ -45,6 +46,8 @@ def convert(x: ir.Value, src: DType, dst: DType, mode: str) -> ir.Value:
             return x
     elif src in (dt.float16, dt.bfloat16):
         x = arith.extf(ir.F32Type.get(), x)  # exact
+    elif src is dt.float8_e5m3fnu:  # to float16 with RZ (cuTile's table): its float32, exactly
+        (x,) = restricted.convert([x], src, dt.float32)
     if dst is dt.tfloat32:
         return _to_tfloat32(x, mode)
     if mode == "nearest_away":  # to float16 only: bfloat16 takes RN and RZ (cuTile's table)
