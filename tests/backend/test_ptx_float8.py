@@ -11,21 +11,12 @@ import pytest
 
 import tilelang as ct
 from tilelang import TileUnsupportedFeatureError
+from tilelang.testing.kernels import cast_1d, copy_1d
 
 E4M3, E5M2 = np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
-@ct.kernel
-def copy_1d(x, y, T: ct.Constant[int]):
-    t = ct.load(x, (ct.bid(0),), (T,))
-    ct.store(y, (ct.bid(0),), t)
-
-
-@ct.kernel
-def cast_1d(x, y, T: ct.Constant[int]):
-    t = ct.load(x, (ct.bid(0),), (T,))
-    ct.store(y, (ct.bid(0),), t.astype(y.dtype))
 
 
 @ct.kernel

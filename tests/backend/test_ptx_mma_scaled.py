@@ -12,24 +12,12 @@ import pytest
 
 import tilelang as ct
 from tilelang import TileUnsupportedFeatureError
+from tilelang.testing.kernels import scaled_gemm as gemm
 
 E4M3, E5M2 = np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)
 E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 MMA_BF16 = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
 
-
-@ct.kernel
-def gemm(A, AS, B, BS, C, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    zero = ct.PaddingMode.ZERO
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(BM, BK))):
-        a = ct.load(A, (i, k), (BM, BK), padding_mode=zero)
-        s = ct.load(AS, (i, k), (BM, BK // 32), padding_mode=zero)
-        b = ct.load(B, (k, j), (BK, BN), padding_mode=zero)
-        t = ct.load(BS, (k, j), (BK // 32, BN), padding_mode=zero)
-        acc = ct.mma_scaled(a, s, b, t, acc)
-    ct.store(C, (i, j), acc)
 
 
 def args(dtype: np.dtype, m: int, n: int, k: int, tiles: tuple[int, int, int]) -> tuple:

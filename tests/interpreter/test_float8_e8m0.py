@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.kernels import cast_1d, copy_1d
 
 E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -50,16 +51,6 @@ def e8m0(bytes_: np.ndarray) -> np.ndarray:
     return np.asarray(bytes_, np.uint8).view(E8M0)
 
 
-@ct.kernel
-def copy_1d(x, y, T: ct.Constant[int]):
-    t = ct.load(x, (ct.bid(0),), (T,))
-    ct.store(y, (ct.bid(0),), t)
-
-
-@ct.kernel
-def cast_1d(x, y, T: ct.Constant[int]):
-    t = ct.load(x, (ct.bid(0),), (T,))
-    ct.store(y, (ct.bid(0),), t.astype(y.dtype))
 
 
 @ct.kernel

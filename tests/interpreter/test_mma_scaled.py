@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.kernels import scaled_gemm as gemm
 
 E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 FP8 = ["float8_e4m3fn", "float8_e5m2"]
@@ -128,19 +129,6 @@ def test_batch_broadcasts_x_and_its_scales(it, rng):
     it.launch(batched, (1,), x, xs, y, ys, acc, out, b, m, n, k)
     check(out, *reference(x, xs, y, ys, acc), k)
 
-
-@ct.kernel
-def gemm(A, AS, B, BS, C, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    zero = ct.PaddingMode.ZERO
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(BM, BK))):
-        a = ct.load(A, (i, k), (BM, BK), padding_mode=zero)
-        s = ct.load(AS, (i, k), (BM, BK // 32), padding_mode=zero)
-        b = ct.load(B, (k, j), (BK, BN), padding_mode=zero)
-        t = ct.load(BS, (k, j), (BK // 32, BN), padding_mode=zero)
-        acc = ct.mma_scaled(a, s, b, t, acc)
-    ct.store(C, (i, j), acc)
 
 
 @pytest.mark.parametrize("name", FP8)

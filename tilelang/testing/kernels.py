@@ -152,3 +152,33 @@ def make_grouped_matmul(num_warps: int = 4) -> ct.Kernel:
                 ct.store(c, (i, j), acc.astype(c.dtype))
 
     return grouped_matmul
+
+
+@ct.kernel
+def copy_1d(x, y, T: ct.Constant[int]):
+    """Block b copies elements [b*T, (b+1)*T) of x to y."""
+    t = ct.load(x, (ct.bid(0),), (T,))
+    ct.store(y, (ct.bid(0),), t)
+
+
+@ct.kernel
+def cast_1d(x, y, T: ct.Constant[int]):
+    """Block b converts elements [b*T, (b+1)*T) of x to y's dtype."""
+    t = ct.load(x, (ct.bid(0),), (T,))
+    ct.store(y, (ct.bid(0),), t.astype(y.dtype))
+
+
+@ct.kernel
+def scaled_gemm(A, AS, B, BS, C, BM: ct.Constant[int], BN: ct.Constant[int],
+                BK: ct.Constant[int]):
+    """C = mma_scaled(A, AS, B, BS) over K in BK steps, scales in blocks of 32 (fp8 operands)."""
+    i, j = ct.bid(0), ct.bid(1)
+    zero = ct.PaddingMode.ZERO
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(BM, BK))):
+        a = ct.load(A, (i, k), (BM, BK), padding_mode=zero)
+        s = ct.load(AS, (i, k), (BM, BK // 32), padding_mode=zero)
+        b = ct.load(B, (k, j), (BK, BN), padding_mode=zero)
+        t = ct.load(BS, (k, j), (BK // 32, BN), padding_mode=zero)
+        acc = ct.mma_scaled(a, s, b, t, acc)
+    ct.store(C, (i, j), acc)
