@@ -34,7 +34,7 @@ def e5m3_codes(f: np.ndarray) -> np.ndarray:
     """The float8_e5m3fnu bytes of float32 values (the GPU lowering computes the same on the
     float32 bits): normal magnitudes rounded on float32's bits, subnormal ones by adding 64,
     saturating at 0xFE; NaN for NaN and negative values other than -0.0."""
-    f = np.ascontiguousarray(f, dtype=np.float32)
+    f = np.array(f, dtype=np.float32)  # a contiguous copy that keeps a 0-d shape
     bits = f.view(np.uint32)
     magnitude = bits & np.uint32(0x7FFFFFFF)
     odd = (magnitude >> np.uint32(E5M3_DROPPED_BITS)) & np.uint32(1)
