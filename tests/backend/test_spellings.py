@@ -1,0 +1,166 @@
+"""Spellings of one attention loop and of one GEMM take the same fast path (issue 24: what a
+kernel means should decide its speed, not how it is written). Each is compiled for sm_90 (no
+GPU needed) and `ct.explain` must report the staged path: keys transposed by `ct.transpose` or
+loaded with `order=`, the mask applied by `ct.where` at every step, `exp` or `exp2`, `ct.matmul`
+or `ct.mma`; a GEMM's B given (K, N) or (N, K) (transposed or loaded with `order=`), and
+Triton's `acc += dot(a, b)`. A spelling that falls off the path fails here first."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilelang as ct
+
+BF = ml_dtypes.bfloat16
+ZERO = ct.PaddingMode.ZERO
+S, D = 4096, 128
+
+
+@ct.kernel(num_warps=8)
+def attn_transpose(q, k, v, out, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+        D: ct.Constant[int]):
+    i = ct.bid(0)
+    qt = ct.load(q, (i, 0), (BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    for j in range(ct.cdiv(k.shape[0], BN)):
+        kt = ct.load(k, (j, 0), (BN, D), padding_mode=ZERO)
+        vt = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
+        s = ct.mma(qt, ct.transpose(kt), ct.zeros((BM, BN), ct.float32))
+        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+        s = ct.where(cols < k.shape[0], s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - mn)
+        a = ct.exp2(m - mn)
+        total = total * a + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(v.dtype), vt, acc * a)
+        m = mn
+    ct.store(out, (i, 0), (acc / total).astype(out.dtype))
+
+@ct.kernel(num_warps=8)
+def attn_order(q, k, v, out, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+        D: ct.Constant[int]):
+    i = ct.bid(0)
+    qt = ct.load(q, (i, 0), (BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    for j in range(ct.cdiv(k.shape[0], BN)):
+        kt = ct.load(k, (0, j), (D, BN), order=(1, 0), padding_mode=ZERO)
+        vt = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
+        s = ct.mma(qt, kt, ct.zeros((BM, BN), ct.float32))
+        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+        s = ct.where(cols < k.shape[0], s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - mn)
+        a = ct.exp2(m - mn)
+        total = total * a + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(v.dtype), vt, acc * a)
+        m = mn
+    ct.store(out, (i, 0), (acc / total).astype(out.dtype))
+
+@ct.kernel(num_warps=8)
+def attn_matmul_exp(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+        D: ct.Constant[int]):
+    """exp (not exp2), ct.matmul with a transposed tile, the scale applied to q first."""
+    i = ct.bid(0)
+    qt = ct.load(q, (i, 0), (BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    for j in range(ct.cdiv(k.shape[0], BN)):
+        kt = ct.load(k, (j, 0), (BN, D), padding_mode=ZERO)
+        vt = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
+        s = ct.matmul(qt, ct.transpose(kt)) * scale
+        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+        s = ct.where(cols < k.shape[0], s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        total = total * a + ct.sum(p, axis=1, keepdims=True)
+        acc = acc * a + ct.matmul(p.astype(v.dtype), vt)
+        m = mn
+    ct.store(out, (i, 0), (acc / total).astype(out.dtype))
+
+@ct.kernel(num_warps=8)
+def gemm_plain(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+        w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
+        acc = ct.mma(x, w, acc)
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+@ct.kernel(num_warps=8)
+def gemm_bias_relu(a, b, bias, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+        w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
+        acc = ct.mma(x, w, acc)
+    row = ct.load(bias, (j,), (BN,), padding_mode=ZERO).astype(ct.float32)
+    acc = ct.maximum(acc + row[None, :], 0.0)
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+@ct.kernel(num_warps=8)
+def gemm_nk_transpose(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+        w = ct.load(b, (j, k), (BN, BK), padding_mode=ZERO)
+        acc = ct.mma(x, ct.transpose(w), acc)
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+@ct.kernel(num_warps=8)
+def gemm_nk_order(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+        w = ct.load(b, (k, j), (BK, BN), order=(1, 0), padding_mode=ZERO)
+        acc = ct.mma(x, w, acc)
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+@ct.kernel(num_warps=8)
+def gemm_f32_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """Triton's `acc += tl.dot(a, b)`: a product into zeros, added (tile-fold-accumulations)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+        w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
+        acc = acc + ct.mma(x, w, ct.zeros((BM, BN), ct.float32))
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+
+def _attention_args(kernel):
+    q, o = np.zeros((S, D), BF), np.zeros((S, D), BF)
+    keys = np.zeros((D, S), BF) if kernel is attn_order else q
+    return (q, keys, q, o, 0.1, 128, 128, D)
+
+
+@pytest.mark.parametrize("kernel", [attn_transpose, attn_order, attn_matmul_exp],
+                         ids=lambda k: k.name)
+def test_attention_spellings_are_staged_on_wgmma(kernel):
+    report = ct.explain(kernel, _attention_args(kernel))
+    (loop,) = report.loops
+    assert loop.fast and loop.path == "staged products", str(report)
+    assert report.instructions["wgmma"] > 0 and report.fallbacks == []
+
+
+@pytest.mark.parametrize("kernel", [gemm_plain, gemm_bias_relu, gemm_nk_transpose, gemm_nk_order,
+                                    gemm_f32_matmul], ids=lambda k: k.name)
+def test_gemm_spellings_take_the_staged_k_loop(kernel):
+    a = np.zeros((4096, 4096), BF)
+    args = (a, a, np.zeros(4096, BF), a) if kernel is gemm_bias_relu else (a, a, a)
+    report = ct.explain(kernel, (*args, 128, 256, 64))
+    (loop,) = report.loops
+    assert loop.path == "staged K loop", str(report)
