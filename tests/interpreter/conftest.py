@@ -8,6 +8,7 @@ parametrization of a test, gets its own reproducible data.
 
 from __future__ import annotations
 
+import os
 import zlib
 from types import SimpleNamespace
 from typing import Any
@@ -104,7 +105,23 @@ def poison(shape: Any, dtype: Any) -> np.ndarray:
 
 
 def launch(kernel: Any, grid: Any, *args: Any) -> None:
+    if os.environ.get("TILELANG_TEST_COMPILE_TOO"):  # the GPU compiler too, to PTX (no GPU needed)
+        _compile_too(kernel, args)
     ct.launch(None, grid, kernel, args)
+
+
+def _compile_too(kernel: Any, args: tuple) -> None:
+    """Compile what the interpreter is about to run for sm_90: the compiler's passes (which the
+    interpreter does not run) meet every kernel of these tests. A user error the launch would
+    report too is left to it; an internal error fails the test here."""
+    from tilelang.errors import TileInternalError
+
+    try:
+        ct.compile(kernel, args, stop_after="ptx", arch="sm_90")
+    except TileInternalError:
+        raise
+    except Exception:
+        pass  # the launch says what is wrong, as the test expects
 
 
 def launch_on_gpu(kernel: Any, grid: Any, *args: Any) -> None:
