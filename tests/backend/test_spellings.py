@@ -3,7 +3,8 @@ kernel means should decide its speed, not how it is written). Each is compiled f
 GPU needed) and `ct.explain` must report the staged path: keys transposed by `ct.transpose` or
 loaded with `order=`, the mask applied by `ct.where` at every step, `exp` or `exp2`, `ct.matmul`
 or `ct.mma`; a GEMM's B given (K, N) or (N, K) (transposed or loaded with `order=`), and
-Triton's `acc += dot(a, b)`. A spelling that falls off the path fails here first."""
+Triton's `acc += dot(a, b)` (tests/interpreter/test_accumulate_spellings.py). A spelling that
+falls off the path fails here first."""
 
 from __future__ import annotations
 
@@ -20,6 +21,21 @@ ZERO = ct.PaddingMode.ZERO
 S, D = 4096, 128
 
 
+def masked(s, j, BN, keys):
+    """Scores of key block j with the columns past the last key at -inf (every block)."""
+    cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+    return ct.where(cols < keys, s, -math.inf)
+
+
+def fold_exp2(s, vt, acc, m, total, qk_scale):
+    """The online softmax's step in exp2 units: (acc, max, sum) after one key block."""
+    mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
+    p = ct.exp2(s * qk_scale - mn)
+    a = ct.exp2(m - mn)
+    total = total * a + ct.sum(p, axis=1, keepdims=True)
+    return ct.mma(p.astype(vt.dtype), vt, acc * a), mn, total
+
+
 @ct.kernel(num_warps=8)
 def attn_transpose(q, k, v, out, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
         D: ct.Constant[int]):
@@ -32,14 +48,8 @@ def attn_transpose(q, k, v, out, qk_scale: float, BM: ct.Constant[int], BN: ct.C
         kt = ct.load(k, (j, 0), (BN, D), padding_mode=ZERO)
         vt = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
         s = ct.mma(qt, ct.transpose(kt), ct.zeros((BM, BN), ct.float32))
-        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
-        s = ct.where(cols < k.shape[0], s, -math.inf)
-        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
-        p = ct.exp2(s * qk_scale - mn)
-        a = ct.exp2(m - mn)
-        total = total * a + ct.sum(p, axis=1, keepdims=True)
-        acc = ct.mma(p.astype(v.dtype), vt, acc * a)
-        m = mn
+        s = masked(s, j, BN, k.shape[0])
+        acc, m, total = fold_exp2(s, vt, acc, m, total, qk_scale)
     ct.store(out, (i, 0), (acc / total).astype(out.dtype))
 
 @ct.kernel(num_warps=8)
@@ -54,14 +64,8 @@ def attn_order(q, k, v, out, qk_scale: float, BM: ct.Constant[int], BN: ct.Const
         kt = ct.load(k, (0, j), (D, BN), order=(1, 0), padding_mode=ZERO)
         vt = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
         s = ct.mma(qt, kt, ct.zeros((BM, BN), ct.float32))
-        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
-        s = ct.where(cols < k.shape[0], s, -math.inf)
-        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
-        p = ct.exp2(s * qk_scale - mn)
-        a = ct.exp2(m - mn)
-        total = total * a + ct.sum(p, axis=1, keepdims=True)
-        acc = ct.mma(p.astype(v.dtype), vt, acc * a)
-        m = mn
+        s = masked(s, j, BN, k.shape[0])
+        acc, m, total = fold_exp2(s, vt, acc, m, total, qk_scale)
     ct.store(out, (i, 0), (acc / total).astype(out.dtype))
 
 @ct.kernel(num_warps=8)
@@ -77,8 +81,7 @@ def attn_matmul_exp(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Con
         kt = ct.load(k, (j, 0), (BN, D), padding_mode=ZERO)
         vt = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
         s = ct.matmul(qt, ct.transpose(kt)) * scale
-        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
-        s = ct.where(cols < k.shape[0], s, -math.inf)
+        s = masked(s, j, BN, k.shape[0])
         mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp(s - mn)
         a = ct.exp(m - mn)
@@ -129,16 +132,6 @@ def gemm_nk_order(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Co
         acc = ct.mma(x, w, acc)
     ct.store(c, (i, j), acc.astype(c.dtype))
 
-@ct.kernel(num_warps=8)
-def gemm_f32_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    """Triton's `acc += tl.dot(a, b)`: a product into zeros, added (tile-fold-accumulations)."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(ct.num_tiles(a, 1, (BM, BK))):
-        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
-        w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
-        acc = acc + ct.mma(x, w, ct.zeros((BM, BN), ct.float32))
-    ct.store(c, (i, j), acc.astype(c.dtype))
 
 
 def _attention_args(kernel):
@@ -156,8 +149,8 @@ def test_attention_spellings_are_staged_on_wgmma(kernel):
     assert report.instructions["wgmma"] > 0 and report.fallbacks == []
 
 
-@pytest.mark.parametrize("kernel", [gemm_plain, gemm_bias_relu, gemm_nk_transpose, gemm_nk_order,
-                                    gemm_f32_matmul], ids=lambda k: k.name)
+@pytest.mark.parametrize("kernel", [gemm_plain, gemm_bias_relu, gemm_nk_transpose, gemm_nk_order],
+                         ids=lambda k: k.name)
 def test_gemm_spellings_take_the_staged_k_loop(kernel):
     a = np.zeros((4096, 4096), BF)
     args = (a, a, np.zeros(4096, BF), a) if kernel is gemm_bias_relu else (a, a, a)
