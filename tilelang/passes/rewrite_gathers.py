@@ -37,11 +37,18 @@ class Options:
 
 @dataclass(frozen=True)
 class Run:
-    """The tile indices of a contiguous run: one per array axis; `axis` holds the run."""
+    """The tile indices of a contiguous run: one per array axis (a constant one as an int, made
+    an op only when the rewrite happens); `axis` holds the run."""
 
-    indices: list[ir.Value]
+    indices: list[ir.Value | int]
     axis: int
     length: int
+    index_type: ir.Type
+
+    def values(self, at: ir.Operation) -> list[ir.Value]:
+        """The indices as values, constants made before `at`."""
+        return [i if isinstance(i, ir.Value) else _constant_index(at, i, self.index_type)
+                for i in self.indices]
 
 
 def run(module: ir.Operation, options: Options) -> None:
@@ -56,14 +63,17 @@ def run(module: ir.Operation, options: Options) -> None:
 def _rewrite_gather(op: ir.Operation) -> None:
     operands = list(op.operands)
     array, mask, padding = operands[0], operands[-2], operands[-1]
-    found = _contiguous_run(op, operands[1:-2])
     mode = _padding_mode(padding)
-    if found is None or mode is None or not _all_true(mask) or not _checks_bounds(op):
+    if mode is None or not _all_true(mask) or not _checks_bounds(op):
+        return
+    found = _contiguous_run(operands[1:-2])
+    if found is None:
         return
     result = op.results[0]
     dtype = dtype_of(result.type)
+    indices = found.values(op)
     with ir.InsertionPoint(op), op.location:
-        load = ops.create(op_table.LOAD.short, [array, *found.indices],
+        load = ops.create(op_table.LOAD.short, [array, *indices],
                           [tensor_type(_tile_shape(found, len(found.indices)), dtype)],
                           order=list(range(len(found.indices))), padding_mode=mode)
         value = ops.create(op_table.RESHAPE.short, [load.results[0]], [result.type])
@@ -74,42 +84,43 @@ def _rewrite_gather(op: ir.Operation) -> None:
 def _rewrite_scatter(op: ir.Operation) -> None:
     operands = list(op.operands)
     array, value, mask = operands[0], operands[-2], operands[-1]
-    found = _contiguous_run(op, operands[1:-2])
-    if found is None or not _all_true(mask) or not _checks_bounds(op):
+    if not _all_true(mask) or not _checks_bounds(op):
+        return
+    found = _contiguous_run(operands[1:-2])
+    if found is None:
         return
     rank = len(found.indices)
+    indices = found.values(op)
     with ir.InsertionPoint(op), op.location:
         tile = ops.create(op_table.RESHAPE.short, [value],
                           [tensor_type(_tile_shape(found, rank), dtype_of(value.type))])
-        ops.create(op_table.STORE.short, [array, *found.indices, tile.results[0]],
+        ops.create(op_table.STORE.short, [array, *indices, tile.results[0]],
                    order=list(range(rank)))
     op.erase()
 
 
-def _contiguous_run(op: ir.Operation, indices: list[ir.Value]) -> Run | None:
+def _contiguous_run(indices: list[ir.Value]) -> Run | None:
     """The load/store indices of a gather/scatter that reads one aligned run, else None."""
     if not indices or len(shape_of(indices[0].type)) != 1:  # a 0-d array has no index
         return None
     (length,) = shape_of(indices[0].type)
-    if length < 1 or length & (length - 1):
+    if length & (length - 1):
         return None
-    scalars: list[ir.Value | None] = []
+    found: list[ir.Value | int] = []
     axis = None
     for k, index in enumerate(indices):
         uniform = _splat_scalar(index)
-        if uniform is not None:
-            scalars.append(uniform)
-            continue
-        if axis is not None:
-            return None
-        tile_index = _tile_index(index, length)
-        if tile_index is None:
-            return None
-        axis = k
-        scalars.append(tile_index)
-    if axis is None or len({str(s.type) for s in scalars if s is not None}) != 1:
+        if uniform is None:
+            tile_index = _tile_index(index, length)
+            if tile_index is None or axis is not None:
+                return None  # not a run, or a second one
+            axis = k
+        found.append(uniform if uniform is not None else tile_index)
+    types = {str(i.type) for i in found if isinstance(i, ir.Value)}
+    types.add(str(ir.Type.parse(dtype_of(indices[0].type).mlir)))  # a made constant's type
+    if axis is None or len(types) != 1:
         return None
-    return Run([s for s in scalars if s is not None], axis, length)
+    return Run(found, axis, length, ir.Type.parse(types.pop()))
 
 
 def _splat_scalar(value: ir.Value) -> ir.Value | None:
@@ -120,14 +131,14 @@ def _splat_scalar(value: ir.Value) -> ir.Value | None:
     return None
 
 
-def _tile_index(value: ir.Value, length: int) -> ir.Value | None:
-    """k when `value` is `splat(k * length) + arange(length)` (or `arange(length)`: a constant
-    0, made here), else None."""
+def _tile_index(value: ir.Value, length: int) -> ir.Value | int | None:
+    """k when `value` is `splat(k * length) + arange(length)` (or `arange(length)`: 0), else
+    None."""
     op = defining_op(value)
     if op is None:
         return None
     if name(op) == op_table.ARANGE.name:
-        return _constant_index(op, 0, dtype_of(value.type))
+        return 0
     if name(op) != op_table.ADD.name:
         return None
     a, b = op.operands
@@ -135,18 +146,16 @@ def _tile_index(value: ir.Value, length: int) -> ir.Value | None:
         inner = defining_op(second)
         start = _splat_scalar(first)
         if inner is not None and name(inner) == op_table.ARANGE.name and start is not None:
-            return _multiple_of(start, length, op)
+            return _multiple_of(start, length)
     return None
 
 
-def _multiple_of(start: ir.Value, length: int, at: ir.Operation) -> ir.Value | None:
+def _multiple_of(start: ir.Value, length: int) -> ir.Value | int | None:
     """k with start == k * length, from `k * length` or a constant."""
     constant = uniform_constant(start)
     if constant is not None:
         value = constant[0]
-        if isinstance(value, int) and value % length == 0:
-            return _constant_index(at, value // length, dtype_of(start.type))
-        return None
+        return value // length if isinstance(value, int) and value % length == 0 else None
     op = defining_op(start)
     if op is None or name(op) != op_table.MUL.name:
         return None
@@ -157,11 +166,10 @@ def _multiple_of(start: ir.Value, length: int, at: ir.Operation) -> ir.Value | N
     return None
 
 
-def _constant_index(at: ir.Operation, value: int, dtype: object) -> ir.Value:
+def _constant_index(at: ir.Operation, value: int, index_type: ir.Type) -> ir.Value:
     with ir.InsertionPoint(at), at.location:
-        scalar = ir.Type.parse(dtype.mlir)  # type: ignore[attr-defined]
-        return ops.create(op_table.CONSTANT.short, [], [scalar],
-                          value=ops.constant_attr(value, dtype)).results[0]  # type: ignore[arg-type]
+        return ops.create(op_table.CONSTANT.short, [], [index_type],
+                          value=ops.constant_attr(value, dtype_of(index_type))).results[0]
 
 
 def _tile_shape(found: Run, rank: int) -> tuple[int, ...]:
