@@ -58,7 +58,7 @@ def _absorb_after_load(load: ir.Operation) -> None:
         return
     target = uses[0].results[0].type
     wanted = _layout(target)
-    if wanted is None or not _moves_as_well(load, 0, result.type, wanted):
+    if wanted is None or not _moves_as_well(load, result.type, wanted):
         return
     result.set_type(target)
     for use in uses:
@@ -73,7 +73,7 @@ def _absorb_before_store(store: ir.Operation) -> None:
         return
     source = conversion.operands[0]
     held = _layout(source.type)
-    if held is None or not _moves_as_well(store, 0, tile.type, held):
+    if held is None or not _moves_as_well(store, tile.type, held):
         return
     store.operands[len(store.operands) - 1] = source
     if not list(conversion.results[0].uses):
@@ -85,11 +85,10 @@ def _layout(t: ir.Type) -> LinearLayout | None:
     return from_text(text) if text is not None else None
 
 
-def _moves_as_well(access: ir.Operation, array_operand: int, tile_type: ir.Type,
-                   other: LinearLayout) -> bool:
+def _moves_as_well(access: ir.Operation, tile_type: ir.Type, other: LinearLayout) -> bool:
     """Whether `other` moves the tile between registers and memory as well as the access's
     preferred layout does (the module docstring's conditions)."""
-    _, unit, align = parse_array_type(access.operands[array_operand].type)
+    _, unit, align = parse_array_type(access.operands[0].type)
     fastest = rules.fastest_tile_axis(unit, ops.array_attr(access, "order"))
     if fastest is None:
         return False

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang.dialect import op_table
-from tilelang.passes.ir_utils import defining_op, is_pure_tile_op, name, walk_ops
+from tilelang.passes.ir_utils import defining_op, is_pure_tile_op, is_within, name, walk_ops
 
 NAME = "tile-hoist-invariants"
 FREE_TO_RECOMPUTE = tuple(o.name for o in (op_table.CONSTANT, op_table.SPLAT, op_table.ARANGE,
@@ -57,20 +57,8 @@ def _outside(loop: ir.Operation, value: ir.Value) -> bool:
     op = defining_op(value)
     if op is None:  # a block argument: the loop's own, or of a block around it
         owner = value.owner
-        parent = owner.owner if isinstance(owner, ir.Block) else None
-        return not _within(parent, loop)
-    return not _within(op, loop)
-
-
-def _within(op: ir.Operation | ir.OpView | None, loop: ir.Operation) -> bool:
-    target = loop.operation
-    current = op.operation if op is not None else None
-    while current is not None:
-        if current == target:
-            return True
-        parent = current.parent
-        current = parent.operation if parent is not None else None
-    return False
+        op = owner.owner.operation if isinstance(owner, ir.Block) else None
+    return not is_within(op, loop.operation)
 
 
 def _has_product(loop: ir.Operation) -> bool:
