@@ -132,6 +132,16 @@ def gemm_nk_order(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Co
         acc = ct.mma(x, w, acc)
     ct.store(c, (i, j), acc.astype(c.dtype))
 
+@ct.kernel(num_warps=8)
+def gemm_batched_reshape(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """cuTile's batch_matmul: 3-d tiles of unit batch reshaped to 2-d for the product."""
+    z, i, j = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.cdiv(a.shape[2], BK)):
+        x = ct.reshape(ct.load(a, (z, i, k), (1, BM, BK), padding_mode=ZERO), (BM, BK))
+        w = ct.reshape(ct.load(b, (z, k, j), (1, BK, BN), padding_mode=ZERO), (BK, BN))
+        acc = ct.mma(x, w, acc)
+    ct.store(c, (z, i, j), ct.reshape(acc.astype(c.dtype), (1, BM, BN)))
 
 
 def _attention_args(kernel):
@@ -149,11 +159,13 @@ def test_attention_spellings_are_staged_on_wgmma(kernel):
     assert report.instructions["wgmma"] > 0 and report.fallbacks == []
 
 
-@pytest.mark.parametrize("kernel", [gemm_plain, gemm_bias_relu, gemm_nk_transpose, gemm_nk_order],
-                         ids=lambda k: k.name)
+@pytest.mark.parametrize("kernel", [gemm_plain, gemm_bias_relu, gemm_nk_transpose, gemm_nk_order,
+                                    gemm_batched_reshape], ids=lambda k: k.name)
 def test_gemm_spellings_take_the_staged_k_loop(kernel):
     a = np.zeros((4096, 4096), BF)
     args = (a, a, np.zeros(4096, BF), a) if kernel is gemm_bias_relu else (a, a, a)
+    if kernel is gemm_batched_reshape:
+        args = (np.zeros((2, 4096, 4096), BF),) * 3
     report = ct.explain(kernel, (*args, 128, 256, 64))
     (loop,) = report.loops
     assert loop.path == "staged K loop", str(report)

@@ -9,7 +9,12 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import make_grouped_matmul, make_linear, make_matmul
+from tilelang.testing.kernels import (
+    make_batched_matmul,
+    make_grouped_matmul,
+    make_linear,
+    make_matmul,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -86,6 +91,30 @@ def test_unaligned_rows_fall_back_to_mma_sync():
     torch.cuda.synchronize()
     assert "cp.async" not in ct.compile(kernel, (a, b, c, 128, 128, 64)).ptx
     check(c, a, b)
+
+
+BATCHED = {4: make_batched_matmul(4), 8: make_batched_matmul(8)}
+
+
+@pytest.mark.parametrize("tile", [(128, 128, 64, 8), (64, 128, 64, 4)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_staged_batched_gemm(arch, tile):
+    """c[z] = a[z] @ b[z] from 3-d loads reshaped to 2-d (cuTile's batch_matmul spelling): the
+    whole-loop path too, each batch's tiles from its own matrices (3 batches of 300 x 1000 @
+    1000 x 264)."""
+    bm, bn, bk, warps = tile
+    batch, m, n, k = 3, 300, 264, 1000
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16)
+    c = torch.full((batch, m, n), float("nan"), device="cuda")
+    kernel = BATCHED[warps]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn), batch), kernel,
+              (a, b, c, bm, bn, bk))
+    torch.cuda.synchronize()
+    ptx = ct.compile(kernel, (a, b, c, bm, bn, bk), arch=arch).ptx
+    assert ENGINES[arch] in ptx and "cp.async" in ptx
+    for z in range(batch):
+        check(c[z], a[z], b[z])
 
 
 LINEAR = {4: make_linear(4), 8: make_linear(8)}

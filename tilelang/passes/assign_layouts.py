@@ -316,12 +316,12 @@ class _Assigner:
         a, b = op.operands[0], op.operands[1]
         acc = accumulator_layout(loop.bm, loop.bn, self.num_warps) if loop.engine == "wgmma" \
             else plan.c
-        loaded = loop.load_b.results[0]
-        if b != loaded:  # b transposes a load: the relabelled load layout, no conversion
-            b_layout = (self.layouts.get(loaded) or self.default(loaded)).permute((1, 0))
-        else:
-            b_layout = self.layouts.get(b) or self.default(b)
-        return self.layouts.get(a) or self.default(a), b_layout, acc
+        # the loads' layouts relabelled by their reshapes and transposes: no conversion
+        a_layout, b_layout = (
+            staged_loops.relabelled(self.layouts.get(load.results[0]) or
+                                    self.default(load.results[0]), chain)
+            for load, chain in ((loop.load_a, loop.chain_a), (loop.load_b, loop.chain_b)))
+        return a_layout, b_layout, acc
 
     def _subtile_layouts(self, op: ir.Operation) -> tuple[LinearLayout, dict[int, LinearLayout]]:
         """Layouts of a tile.cat / tile.extract / tile.insert (its tile operands come first)."""

@@ -9,7 +9,9 @@ A loop of the form
         acc = mma(x, w, acc)                   #   (BN, BK))) or load(b, .., order=(1, 0))
 
 with nothing else in its body but the scalar index arithmetic of the two loads is lowered as a
-whole: the tiles go from global to shared memory with `cp.async`, in a ring of stages several
+whole. The loads may read arrays of more dimensions, their tiles 1 in all but the last two and
+reshaped to 2-d (a batched product's `reshape(load(a, (b, i, k), (1, BM, BK)), (BM, BK))`).
+The tiles go from global to shared memory with `cp.async` (or TMA), in a ring of stages several
 iterations ahead, and an *engine* multiplies them from there: `wgmma.mma_async` on sm_90
 (simt/wgmma.py), else `ldmatrix` + `mma.sync` (simt/mma_ring.py). The analysis is shared by the
 passes that must agree on it: tile-pipeline-loads leaves such loops alone, tile-assign-layouts
@@ -56,6 +58,9 @@ class MatmulLoop:
     b_k_major: bool = False  # b is given as (N, K), the transpose of its (BN, BK) tiles
     itemsize: int = 2  # of the inputs: 2 (f16, bf16) or 1 (fp8)
     tma: bool = False  # copied by TMA boxes (simt/tma_matmul.py): B's stages panel-major
+    # the reshapes (and B's transpose) from each load to the product's operand, load first
+    chain_a: tuple[ir.Operation, ...] = ()
+    chain_b: tuple[ir.Operation, ...] = ()
 
     @property
     def a(self) -> wgmma.Operand:
@@ -89,17 +94,21 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
                   f"{len(mmas)} products (a plain K loop carries only its accumulator and has "
                   "one)")
     mma = mmas[0]
-    transpose = _transpose_of_load(mma.operands[1], body)
-    loads = [defining_op(mma.operands[0]),
-             defining_op(transpose.operands[0]) if transpose else defining_op(mma.operands[1])]
-    b_orders = ((0, 1),) if transpose else ((0, 1), (1, 0))
+    if any(len(shape_of(v.type)) != 2 for v in list(mma.operands)[:2]):
+        return no("the product is batched (3-d operands)")
+    load_a, chain_a, a_transposed = _operand_chain(mma.operands[0], body)
+    load_b, chain_b, transposed = _operand_chain(mma.operands[1], body)
+    if a_transposed:
+        return no("A is a transposed tile (the whole K loop takes A with K contiguous)")
+    loads = [load_a, load_b]
+    b_orders = ((0, 1),) if transposed else ((0, 1), (1, 0))
     if not _accumulates(mma, body):
         return no("the product's accumulator is not the loop's carried value, used by the "
                   "product alone")
     if not _is_operand_load(loads[0], body, ((0, 1),), "A") or \
             not _is_operand_load(loads[1], body, b_orders, "B"):
         return None
-    parts = [mma, *loads] + ([transpose] if transpose else [])
+    parts = [mma, *loads, *chain_a, *chain_b]
     index_ops = _index_ops(body, inner, parts)
     itemsize = _input_bytes(mma)
     if index_ops is None:
@@ -107,7 +116,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     if itemsize is None:
         return no("the inputs are not both float16, both bfloat16 or both float8 into a "
                   "float32 accumulator")
-    k_major_b = transpose is not None or tuple(ops.array_attr(loads[1], "order")) == (1, 0)
+    k_major_b = transposed or tuple(ops.array_attr(loads[1], "order")) == (1, 0)
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
     wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
     engine = "wgmma" if wgmma_ok else "mma.sync"
@@ -129,7 +138,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return no(f"{MIN_STAGES[engine]} stages of {stage} bytes do not fit the shared memory "
                   "a block may use")
     return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
-                      stages, k_major_b, itemsize)
+                      stages, k_major_b, itemsize, chain_a=chain_a, chain_b=chain_b)
 
 
 def mma_ring_fits(m: int, n: int, k: int, num_warps: int) -> bool:
@@ -166,15 +175,27 @@ def _accumulates(mma: ir.Operation, body: ir.Block) -> bool:
             and uses[0].owner == terminator)
 
 
-def _transpose_of_load(value: ir.Value, body: ir.Block) -> ir.Operation | None:
-    """The tile.permute (1, 0) in the body that makes `value` from a load, read by it only."""
+def _operand_chain(value: ir.Value, body: ir.Block
+                   ) -> tuple[ir.Operation | None, tuple[ir.Operation, ...], bool]:
+    """(the op `value` comes from through reshapes that add or drop unit dimensions and at most
+    one (1, 0) transpose, each in the body and read once; those ops, first to last; whether one
+    transposes)."""
+    chain: list[ir.Operation] = []
+    transposed = False
     op = defining_op(value)
-    if op is None or name(op) != "tile.permute" or op.parent != body.owner:
-        return None
-    if tuple(ops.array_attr(op, "axes")) != (1, 0) or len(list(op.results[0].uses)) != 1:
-        return None
-    source = defining_op(op.operands[0])
-    return op if source is not None and name(source) == "tile.load" else None
+    while op is not None and op.parent == body.owner and \
+            name(op) in ("tile.reshape", "tile.permute") and len(list(op.results[0].uses)) == 1:
+        if name(op) == "tile.permute":
+            if transposed or tuple(ops.array_attr(op, "axes")) != (1, 0):
+                break
+            transposed = True
+        else:
+            src, dst = shape_of(op.operands[0].type), shape_of(op.results[0].type)
+            if [d for d in src if d != 1] != [d for d in dst if d != 1]:
+                break
+        chain.insert(0, op)
+        op = defining_op(op.operands[0])
+    return op, tuple(chain), transposed
 
 
 def _is_operand_load(load: ir.Operation | None, body: ir.Block,
@@ -188,15 +209,18 @@ def _is_operand_load(load: ir.Operation | None, body: ir.Block,
     if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
         return refuse(f"the load of {which} is also read by other ops, or is a tiled view's")
     dtype, unit, align = parse_array_type(load.operands[0].type)
+    shape = shape_of(load.results[0].type)
+    if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
+        return refuse(f"{which}'s tile {shape} has more than two dimensions above 1")
     # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
-    if len(unit) != 2:
-        return refuse(f"{which} is loaded from a {len(unit)}-d array (whole K loops take 2-d)")
-    if not (unit[1] and not unit[0] and align >= 16):
+    if not (unit[-1] and not unit[-2] and align >= 16):
         return refuse(f"{which}'s array is not known to have contiguous, 16-byte aligned rows "
                       "(its last stride 1, its base and other strides multiples of 16 bytes)")
     if dtype.itemsize > 2:
         return refuse(f"{which} is {dtype.name} (tensor cores take 16- and 8-bit inputs)")
     order = tuple(ops.array_attr(load, "order"))
+    if len(order) > 2 and order == tuple(range(len(order))):  # unit dimensions, in order
+        order = (0, 1)
     if order not in orders:
         return refuse(f"{which} is loaded with order={order}")
     return not no_if(ops.str_attr(load, "padding_mode") not in ("zero", "undetermined"),

@@ -188,11 +188,15 @@ def a_layout(m: int, k: int, num_warps: int) -> LinearLayout:
 
 
 def chain_layout(operand: StagedOperand, load_layout: LinearLayout) -> LinearLayout:
-    """The layout the mma's operand has when the load keeps `load_layout`: the chain's
-    relabellings applied in order (no data moves: the loop reads shared memory, not
-    registers)."""
+    """The layout the mma's operand has when the load keeps `load_layout`."""
+    return relabelled(load_layout, operand.chain)
+
+
+def relabelled(load_layout: LinearLayout, chain: tuple[ir.Operation, ...]) -> LinearLayout:
+    """`load_layout` through a chain of reshapes and permutes, in order (no data moves: the
+    loop reads shared memory, not registers)."""
     layout = load_layout
-    for op in operand.chain:
+    for op in chain:
         if name(op) == "tile.reshape":
             layout = layout.reshape(_padded(shape_of(op.results[0].type)))
         else:
