@@ -253,8 +253,10 @@ def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
             whole = matmul_loop(loop, arch, warps)
             staged = staged_loop(loop, arch, warps) if whole is None else None
         if whole is not None:
+            transposed = ", B transposed there first (8-bit B given as (K, N))" \
+                if whole.b_transposed_here else ""
             return ProductReport(_line(op), shape, dtypes,
-                                 f"{whole.engine}, both operands from shared memory",
+                                 f"{whole.engine}, both operands from shared memory{transposed}",
                                  whole.engine == "wgmma" or arch not in WGMMA_ARCHS)
         if staged is not None:
             mma = staged.mma_of(op)

@@ -137,10 +137,13 @@ def test_fp8_runs_on_wgmma_with_k_major_operands_only():
     ptx = ct.compile(make_linear(8), (x, x, np.zeros((1000, 1000), np.float32), 128, 128, 128),
                      arch="sm_90").ptx
     assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
-    # b as (K, N): wgmma has no transposed form for 8-bit inputs, so the general path
+    assert "prmt" not in ptx  # B given (N, K): K-major as staged
+    # b as (K, N): wgmma has no transposed form for 8-bit inputs, so each stage's B is
+    # transposed in shared memory (simt/byte_transpose.py): 8 x 8-byte blocks, 32 prmt each
     ptx = ct.compile(make_matmul(8), (x, x, np.zeros((1000, 1024), np.float32), 128, 128, 128),
                      arch="sm_90").ptx
-    assert "wgmma" not in ptx and not copies_operands(ptx)
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
+    assert ptx.count("prmt.b32") == 32 and ptx.count("ld.shared.v2.b32") == 8
 
 
 def test_num_warps_is_chosen_from_the_products_when_not_given():

@@ -156,6 +156,49 @@ def test_fp8_linear_on_wgmma(dtype):
     check(y, x.float(), w.float().T, unit=2.0**-13)
 
 
+@pytest.mark.parametrize("copies", ["tma, producer warpgroup", "tma, thread 0", "cp.async"])
+@pytest.mark.parametrize(("tile", "dtype"), [
+    ((128, 128, 128, 8), torch.float8_e4m3fn), ((128, 128, 128, 8), torch.float8_e5m2),
+    ((64, 128, 128, 4), torch.float8_e4m3fn), ((128, 64, 128, 4), torch.float8_e4m3fn)],
+    ids=str)
+def test_fp8_gemm_with_b_given_k_by_n(monkeypatch, copies, tile, dtype):
+    """fp8 x fp8 with B stored (K, N), as cuTile's matmul_kernel takes it: wgmma reads 8-bit B
+    K-major only, so each stage's B is transposed in shared memory first
+    (simt/byte_transpose.py); every way the stages are filled (128 x 64 tiles are always
+    cp.async's: a TMA box is 128 bytes wide). K = 1008: the last K tile partial; M, N not
+    multiples of the tile (N = 272: rows 16-byte aligned, as cp.async and TMA need)."""
+    monkeypatch.setenv("TILELANG_TMA", "0" if copies == "cp.async" else "1")
+    monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", "1" if "producer" in copies else "0")
+    bm, bn, bk, warps = tile
+    m, n, k = 300, 272, 1008
+    a = (torch.randn(m, k, device="cuda") * 4).to(dtype)
+    b = (torch.randn(k, n, device="cuda") * 4).to(dtype)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    kernel = KERNELS[warps]  # (the settings are in the compile cache's key)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel,
+              (a, b, c, bm, bn, bk))
+    torch.cuda.synchronize()
+    ptx = ct.compile(kernel, (a, b, c, bm, bn, bk)).ptx
+    assert f"m64n{bn}k32" in ptx and "mma.sync" not in ptx
+    check(c, a.float(), b.float(), unit=2.0**-13)
+
+
+def test_fp8_batched_gemm_with_b_given_k_by_n():
+    """cuTile's batch_matmul spelling in fp8 (3-d tiles reshaped, B (K, N)): the whole-loop
+    path with B transposed in shared memory, each batch right."""
+    batch, m, n, k = 3, 200, 144, 528
+    a = (torch.rand(batch, m, k, device="cuda")).to(torch.float8_e4m3fn)
+    b = (torch.rand(batch, k, n, device="cuda")).to(torch.float8_e4m3fn)
+    c = torch.full((batch, m, n), float("nan"), device="cuda")
+    kernel = BATCHED[8]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 128), ct.cdiv(n, 128), batch), kernel,
+              (a, b, c, 128, 128, 128))
+    torch.cuda.synchronize()
+    assert "m64n128k32.f32.e4m3.e4m3" in ct.compile(kernel, (a, b, c, 128, 128, 128)).ptx
+    for z in range(batch):
+        check(c[z], a[z].float(), b[z].float(), unit=2.0**-13)
+
+
 def test_num_warps_chosen_by_the_compiler_launches_that_many():
     """A kernel without num_warps: the compiler picks 8 warps for 128 x 256 tiles (the binary
     records it, the launch uses 256 threads), and the result is right; a second kernel object

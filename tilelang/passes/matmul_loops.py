@@ -39,6 +39,10 @@ MAX_STAGES = 8  # more stages: more bytes in flight (memory-bound shapes gain mo
 # the ring holds the stage being multiplied, the ones being copied, and for wgmma the stage
 # its previous (still running) instructions read
 MIN_STAGES = {"wgmma": 3, "mma.sync": 2}
+# B's transposed copies (MatmulLoop.b_transposed_here): the one written in iteration j was last
+# read by wgmma j - 3, which every warpgroup waited for before the block barrier of j - 1 that
+# orders that iteration's copy before its wgmma (simt/wgmma.py)
+TRANSPOSED_SLOTS = 3
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,23 @@ class MatmulLoop:
     def stage_bytes(self) -> int:
         return self.a.bytes + self.b.bytes
 
+    @property
+    def b_transposed_here(self) -> bool:
+        """8-bit B given (K, N): wgmma reads 8-bit B K-major only, so each stage's B is
+        transposed in shared memory (simt/byte_transpose.py) into one of TRANSPOSED_SLOTS
+        buffers past the ring, which wgmma reads."""
+        return self.itemsize == 1 and not self.b_k_major
+
+    @property
+    def b_read(self) -> wgmma.Operand:
+        """B as wgmma reads it: its stage, or its transposed copy."""
+        return wgmma.Operand(self.bn, self.bk, True, 1) if self.b_transposed_here else self.b
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Shared memory past the ring: the transposed copies of B."""
+        return TRANSPOSED_SLOTS * self.bn * self.bk if self.b_transposed_here else 0
+
 
 def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | None:
     """The loop's parts when it is lowered whole for `arch`, else None."""
@@ -120,19 +141,20 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
     wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
     engine = "wgmma" if wgmma_ok else "mma.sync"
-    if itemsize == 1 and not (wgmma_ok and k_major_b):  # wgmma, both operands K-major only
-        return no("8-bit inputs need wgmma (sm_90) with B given as (N, K)")
+    if itemsize == 1 and not wgmma_ok:
+        return no("8-bit inputs need wgmma (sm_90)")
     if not (wgmma.fits(bm, bn, bk, itemsize, num_warps) if wgmma_ok else
             mma_ring_fits(bm, bn, bk, num_warps)):
         return no(f"{engine} does not cover a {bm}x{bk} @ {bk}x{bn} product with "
                   f"{num_warps} warps from shared memory")
     stage = (bm * bk + bk * bn) * itemsize
+    scratch = TRANSPOSED_SLOTS * bn * bk if itemsize == 1 and not k_major_b else 0
     # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
-    limit = target(arch).shared_per_block - 1024 - 16 * MAX_STAGES
+    limit = target(arch).shared_per_block - 1024 - 16 * MAX_STAGES - scratch
     occupancy = kernel_occupancy(loop)
     if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
         per_block = target(arch).shared_for(occupancy)
-        limit = min(limit, per_block - 1024 - 16 * MAX_STAGES)
+        limit = min(limit, per_block - 1024 - 16 * MAX_STAGES - scratch)
     stages = min(MAX_STAGES, limit // stage)
     if stages < MIN_STAGES[engine]:
         return no(f"{MIN_STAGES[engine]} stages of {stage} bytes do not fit the shared memory "

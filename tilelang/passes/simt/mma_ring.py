@@ -31,6 +31,7 @@ class MmaRingEngine:
     def __init__(self, lw: Lowering, plan: MatmulLoop):
         self.lw, self.plan = lw, plan
         self.ahead = plan.stages - 1  # ldmatrix is done with a stage when it retires
+        self.scratch_bytes = 0
         self.dtype = dtype_of(plan.mma.operands[0].type)
         self.atom = ATOMS["bf16" if self.dtype is dt.bfloat16 else "f16"]
         self.layout = mma_layouts((plan.bm, plan.bk), (plan.bk, plan.bn), self.atom,
@@ -57,6 +58,9 @@ class MmaRingEngine:
         else:  # rows of k, chunks of n: .trans
             self.b_row = row
             self.b_chunk = arith.addi(arith.muli(warp_n, const(i32(), self.per_n // 8)), column)
+
+    def use_scratch(self, address: ir.Value) -> None:
+        pass
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]:
         return list(regs)

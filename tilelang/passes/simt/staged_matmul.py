@@ -41,6 +41,9 @@ class Engine(Protocol):
 
     ahead: int  # iterations the copies run ahead
     layout: LinearLayout  # the accumulator's
+    scratch_bytes: int  # shared memory the engine needs past the ring
+
+    def use_scratch(self, address: ir.Value) -> None: ...
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]: ...
 
@@ -54,10 +57,12 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     lb, ub, step = (lw.get(v) for v in list(loop.operands)[:3])
     init = lw.tile(list(loop.operands)[3])
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
-    lw.need_shared(plan.stages * plan.stage_bytes + 1024)  # + the 1024-byte alignment
+    # + the 1024-byte alignment
+    lw.need_shared(plan.stages * plan.stage_bytes + 1024 + engine.scratch_bytes)
     parts = [CopyPart(plan.load_a, plan.a, 0),
              CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
     copies = Copies(lw, loop, parts, plan.index_ops, plan.stage_bytes)
+    engine.use_scratch(copies.stage_address(const(i32(), plan.stages)))
     ahead = engine.ahead
     gpu.barrier()  # an earlier conversion may still read the shared buffer
     for d in range(ahead):

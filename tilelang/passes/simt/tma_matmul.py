@@ -36,7 +36,7 @@ from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.stage_copies import CopyPart
 from tilelang.passes.simt.staged_matmul import Engine
 from tilelang.passes.simt.tma_ring import TmaRing
-from tilelang.passes.simt.values import Distributed, i32
+from tilelang.passes.simt.values import Distributed, i32, i64
 
 
 def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
@@ -52,6 +52,7 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
         ring, start, lead = spec.ring(lw, spec.next_loop(loop)), spec.start_count(), 0
     else:
         ring, start, lead = _thread0_ring(lw, plan), const(i32(), 0), plan.stages - 1
+    engine.use_scratch(arith.addi(ring.base, const(i64(), ring.bytes)))
     for d in range(lead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         ring.produce(iv, ub, const(i32(), d), refill=False)
@@ -80,10 +81,12 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
 def _thread0_ring(lw: Lowering, plan: MatmulLoop) -> TmaRing:
     """The loop's own ring at the buffer's start, its barriers initialized."""
     stages = plan.stages
-    lw.need_shared(stages * plan.stage_bytes + 1024 + tma_ring.barrier_bytes(stages))
+    lw.need_shared(stages * plan.stage_bytes + 1024 + plan.scratch_bytes +
+                   tma_ring.barrier_bytes(stages))
     parts = [CopyPart(plan.load_a, plan.a, 0),
              CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
-    ring = TmaRing(lw, plan.loop, parts, plan.index_ops, plan.stage_bytes, stages)
+    ring = TmaRing(lw, plan.loop, parts, plan.index_ops, plan.stage_bytes, stages,
+                   after_bytes=plan.scratch_bytes)
     # earlier conversions wrote the buffer through the generic proxy; TMA writes it through
     # the async one
     nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),

@@ -86,7 +86,8 @@ def ring_loop(plan: MatmulLoop | StagedLoop) -> RingLoop:
     if isinstance(plan, MatmulLoop):
         parts = (CopyPart(plan.load_a, plan.a, 0),
                  CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped))
-        return RingLoop(plan.loop, parts, plan.index_ops, plan.stages, plan.stage_bytes, 0)
+        return RingLoop(plan.loop, parts, plan.index_ops, plan.stages, plan.stage_bytes,
+                        plan.scratch_bytes)
     parts = tuple(CopyPart(o.load, o.operand, o.offset) for o in plan.operands)
     return RingLoop(plan.loop, parts, plan.index_ops, plan.stages, plan.stage_bytes,
                     plan.once_bytes)

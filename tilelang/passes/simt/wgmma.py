@@ -2,7 +2,8 @@
 sm_90a: per stage, `wgmma.mma_async.m64nBNk16` reads A and B through matrix descriptors (K-major
 A, N-major B, 128-byte swizzle: layout/wgmma.py), BK / 16 instructions per 64 rows of each
 warpgroup; the accumulator is carried as the struct wgmma updates in place, and each iteration
-waits until only its own wgmma runs.
+waits until only its own wgmma runs. 8-bit B given (K, N) is first transposed by the block into
+a K-major copy past the ring (MatmulLoop.b_transposed_here), then a block barrier.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import mlir.ir as ir
-from mlir.dialects import arith, llvm, nvvm
+from mlir.dialects import arith, gpu, llvm, nvvm
 
 from tilelang.dialect import dtype_of
 from tilelang.layout import wgmma
-from tilelang.passes.matmul_loops import MatmulLoop
+from tilelang.passes.matmul_loops import TRANSPOSED_SLOTS, MatmulLoop
+from tilelang.passes.simt.byte_transpose import transpose_bytes
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.values import i32, i64
 
@@ -25,17 +27,41 @@ class WgmmaEngine:
         self.ahead = plan.stages - 2
         self.layout = wgmma.accumulator_layout(plan.bm, plan.bn, lw.num_warps)
         self.per_struct = plan.bn // 2
+        self.scratch_bytes = plan.scratch_bytes
+        self.scratch: ir.Value | None = None  # B's transposed copies (MatmulLoop.scratch_bytes)
+
+    def use_scratch(self, address: ir.Value) -> None:
+        self.scratch = address
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]:
         n = self.per_struct
-        return [pack_struct(regs[i:i + n]) for i in range(0, len(regs), n)]
+        structs = [pack_struct(regs[i:i + n]) for i in range(0, len(regs), n)]
+        # with B transposed here: the slot of its next copy, carried after the accumulators
+        return structs + ([const(i32(), 0)] if self.plan.b_transposed_here else [])
 
     def multiply(self, stage: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
-        return _multiply(self.lw, self.plan, stage, carried)
+        plan = self.plan
+        if not plan.b_transposed_here:
+            return _multiply(self.lw, plan, stage, arith.addi(stage, const(i64(), plan.a.bytes)),
+                             carried)
+        *accs, slot = carried
+        assert self.scratch is not None, "the loop's lowering places the transposed copies"
+        copy = arith.addi(self.scratch, arith.muli(arith.extui(i64(), slot),
+                                                   const(i64(), plan.b_read.bytes)))
+        transpose_bytes(self.lw, arith.addi(stage, const(i64(), plan.a.bytes)), plan.b, copy,
+                        plan.b_read)
+        # written through the generic proxy, read by wgmma through the async one
+        nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
+                          space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
+        gpu.barrier()
+        accs = _multiply(self.lw, plan, stage, copy, accs)
+        last = arith.cmpi(arith.CmpIPredicate.eq, slot, const(i32(), TRANSPOSED_SLOTS - 1))
+        return [*accs, arith.select(last, const(i32(), 0), arith.addi(slot, const(i32(), 1)))]
 
     def finish(self, carried: list[ir.Value]) -> list[ir.Value]:
         nvvm.WgmmaWaitGroupSyncOp(0)
-        return [llvm.extractvalue(ir.F32Type.get(), s, [i]) for s in carried
+        structs = carried[:-1] if self.plan.b_transposed_here else carried
+        return [llvm.extractvalue(ir.F32Type.get(), s, [i]) for s in structs
                 for i in range(self.per_struct)]
 
 
@@ -53,24 +79,24 @@ def pack_struct(regs: Sequence[ir.Value]) -> ir.Value:
 # ----- the products ----------------------------------------------------------------------------
 
 
-def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value,
+def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
               accs: list[ir.Value]) -> list[ir.Value]:
-    """One stage's wgmma instructions for this warpgroup; returns the updated accumulators."""
+    """One stage's wgmma instructions for this warpgroup (A from the stage, B at `b_base`);
+    returns the updated accumulators."""
     groups = lw.num_warps // wgmma.WARPGROUP
     rows = plan.bm // groups
     group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
     a_rows = arith.muli(arith.extui(i64(), group), const(i64(), rows * wgmma.ROW_BYTES))
     a_base = arith.addi(stage, a_rows)
-    b_base = arith.addi(stage, const(i64(), plan.a.bytes))
     a_type, b_type = (dtype_of(v.type).name for v in list(plan.mma.operands)[:2])
-    kinds = wgmma_kinds(a_type, b_type, plan.b_k_major)
+    kinds = wgmma_kinds(a_type, b_type, plan.b_read.k_major)
     nvvm.WgmmaFenceAlignedOp()
     out = list(accs)
-    descs_a, descs_b = Descriptors(a_base, plan.a), Descriptors(b_base, plan.b)
+    descs_a, descs_b = Descriptors(a_base, plan.a), Descriptors(b_base, plan.b_read)
     for m_block in range(len(out)):
         for k_step in range(plan.bk // wgmma.instr_k(plan.itemsize)):
             desc_a = descs_a.at(plan.a.step_offset(k_step, m_block))
-            desc_b = descs_b.at(plan.b.step_offset(k_step))
+            desc_b = descs_b.at(plan.b_read.step_offset(k_step))
             out[m_block] = wgmma_ss(out[m_block], desc_a, desc_b, plan.bn,
                                   wgmma.instr_k(plan.itemsize), kinds)
     nvvm.WgmmaGroupSyncAlignedOp()
