@@ -144,6 +144,9 @@ BATCH_SHAPES = ((2, 1024, 1024, 1024), (4, 8192, 8192, 2000), (8, 12288, 4096, 2
 # from cuTile's search space: tm, tn in (128, 256), tk in (32, 64, 128), num_ctas in (1, 2)
 MATMUL_ALTERNATES = tuple({"tm": m, "tn": n, "tk": k, "num_ctas": 1} for m, n, k in (
     (128, 128, 64), (128, 256, 64), (256, 128, 64), (128, 128, 32)))
+# float8 rows of 128 bytes need tk = 128 (wgmma's 8-bit operands: one swizzle row)
+FP8_MATMUL_ALTERNATES = tuple({"tm": m, "tn": n, "tk": k, "num_ctas": 1} for m, n, k in (
+    (128, 128, 128), (256, 128, 128), (128, 128, 64)))
 BATCH_ALTERNATES = tuple({"tm": m, "tn": n, "tk": k, "num_ctas": 1} for m, n, k in (
     (128, 128, 128), (128, 256, 128), (128, 128, 64)))
 # tm in (32, 64), tn in (64, 128), tk in (128, 256), split_k in (2, 4, 8)
@@ -249,7 +252,8 @@ def matmul_case(family: str, m: int, n: int, k: int, dt: str) -> Case:
         mod = env.module("matmul")
         kernel = mod.persistent_matmul_kernel if persistent else mod.matmul_kernel
         ours = []
-        for label, c in env.configs(family, {}, MATMUL_ALTERNATES, gemm_label):
+        alternates = FP8_MATMUL_ALTERNATES if dt.startswith("fp8") else MATMUL_ALTERNATES
+        for label, c in env.configs(family, {}, alternates, gemm_label):
             tm, tn, tk = c["tm"], c["tn"], c["tk"]
             tiles = cdiv(m / tm) * cdiv(n / tn)
             grid = (min(env.num_sms, tiles),) if persistent else (tiles, 1, 1)

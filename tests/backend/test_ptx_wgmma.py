@@ -146,6 +146,28 @@ def test_fp8_runs_on_wgmma_with_k_major_operands_only():
     assert ptx.count("prmt.b32") == 32 and ptx.count("ld.shared.v2.b32") == 8
 
 
+@pytest.mark.parametrize("maker", [make_linear, make_matmul], ids=["b_nk", "b_kn"])
+@pytest.mark.parametrize("copies", ["producer warpgroup", "thread 0", "cp.async"])
+def test_fp8_products_are_promoted_without_serializing_wgmma(monkeypatch, maker, copies):
+    """8-bit products: each stage's wgmma start from zero (scale-d 0) and, once waited for, are
+    added to float32 registers (WgmmaEngine's promotion); ptxas must not serialize the
+    kernel's wgmma for it (it does when a stage's registers are read after the next wgmma
+    were issued)."""
+    monkeypatch.setenv("TILELANG_TMA", "0" if copies == "cp.async" else "1")
+    monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", "1" if copies == "producer warpgroup" else "0")
+    f8 = ml_dtypes.float8_e4m3fn
+    x = np.zeros((1024, 1024), f8)
+    compiled = ct.compile(maker(8), (x, x, np.zeros((1024, 1024), np.float32), 128, 128, 128),
+                          arch="sm_90")
+    ptx = compiled.ptx
+    loop = ptx[ptx.index("wgmma.fence"):]
+    assert "wgmma.wait_group.sync.aligned \t0" in loop.replace(" \t", " \t") or \
+        "wgmma.wait_group.sync.aligned 	0" in loop
+    assert ptx.count("add.rn.f32") >= 64  # 128 x 128 / 256 threads: a float32 add each
+    resources = compiled.resources()
+    assert not resources.wgmma_serialized and resources.spill_stores == 0
+
+
 def test_num_warps_is_chosen_from_the_products_when_not_given():
     """A kernel without num_warps (cuTile's have none) gets 8 warps for a 128 x 256
     accumulator, and its K loop then runs on wgmma; small products keep 4."""

@@ -143,6 +143,9 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     engine = "wgmma" if wgmma_ok else "mma.sync"
     if itemsize == 1 and not wgmma_ok:
         return no("8-bit inputs need wgmma (sm_90)")
+    if itemsize == 1 and not k_major_b and bn % wgmma.ROW_BYTES:
+        return no(f"8-bit B given as (K, N) is staged in rows of 128 bytes; BN = {bn} is not a "
+                  "multiple of 128")
     if not (wgmma.fits(bm, bn, bk, itemsize, num_warps) if wgmma_ok else
             mma_ring_fits(bm, bn, bk, num_warps)):
         return no(f"{engine} does not cover a {bm}x{bk} @ {bk}x{bn} product with "

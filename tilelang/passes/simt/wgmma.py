@@ -22,11 +22,21 @@ from tilelang.passes.simt.values import i32, i64
 
 
 class WgmmaEngine:
+    """Carries the accumulator as wgmma's structs, or for 8-bit inputs (`promote`) as plain
+    float32 registers: wgmma accumulates 8-bit products with about 14 bits of mantissa
+    (cuBLAS's "fast accumulation"), which over K = 2560 positive products loses 4%, so each
+    stage's products start from zero and are added to the float32 accumulator once they
+    retire (cuBLAS's default; a stage of BK = 128 is CUTLASS's promotion interval). The adds
+    follow a wait for the stage's own wgmma: ptxas serializes every wgmma of a kernel when
+    registers a wgmma may still write are read before a wait it can see covers them (a
+    stage's products carried to the next iteration and added there, after its waits, were)."""
+
     def __init__(self, lw: Lowering, plan: MatmulLoop):
         self.lw, self.plan = lw, plan
         self.ahead = plan.stages - 2
         self.layout = wgmma.accumulator_layout(plan.bm, plan.bn, lw.num_warps)
         self.per_struct = plan.bn // 2
+        self.promote = plan.itemsize == 1
         self.scratch_bytes = plan.scratch_bytes
         self.scratch: ir.Value | None = None  # B's transposed copies (MatmulLoop.scratch_bytes)
 
@@ -34,33 +44,45 @@ class WgmmaEngine:
         self.scratch = address
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]:
+        """[the accumulator (registers, or structs), the slot of B's next transposed copy when
+        it has one]."""
         n = self.per_struct
-        structs = [pack_struct(regs[i:i + n]) for i in range(0, len(regs), n)]
-        # with B transposed here: the slot of its next copy, carried after the accumulators
-        return structs + ([const(i32(), 0)] if self.plan.b_transposed_here else [])
+        carried = list(regs) if self.promote else [pack_struct(regs[i:i + n])
+                                                   for i in range(0, len(regs), n)]
+        return carried + ([const(i32(), 0)] if self.plan.b_transposed_here else [])
 
     def multiply(self, stage: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
         plan = self.plan
-        if not plan.b_transposed_here:
-            return _multiply(self.lw, plan, stage, arith.addi(stage, const(i64(), plan.a.bytes)),
-                             carried)
-        *accs, slot = carried
-        assert self.scratch is not None, "the loop's lowering places the transposed copies"
-        copy = arith.addi(self.scratch, arith.muli(arith.extui(i64(), slot),
-                                                   const(i64(), plan.b_read.bytes)))
-        transpose_bytes(self.lw, arith.addi(stage, const(i64(), plan.a.bytes)), plan.b, copy,
-                        plan.b_read)
-        # written through the generic proxy, read by wgmma through the async one
-        nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
-                          space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
-        gpu.barrier()
-        accs = _multiply(self.lw, plan, stage, copy, accs)
+        slot = carried[-1] if plan.b_transposed_here else None
+        accs = carried[:-1] if slot is not None else carried
+        b_base = arith.addi(stage, const(i64(), plan.a.bytes))
+        if slot is not None:
+            assert self.scratch is not None, "the loop's lowering places the transposed copies"
+            copy = arith.addi(self.scratch, arith.muli(arith.extui(i64(), slot),
+                                                       const(i64(), plan.b_read.bytes)))
+            transpose_bytes(self.lw, b_base, plan.b, copy, plan.b_read)
+            # written through the generic proxy, read by wgmma through the async one
+            nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
+                              space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
+            gpu.barrier()
+            b_base = copy
+        if self.promote:
+            fresh = _multiply(self.lw, plan, stage, b_base,
+                              [None] * (len(accs) // self.per_struct), in_flight=0)
+            accs = [arith.addf(r, v) for r, v in zip(accs, self._values(fresh), strict=True)]
+        else:
+            accs = _multiply(self.lw, plan, stage, b_base, accs)
+        if slot is None:
+            return accs
         last = arith.cmpi(arith.CmpIPredicate.eq, slot, const(i32(), TRANSPOSED_SLOTS - 1))
         return [*accs, arith.select(last, const(i32(), 0), arith.addi(slot, const(i32(), 1)))]
 
     def finish(self, carried: list[ir.Value]) -> list[ir.Value]:
         nvvm.WgmmaWaitGroupSyncOp(0)
-        structs = carried[:-1] if self.plan.b_transposed_here else carried
+        accs = carried[:-1] if self.plan.b_transposed_here else carried
+        return accs if self.promote else self._values(accs)
+
+    def _values(self, structs: list[ir.Value]) -> list[ir.Value]:
         return [llvm.extractvalue(ir.F32Type.get(), s, [i]) for s in structs
                 for i in range(self.per_struct)]
 
@@ -80,9 +102,10 @@ def pack_struct(regs: Sequence[ir.Value]) -> ir.Value:
 
 
 def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
-              accs: list[ir.Value]) -> list[ir.Value]:
-    """One stage's wgmma instructions for this warpgroup (A from the stage, B at `b_base`);
-    returns the updated accumulators."""
+              accs: Sequence[ir.Value | None], in_flight: int = 1) -> list[ir.Value]:
+    """One stage's wgmma instructions for this warpgroup (A from the stage, B at `b_base`),
+    then a wait until `in_flight` groups run (this one: 1); returns the updated accumulators
+    (None: a 64-row block's products start from zero)."""
     groups = lw.num_warps // wgmma.WARPGROUP
     rows = plan.bm // groups
     group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
@@ -93,14 +116,18 @@ def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
     nvvm.WgmmaFenceAlignedOp()
     out = list(accs)
     descs_a, descs_b = Descriptors(a_base, plan.a), Descriptors(b_base, plan.b_read)
+    zero = {**kinds, "scaleD": ir.Attribute.parse("#nvvm.wgmma_scale_out<zero>")}
     for m_block in range(len(out)):
         for k_step in range(plan.bk // wgmma.instr_k(plan.itemsize)):
             desc_a = descs_a.at(plan.a.step_offset(k_step, m_block))
             desc_b = descs_b.at(plan.b_read.step_offset(k_step))
-            out[m_block] = wgmma_ss(out[m_block], desc_a, desc_b, plan.bn,
-                                  wgmma.instr_k(plan.itemsize), kinds)
+            acc, step_kinds = out[m_block], kinds
+            if acc is None:  # D is not read: its registers' old contents do not matter
+                acc, step_kinds = llvm.UndefOp(_struct_type(plan.bn // 2)).result, zero
+            out[m_block] = wgmma_ss(acc, desc_a, desc_b, plan.bn,
+                                  wgmma.instr_k(plan.itemsize), step_kinds)
     nvvm.WgmmaGroupSyncAlignedOp()
-    nvvm.WgmmaWaitGroupSyncOp(1)
+    nvvm.WgmmaWaitGroupSyncOp(in_flight)
     return out
 
 
