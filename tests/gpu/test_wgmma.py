@@ -164,8 +164,8 @@ def test_fp8_linear_on_wgmma(dtype):
 @pytest.mark.parametrize("copies", ["tma, producer warpgroup", "tma, thread 0", "cp.async"])
 @pytest.mark.parametrize(("tile", "dtype"), [
     ((128, 128, 128, 8), torch.float8_e4m3fn), ((128, 128, 128, 8), torch.float8_e5m2),
-    ((64, 128, 128, 4), torch.float8_e4m3fn), ((128, 128, 128, 4), torch.float8_e4m3fn)],
-    ids=str)
+    ((64, 128, 128, 4), torch.float8_e4m3fn), ((128, 128, 128, 4), torch.float8_e4m3fn),
+    ((128, 256, 128, 8), torch.float8_e4m3fn)], ids=str)
 def test_fp8_gemm_with_b_given_k_by_n(monkeypatch, copies, tile, dtype):
     """fp8 x fp8 with B stored (K, N), as cuTile's matmul_kernel takes it: wgmma reads 8-bit B
     K-major only, so each stage's B is transposed in shared memory first

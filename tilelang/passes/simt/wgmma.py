@@ -20,6 +20,8 @@ from tilelang.passes.simt.byte_transpose import transpose_bytes
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.values import i32, i64
 
+PROMOTED_COLUMNS = 128  # of one 64-row block: 64 registers a thread
+
 
 class WgmmaEngine:
     """Carries the accumulator as wgmma's structs, or for 8-bit inputs (`promote`) as plain
@@ -67,9 +69,7 @@ class WgmmaEngine:
             gpu.barrier()
             b_base = copy
         if self.promote:
-            fresh = _multiply(self.lw, plan, stage, b_base,
-                              [None] * (len(accs) // self.per_struct), in_flight=0)
-            accs = [arith.addf(r, v) for r, v in zip(accs, self._values(fresh), strict=True)]
+            accs = self._promoted(stage, b_base, accs)
         else:
             accs = _multiply(self.lw, plan, stage, b_base, accs)
         if slot is None:
@@ -81,6 +81,26 @@ class WgmmaEngine:
         nvvm.WgmmaWaitGroupSyncOp(0)
         accs = carried[:-1] if self.plan.b_transposed_here else carried
         return accs if self.promote else self._values(accs)
+
+    def _promoted(self, stage: ir.Value, b_base: ir.Value,
+                  regs: list[ir.Value]) -> list[ir.Value]:
+        """The stage's products added to the float32 registers `regs`, in pieces of at most
+        PROMOTED_COLUMNS columns of one 64-row block: each piece's wgmma start from zero, are
+        waited for, then added, so at most 64 more registers hold products (a 128 x 256
+        tile's 128 accumulator registers a thread, doubled, spilled)."""
+        out = list(regs)
+        per_block = self.plan.bn // 2  # registers of a 64-row block
+        width = min(self.plan.bn, PROMOTED_COLUMNS)
+        for m_block in range(len(regs) // per_block):
+            for first in range(0, self.plan.bn, width):
+                (piece,) = _multiply(self.lw, self.plan, stage, b_base, [None], in_flight=0,
+                                     columns=(first, width), m_block=m_block)
+                at = m_block * per_block + first // 2  # 4 registers an 8-column block
+                values = [llvm.extractvalue(ir.F32Type.get(), piece, [i])
+                          for i in range(width // 2)]
+                out[at:at + width // 2] = [arith.addf(r, v) for r, v in
+                                           zip(out[at:at + width // 2], values, strict=True)]
+        return out
 
     def _values(self, structs: list[ir.Value]) -> list[ir.Value]:
         return [llvm.extractvalue(ir.F32Type.get(), s, [i]) for s in structs
@@ -102,10 +122,14 @@ def pack_struct(regs: Sequence[ir.Value]) -> ir.Value:
 
 
 def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
-              accs: Sequence[ir.Value | None], in_flight: int = 1) -> list[ir.Value]:
+              accs: Sequence[ir.Value | None], in_flight: int = 1,
+              columns: tuple[int, int] | None = None,
+              m_block: int | None = None) -> list[ir.Value]:
     """One stage's wgmma instructions for this warpgroup (A from the stage, B at `b_base`),
-    then a wait until `in_flight` groups run (this one: 1); returns the updated accumulators
-    (None: a 64-row block's products start from zero)."""
+    then a wait until `in_flight` groups run (this one: 1); returns the updated accumulators,
+    one a 64-row block (None: its products start from zero). `columns` (first, count): only
+    those of the accumulator, from a K-major B (rows of B are columns of the product);
+    `m_block`: only that 64-row block (`accs` is its one accumulator)."""
     groups = lw.num_warps // wgmma.WARPGROUP
     rows = plan.bm // groups
     group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
@@ -113,19 +137,22 @@ def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
     a_base = arith.addi(stage, a_rows)
     a_type, b_type = (dtype_of(v.type).name for v in list(plan.mma.operands)[:2])
     kinds = wgmma_kinds(a_type, b_type, plan.b_read.k_major)
+    first, n = columns if columns is not None else (0, plan.bn)
+    assert columns is None or plan.b_read.k_major, "a column range of a K-major B"
     nvvm.WgmmaFenceAlignedOp()
     out = list(accs)
     descs_a, descs_b = Descriptors(a_base, plan.a), Descriptors(b_base, plan.b_read)
     zero = {**kinds, "scaleD": ir.Attribute.parse("#nvvm.wgmma_scale_out<zero>")}
-    for m_block in range(len(out)):
+    blocks = range(len(out)) if m_block is None else [m_block]
+    for i, block in enumerate(blocks):
         for k_step in range(plan.bk // wgmma.instr_k(plan.itemsize)):
-            desc_a = descs_a.at(plan.a.step_offset(k_step, m_block))
-            desc_b = descs_b.at(plan.b_read.step_offset(k_step))
-            acc, step_kinds = out[m_block], kinds
+            desc_a = descs_a.at(plan.a.step_offset(k_step, block))
+            desc_b = descs_b.at(plan.b_read.step_offset(k_step) + first * wgmma.ROW_BYTES)
+            acc, step_kinds = out[i], kinds
             if acc is None:  # D is not read: its registers' old contents do not matter
-                acc, step_kinds = llvm.UndefOp(_struct_type(plan.bn // 2)).result, zero
-            out[m_block] = wgmma_ss(acc, desc_a, desc_b, plan.bn,
-                                  wgmma.instr_k(plan.itemsize), step_kinds)
+                acc, step_kinds = llvm.UndefOp(_struct_type(n // 2)).result, zero
+            out[i] = wgmma_ss(acc, desc_a, desc_b, n, wgmma.instr_k(plan.itemsize),
+                              step_kinds)
     nvvm.WgmmaGroupSyncAlignedOp()
     nvvm.WgmmaWaitGroupSyncOp(in_flight)
     return out
