@@ -117,6 +117,19 @@ def fp_contract_enabled() -> bool:
         "1", "true", "yes", "on")
 
 
+def fp8_fast_accumulation() -> bool:
+    """TILELANG_FP8_ACCUMULATION=fast: wgmma accumulates a whole K loop of 8-bit products
+    with its own additions, which keep about 14 bits (cuBLAS's `use_fast_accum=True`,
+    Triton's default on Hopper). The default, `precise`, adds each K tile's products to a
+    float32 accumulator (cuBLAS's default; docs/language.md, "fp8 accumulation")."""
+    value = os.environ.get("TILELANG_FP8_ACCUMULATION", "").strip().lower() or "precise"
+    if value not in ("precise", "fast"):
+        from tilelang.errors import TileValueError
+
+        raise TileValueError(f"TILELANG_FP8_ACCUMULATION must be precise or fast, got {value!r}")
+    return value == "fast"
+
+
 def llvm_opt_level() -> int:
     """TILELANG_LLVM_OPT=0-3 (default 3): the level of LLVM's optimization pipeline before PTX
     codegen (1 gave the same or nearly the same PTX for the samples, ~10-25% faster: see
@@ -144,6 +157,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "delay-products=on")
     if fp_contract_enabled():
         found = (*found, "fp-contract=on")
+    if fp8_fast_accumulation():
+        found = (*found, "fp8-accumulation=fast")
     level = llvm_opt_level()
     return found if level == 3 else (*found, f"llvm-O{level}")
 

@@ -200,3 +200,20 @@ def test_a_loop_that_stores_keeps_the_general_path():
     ptx = ct.compile(_matmul_storing_partials, (a, b, c, partial, 128, 128, 64),
                      arch="sm_90").ptx
     assert "wgmma" not in ptx and not copies_operands(ptx) and "mma.sync" in ptx
+
+
+def test_fp8_fast_accumulation_leaves_the_sums_to_wgmma(monkeypatch):
+    """TILELANG_FP8_ACCUMULATION=fast: no promotion (the accumulator stays wgmma's, no float32
+    adds in the loop), and a key of its own in the compile cache; a bad value is an error."""
+    f8 = ml_dtypes.float8_e4m3fn
+    x = np.zeros((1024, 1024), f8)
+    args = (x, x, np.zeros((1024, 1024), np.float32), 128, 128, 128)
+    precise = ct.compile(make_linear(8), args, arch="sm_90").ptx
+    monkeypatch.setenv("TILELANG_FP8_ACCUMULATION", "fast")
+    assert "fp8-accumulation=fast" in ct.settings.codegen_switches()
+    fast = ct.compile(make_linear(8), args, arch="sm_90").ptx
+    assert fast.count("add.rn.f32") < 64 <= precise.count("add.rn.f32")
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in fast
+    monkeypatch.setenv("TILELANG_FP8_ACCUMULATION", "sloppy")
+    with pytest.raises(ct.TileValueError, match="precise or fast"):
+        ct.settings.fp8_fast_accumulation()

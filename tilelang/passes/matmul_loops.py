@@ -41,7 +41,8 @@ MAX_STAGES = 8  # more stages: more bytes in flight (memory-bound shapes gain mo
 MIN_STAGES = {"wgmma": 3, "mma.sync": 2}
 # B's transposed copies (MatmulLoop.b_transposed_here): the one written in iteration j was last
 # read by wgmma j - 2. 8-bit products are waited for in their own iteration (simt/wgmma.py's
-# promotion), so every warpgroup's wgmma j - 2 had retired before the block barrier of
+# promotion, or its wait when fp8 accumulation is fast), so every warpgroup's wgmma j - 2 had
+# retired before the block barrier of
 # iteration j - 1 that orders that iteration's copy before its wgmma, which the writer passed
 TRANSPOSED_SLOTS = 2
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm, nvvm
 
+from tilelang import settings
 from tilelang.dialect import dtype_of
 from tilelang.layout import wgmma
 from tilelang.passes.matmul_loops import TRANSPOSED_SLOTS, MatmulLoop
@@ -31,14 +32,15 @@ class WgmmaEngine:
     retire (cuBLAS's default; a stage of BK = 128 is CUTLASS's promotion interval). The adds
     follow a wait for the stage's own wgmma: ptxas serializes every wgmma of a kernel when
     registers a wgmma may still write are read before a wait it can see covers them (a
-    stage's products carried to the next iteration and added there, after its waits, were)."""
+    stage's products carried to the next iteration and added there, after its waits, were).
+    TILELANG_FP8_ACCUMULATION=fast leaves the accumulation to wgmma."""
 
     def __init__(self, lw: Lowering, plan: MatmulLoop):
         self.lw, self.plan = lw, plan
         self.ahead = plan.stages - 2
         self.layout = wgmma.accumulator_layout(plan.bm, plan.bn, lw.num_warps)
         self.per_struct = plan.bn // 2
-        self.promote = plan.itemsize == 1
+        self.promote = plan.itemsize == 1 and not settings.fp8_fast_accumulation()
         self.scratch_bytes = plan.scratch_bytes
         self.scratch: ir.Value | None = None  # B's transposed copies (MatmulLoop.scratch_bytes)
 
@@ -70,8 +72,9 @@ class WgmmaEngine:
             b_base = copy
         if self.promote:
             accs = self._promoted(stage, b_base, accs)
-        else:
-            accs = _multiply(self.lw, plan, stage, b_base, accs)
+        else:  # B's transposed copies are reused two iterations on (matmul_loops.py)
+            accs = _multiply(self.lw, plan, stage, b_base, accs,
+                             in_flight=0 if slot is not None else 1)
         if slot is None:
             return accs
         last = arith.cmpi(arith.CmpIPredicate.eq, slot, const(i32(), TRANSPOSED_SLOTS - 1))
