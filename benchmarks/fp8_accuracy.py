@@ -3,13 +3,15 @@
 cuTile's BatchMatMul sample compares its float8 product with `torch._scaled_mm` at 1e-5 and
 fails through tilelang. This measures why: each implementation's float32 result against the
 exact (float64) product of the same quantized values, at growing K. tilelang's kernel is
-samples/fp8_gemm.py with a float32 output (wgmma fp8, float32 register accumulator); the peers
+samples/fp8_gemm.py with a float32 output (wgmma fp8, each K tile's products added to a float32
+accumulator; wgmma's own accumulation with TILELANG_FP8_ACCUMULATION=fast); the peers
 are `torch._scaled_mm` with cuBLASLt's precise accumulation (`use_fast_accum=False`, the
 default) and its fast one. Printed: the largest error relative to the largest result, the
 root-mean-square error relative to the results' RMS, and the share of elements two
 implementations agree on within the sample's tolerance (|x - y| <= 1e-5 + 1e-5 |y|).
 
     python benchmarks/fp8_accuracy.py [--ks 256,4096,16384] [--mn 2048]
+    TILELANG_FP8_ACCUMULATION=fast python benchmarks/fp8_accuracy.py
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ def measure(mn: int, k: int, seed: int) -> list[dict]:
     torch.cuda.synchronize()
     assert not ours.isnan().any(), "tilelang left elements unwritten"
     rows = []
-    for label, result in (("tilelang", ours), ("_scaled_mm precise", precise),
+    mode = "fast" if ct.settings.fp8_fast_accumulation() else "precise"
+    for label, result in ((f"tilelang {mode}", ours), ("_scaled_mm precise", precise),
                           ("_scaled_mm fast", fast)):
         rows.append({"shape": f"{mn}x{mn}x{k}", "impl": label, **errors(result, exact),
                      "agrees with precise": agreement(result, precise)})
