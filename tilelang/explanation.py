@@ -11,6 +11,11 @@ passes/pipeline_loads.py), or neither. The reasons are what those analyses decli
 (passes/remarks.py), asked again here on the `tile-opt` module the layout stage starts from;
 the PTX's instruction counts confirm the outcome.
 
+The PTX assembler's own verdict comes last (`assembler` reports, when ptxas or nvJitLink can
+assemble here): spills to local memory, and ptxas's advisory that it serialized the kernel's
+wgmma (C7514/C7515: every product then waits for the one before, a 3-4x loss that no other
+figure shows).
+
 `TILELANG_EXPLAIN=1` makes every GPU compilation warn (`TilePerformanceWarning`) about each
 product or loop that missed the fast path.
 """
@@ -29,6 +34,7 @@ from tilelang.compiler import CompiledKernel
 from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
+from tilelang.errors import TileCompilerExecutionError
 from tilelang.passes import layout_rules
 from tilelang.passes.ir_utils import name, walk_ops
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
@@ -76,6 +82,17 @@ class ProductReport:
         return text + "".join(f"\n    - {r}" for r in self.reasons)
 
 
+@dataclass(frozen=True)
+class AssemblerReport:
+    """What the PTX assembler reported that costs speed: spills, serialized wgmma."""
+
+    detail: str
+    fast: bool = False
+
+    def __str__(self) -> str:
+        return f"assembler: {self.detail}"
+
+
 # PTX instructions that tell which path ran (counted in the kernel's PTX)
 _INSTRUCTIONS = {
     "wgmma": r"\bwgmma\.mma_async\b",
@@ -97,14 +114,15 @@ class Explanation:
     loops: list[LoopReport] = field(default_factory=list)
     products: list[ProductReport] = field(default_factory=list)
     instructions: dict[str, int] = field(default_factory=dict)  # PTX instruction counts
+    assembler: list[AssemblerReport] = field(default_factory=list)
 
     @property
-    def reports(self) -> list[LoopReport | ProductReport]:
-        """The loops, then the products."""
-        return [*self.loops, *self.products]
+    def reports(self) -> list[LoopReport | ProductReport | AssemblerReport]:
+        """The loops, then the products, then the assembler's verdict."""
+        return [*self.loops, *self.products, *self.assembler]
 
     @property
-    def fallbacks(self) -> list[LoopReport | ProductReport]:
+    def fallbacks(self) -> list[LoopReport | ProductReport | AssemblerReport]:
         return [r for r in self.reports if not r.fast]
 
     def __str__(self) -> str:
@@ -152,6 +170,29 @@ def explain_compiled(compiled: CompiledKernel) -> Explanation:
     ptx = compiled.ptx or ""
     found.instructions = {what: len(re.findall(pattern, ptx))
                           for what, pattern in _INSTRUCTIONS.items()}
+    if ptx:
+        found.assembler = _assembler_reports(compiled)
+    return found
+
+
+def _assembler_reports(compiled: CompiledKernel) -> list[AssemblerReport]:
+    """Spills and serialized wgmma, as the assembler reports them (none where it cannot run
+    here: neither ptxas nor nvJitLink)."""
+    try:
+        resources = compiled.resources()
+    except TileCompilerExecutionError:  # the assembler rejected the PTX: a compiler error
+        raise
+    except Exception:  # no assembler here (neither ptxas nor a working nvJitLink)
+        return []
+    found = []
+    if resources.wgmma_serialized:
+        found.append(AssemblerReport(
+            "ptxas serialized the kernel's wgmma (C7514/C7515: registers of a product still "
+            "running are read or written): each waits for the one before"))
+    if resources.spill_stores or resources.spill_loads:
+        found.append(AssemblerReport(
+            f"{resources.spill_stores} bytes spilled to local memory, {resources.spill_loads} "
+            f"loaded back ({resources.registers} registers a thread)"))
     return found
 
 
