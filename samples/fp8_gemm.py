@@ -5,11 +5,13 @@ What `torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16)` co
 (x ~ x_fp8 * scale; `quantize` below picks the scale that maps the largest magnitude to 448,
 e4m3's largest value). `b` is stored as (N, K), K contiguous, as a linear layer's weight is (and
 as torch requires): the kernel loads its tiles transposed with `order=(1, 0)`, giving the
-(BK, BN) operand. Products accumulate in float32 over the K loop; the two scales (1-element
-float32 arrays, so they can stay on the device) are applied once, in the epilogue, before the
-conversion to bfloat16.
+(BK, BN) operand. Products accumulate in float32 over the K loop (on sm_90 each K tile's
+wgmma products are added to a float32 accumulator, as cuBLASLt's default does;
+TILELANG_FP8_ACCUMULATION=fast leaves the sums to wgmma: docs/language.md, "fp8
+accumulation"); the two scales (1-element float32 arrays, so they can stay on the device) are
+applied once, in the epilogue, before the conversion to bfloat16.
 
-fp8 tiles need sm_90 or newer on the GPU (`mma.sync` with e4m3 operands); the interpreter runs
+fp8 tiles need sm_90 or newer on the GPU (wgmma with e4m3 operands); the interpreter runs
 them anywhere.
 """
 
