@@ -48,6 +48,14 @@ def test_fp8_dry_run_is_on_wgmma(capsys):
     assert "wgmma=8" in out and "tma=" in out and "spill_stores=0" in out
 
 
+def test_fp8_dry_run_of_b_given_k_by_n_is_on_wgmma(capsys):
+    """--layouts kn: b stored (K, N), transposed in shared memory, still wgmma, no spills."""
+    bench_fp8_matmul.dry_run(((128, 128, 128, 8),), ("kn",))
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert line.startswith("kn 128x128x128w8 (precise)")
+    assert "wgmma=" in line and "wgmma=0" not in line and "spill_stores=0" in line
+
+
 def test_each_arch_times_its_own_kernel_object():
     """--arch native,sm_80: the configurations under each arch get their own Kernel objects, so
     one's fast path never launches the other's specialization."""
