@@ -48,9 +48,16 @@ def transpose_bytes(lw: Lowering, src: ir.Value, src_op: wgmma.Operand, dst: ir.
             scf.YieldOp([])
 
 
+def block_of(u: int, row_blocks: int, col_blocks: int) -> tuple[int, int]:
+    """(row block, column block) of block number `u`: the diagonal of the module doc (what
+    `_block` computes in IR; tests/layout/test_layout_byte_transpose.py checks the scheme)."""
+    nu = u % col_blocks
+    return (nu + u // col_blocks) % row_blocks, nu
+
+
 def _block(src: ir.Value, src_op: wgmma.Operand, dst: ir.Value, dst_op: wgmma.Operand,
            u: ir.Value, row_blocks: int, col_blocks: int) -> None:
-    """Thread's block `u`: 8 rows of 8 bytes in, 8 columns of 8 bytes out."""
+    """Thread's block `u`: 8 rows of 8 bytes in, 8 columns of 8 bytes out (block_of in IR)."""
     nu = arith.remui(u, const(i32(), col_blocks))
     ku = arith.remui(arith.addi(nu, arith.divui(u, const(i32(), col_blocks))),
                      const(i32(), row_blocks))
