@@ -12,7 +12,7 @@ import pytest
 from tilelang.testing.fuzz import check, generate
 from tilelang.testing.fuzz import reference as ref
 from tilelang.testing.fuzz.__main__ import main
-from tilelang.testing.fuzz.check import failures, kernel_of, kernel_source
+from tilelang.testing.fuzz.check import failures, kernel_of, kernel_source, tolerances
 from tilelang.testing.fuzz.program import Array, Node, Output, Program
 from tilelang.testing.fuzz.shrink import prune, shrink
 
@@ -136,14 +136,35 @@ def test_the_generator_covers_the_language() -> None:
         seen.update("nan-reduction" for n in p.nodes if n.attrs.get("propagate_nan"))
         seen.update("ragged" for n in p.nodes if n.op == "reduce" and any(
             d & (d - 1) for d in p.nodes[n.args[0]].shape))
+        seen.update(f"kloop:{n.attrs['layout']}" for n in p.nodes if n.op == "kloop")
+        seen.update(f"kloop:{p.arrays[n.attrs['array']].dtype}" for n in p.nodes
+                    if n.op == "kloop")
     wanted = ["load", "where", "astype", "reshape", "permute", "expand_dims", "broadcast_to",
               "gather", "mma", "loop", "if", "scan:cumsum", "scan:cumprod", "order", "ragged",
               "nan-reduction", "out:scatter", "out:atomic", "binary:floordiv", "binary:mod",
               "binary:bitwise_lshift", "binary:bitwise_rshift", "unary:exp",
               *(f"reduce:{f}" for f in ("sum", "prod", "max", "min", "argmax", "argmin")),
               *(f"padding:{m}" for m in ("ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF")),
-              *(f"dtype:{d}" for d in ref.NP_DTYPES)]
+              *(f"dtype:{d}" for d in ref.NP_DTYPES),
+              *(f"kloop:{x}" for x in ("kn", "nk_transpose", "nk_order", "batched", "float16",
+                                       "bfloat16", "float8_e4m3fn", "float8_e5m2"))]
     assert [w for w in wanted if not seen[w]] == []
+
+
+def test_k_loops_match_the_reference_exactly() -> None:
+    """The GEMM K loops the generator writes (every layout, 16- and 8-bit inputs) give the
+    reference's exact result on the interpreter, every element of the (BM, BN) tile written."""
+    programs = [p for p in map(generate, range(300)) if any(n.op == "kloop" for n in p.nodes)]
+    layouts = {n.attrs["layout"] for p in programs for n in p.nodes if n.op == "kloop"}
+    assert layouts == {"kn", "nk_transpose", "nk_order", "batched"}
+    stored = 0
+    for p in programs[:6]:
+        report = check(p, SIDES)
+        assert report.ok, (p.seed, report)
+        arrays = [o.array for o in p.outputs if p.nodes[o.value].op == "kloop"]
+        assert all(tolerances(p)[a] == 0.0 for a in arrays)  # compared exactly
+        stored += len(arrays)
+    assert stored >= 3
 
 
 def test_command_line_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> None:

@@ -67,6 +67,8 @@ def _node(p: Program, n: Node, env: list[np.ndarray], arrays: list[np.ndarray], 
     if n.op == "mma":
         product = a[0].astype(np.float64) @ a[1].astype(np.float64)
         return (product + a[2].astype(np.float64)).astype(ref.NP_DTYPES[n.dtype])
+    if n.op == "kloop":
+        return _k_loop(n, arrays, bid)
     if n.op == "loop":
         trips = p.scalars[at["param"]] if "param" in at else at["trips"]
         value = a[0]
@@ -80,6 +82,23 @@ def _node(p: Program, n: Node, env: list[np.ndarray], arrays: list[np.ndarray], 
             return np.asarray(ref.binary(at["fn"], *_pair(a[1], a[2])))
         return a[1]
     raise KeyError(n.op)
+
+
+def _k_loop(n, arrays: list[np.ndarray], bid: int) -> np.ndarray:
+    """Block row `bid` of A times B's first BN columns, past the arrays' edges zero, in float64
+    (the inputs are small integers: every partial sum is exact in float32)."""
+    a = arrays[n.attrs["array"]].astype(np.float64)
+    b = arrays[n.attrs["array_b"]].astype(np.float64)
+    layout = n.attrs["layout"]
+    if layout == "batched":
+        a, b = a[0], b[0]
+    if layout.startswith("nk"):
+        b = b.T
+    bm, bn = n.shape
+    part = a[bid * bm:(bid + 1) * bm] @ b[:, :bn]
+    out = np.zeros((bm, bn))
+    out[:part.shape[0], :part.shape[1]] = part
+    return out.astype(np.float32)
 
 
 def _write(p: Program, o, env: list[np.ndarray], arrays: list[np.ndarray], bid: int) -> None:

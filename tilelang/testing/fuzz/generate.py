@@ -252,6 +252,28 @@ class Generator:
         acc = self.add(Node("full", acc_dtype, (m, n), (), {"value": r.choice((0, 1, -2))}))
         return self.add(Node("mma", acc_dtype, (m, n), (a, b, acc)))
 
+    def kloop(self) -> int:
+        """A GEMM's K loop (program.py's `_k_loop`) with the tiles and dtypes the whole-loop
+        paths take (wgmma, TMA rings, fp8 B transposed in shared memory, batched loads
+        reshaped) and some they decline (unaligned rows, BN below 128 for fp8 given (K, N)).
+        The inputs are small integers, so the result is exact on every path."""
+        r = self.rng
+        dtype = r.choice(("float16", "bfloat16", *FLOAT8))
+        eight = dtype in FLOAT8
+        bm = r.choice((64, 128))
+        bn = r.choice((64, 128, 128, 256))
+        bk = 128 if eight else r.choice((32, 64, 64))
+        k = r.choice((64, 144, 200, 264, 400))
+        layout = r.choice(("kn", "kn", "nk_transpose", "nk_order", "batched"))
+        m = max(1, self.grid * bm - r.choice((0, 0, 1, 37)))
+        n = bn - r.choice((0, 0, 8, 16))
+        a_shape: tuple[int, ...] = (1, m, k) if layout == "batched" else (m, k)
+        b_shape: tuple[int, ...] = (1, k, n) if layout == "batched" else (
+            (n, k) if layout.startswith("nk") else (k, n))
+        a, b = self.array("small", dtype, a_shape), self.array("small", dtype, b_shape)
+        return self.add(Node("kloop", "float32", (bm, bn), (),
+                             {"array": a, "array_b": b, "bk": bk, "layout": layout}))
+
     def loop(self) -> int | None:
         r = self.rng
         fn = r.choice(("add", "mul", "maximum", "bitwise_xor", "sub"))
@@ -363,7 +385,7 @@ class Generator:
             self.add(Node("bid", "int32", ()))
         ops = [(self.binary, 8), (self.unary, 3), (self.where, 2), (self.astype, 3),
                (self.reduce, 3), (self.scan, 1), (self.shape_op, 2), (self.gather, 1),
-               (self.mma, 0.4), (self.loop, 1), (self.branch, 1),
+               (self.mma, 0.4), (self.kloop, 0.25), (self.loop, 1), (self.branch, 1),
                (lambda: self.load(r.choice(self.main)), 1)]
         steps = size if size is not None else r.randint(2, 10)
         for _ in range(steps):

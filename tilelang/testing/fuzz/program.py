@@ -14,6 +14,8 @@ from typing import Any
 
 from tilelang.testing.fuzz.reference import kind
 
+ARRAY_KEYS = ("array", "array_b")  # node attributes that name a kernel array parameter
+
 
 @dataclass
 class Node:
@@ -147,6 +149,8 @@ def _expression(p: Program, n: Node) -> str:
 def _statements(p: Program, i: int, n: Node) -> list[str]:
     a = [f"v{j}" for j in n.args]
     at = n.attrs
+    if n.op == "kloop":
+        return _k_loop(i, n)
     if n.op == "loop":
         trips = f"s{at['param']}" if "param" in at else str(at["trips"])
         step = f"ct.{at['fn']}(v{i}, {a[1]})"
@@ -157,6 +161,28 @@ def _statements(p: Program, i: int, n: Node) -> list[str]:
         return [f"if {a[0]}:", f"    v{i} = ct.{at['fn']}({a[1]}, {a[2]})", "else:",
                 f"    v{i} = {a[1]}"]
     return [f"v{i} = {_expression(p, n)}"]
+
+
+def _k_loop(i: int, n: Node) -> list[str]:
+    """A GEMM's K loop as a user writes it: block row bid(0) of x(array) times the first BN
+    columns of x(array_b), stored (K, N) or (N, K) (transposed, or loaded with order=), or both
+    3-d with a unit batch (loads reshaped to 2-d)."""
+    at = n.attrs
+    (bm, bn), bk, layout = n.shape, at["bk"], at["layout"]
+    xa, xb, k = f"x{at['array']}", f"x{at['array_b']}", f"k{i}"
+    zero = "padding_mode=ct.PaddingMode.ZERO"
+    if layout == "batched":
+        x = f"ct.reshape(ct.load({xa}, (0, ct.bid(0), {k}), (1, {bm}, {bk}), {zero}), ({bm}, {bk}))"
+        w = f"ct.reshape(ct.load({xb}, (0, {k}, 0), (1, {bk}, {bn}), {zero}), ({bk}, {bn}))"
+    else:
+        x = f"ct.load({xa}, (ct.bid(0), {k}), ({bm}, {bk}), {zero})"
+        w = {"kn": f"ct.load({xb}, ({k}, 0), ({bk}, {bn}), {zero})",
+             "nk_transpose": f"ct.transpose(ct.load({xb}, (0, {k}), ({bn}, {bk}), {zero}))",
+             "nk_order": f"ct.load({xb}, ({k}, 0), ({bk}, {bn}), order=(1, 0), {zero})"}[layout]
+    axis = 2 if layout == "batched" else 1
+    return [f"v{i} = ct.full(({bm}, {bn}), 0.0, ct.float32)",
+            f"for {k} in range(ct.cdiv({xa}.shape[{axis}], {bk})):",
+            f"    v{i} = ct.mma({x}, {w}, v{i})"]
 
 
 def _write(p: Program, o: Output) -> str:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tilelang.testing.fuzz.program import Node, Output, Program
+from tilelang.testing.fuzz.program import ARRAY_KEYS, Node, Output, Program
 
 Predicate = Callable[[Program], bool]
 
@@ -90,12 +90,13 @@ def prune(p: Program) -> Program:
     renumber = {old: new for new, old in enumerate(order)}
     nodes = [dataclasses.replace(p.nodes[i], args=tuple(renumber[a] for a in p.nodes[i].args),
                                  attrs=dict(p.nodes[i].attrs)) for i in order]
-    used = sorted({n.attrs["array"] for n in nodes if "array" in n.attrs} |
+    used = sorted({n.attrs[key] for n in nodes for key in ARRAY_KEYS if key in n.attrs} |
                   {o.array for o in p.outputs})
     arrays = {old: new for new, old in enumerate(used)}
     for n in nodes:
-        if "array" in n.attrs:
-            n.attrs["array"] = arrays[n.attrs["array"]]
+        for key in ARRAY_KEYS:
+            if key in n.attrs:
+                n.attrs[key] = arrays[n.attrs[key]]
     outputs = [Output(o.kind, arrays[o.array], renumber[o.value],
                       None if o.index is None else renumber[o.index],
                       None if o.mask is None else renumber[o.mask], o.fn) for o in p.outputs]
