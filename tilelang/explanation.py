@@ -11,8 +11,8 @@ passes/pipeline_loads.py), or neither. The reasons are what those analyses decli
 (passes/remarks.py), asked again here on the `tile-opt` module the layout stage starts from;
 the PTX's instruction counts confirm the outcome.
 
-The PTX assembler's own verdict comes last (`assembler` reports, when ptxas or nvJitLink can
-assemble here): spills to local memory, and ptxas's advisory that it serialized the kernel's
+The PTX assembler's own verdict comes last (`assembler` reports, where ptxas is on the PATH):
+spills to local memory, and ptxas's advisory that it serialized the kernel's
 wgmma (C7514/C7515: every product then waits for the one before, a 3-4x loss that no other
 figure shows).
 
@@ -23,6 +23,7 @@ product or loop that missed the fast path.
 from __future__ import annotations
 
 import re
+import shutil
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,6 @@ from tilelang.compiler import CompiledKernel
 from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
-from tilelang.errors import TileCompilerExecutionError
 from tilelang.passes import layout_rules
 from tilelang.passes.ir_utils import name, walk_ops
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
@@ -176,14 +176,12 @@ def explain_compiled(compiled: CompiledKernel) -> Explanation:
 
 
 def _assembler_reports(compiled: CompiledKernel) -> list[AssemblerReport]:
-    """Spills and serialized wgmma, as the assembler reports them (none where it cannot run
-    here: neither ptxas nor nvJitLink)."""
-    try:
-        resources = compiled.resources()
-    except TileCompilerExecutionError:  # the assembler rejected the PTX: a compiler error
-        raise
-    except Exception:  # no assembler here (neither ptxas nor a working nvJitLink)
+    """Spills and serialized wgmma, as ptxas reports them; none where ptxas is not on the PATH
+    (nvJitLink could assemble too, but may fall back to the driver, which a forked compile
+    worker under TILELANG_EXPLAIN=1 must not touch)."""
+    if shutil.which("ptxas") is None:
         return []
+    resources = compiled.resources()  # a rejected PTX raises: a compiler error
     found = []
     if resources.wgmma_serialized:
         found.append(AssemblerReport(
