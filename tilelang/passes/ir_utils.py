@@ -8,6 +8,7 @@ import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, ops
 from tilelang.dialect.op_table import EFFECTS, GATHER, MMA, Trait, has_trait
+from tilelang.dialect.types import shape_of
 
 
 def walk_ops(root: ir.Operation, post_order: bool = False) -> list[ir.Operation]:
@@ -150,3 +151,27 @@ def uniform_constant(value: ir.Value) -> tuple[Any, Any] | None:
         dtype = dtype_of(op.results[0].type)
         return ops.constant_value(op.attributes["value"], dtype), dtype
     return None
+
+
+def relabelling_chain(value: ir.Value, loop: ir.Operation
+                      ) -> tuple[ir.Operation | None, tuple[ir.Operation, ...], bool]:
+    """(the op `value` comes from through reshapes that add or drop unit dimensions and at most
+    one (1, 0) transpose, each in `loop`'s body and read once; those ops, first to last;
+    whether one transposes). The staged-operand analyses (matmul_loops, staged_loops) take
+    such relabellings of a load as the load itself: they move no data."""
+    chain: list[ir.Operation] = []
+    transposed = False
+    op = defining_op(value)
+    while op is not None and op.parent == loop and \
+            name(op) in ("tile.reshape", "tile.permute") and len(list(op.results[0].uses)) == 1:
+        if name(op) == "tile.permute":
+            if transposed or tuple(ops.array_attr(op, "axes")) != (1, 0):
+                break
+            transposed = True
+        else:
+            src, dst = shape_of(op.operands[0].type), shape_of(op.results[0].type)
+            if [d for d in src if d != 1] != [d for d in dst if d != 1]:
+                break
+        chain.insert(0, op)
+        op = defining_op(op.operands[0])
+    return op, tuple(chain), transposed

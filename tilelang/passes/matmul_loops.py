@@ -30,7 +30,12 @@ from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.layout.mma import split_warps
-from tilelang.passes.ir_utils import defining_op, has_effects, kernel_occupancy, name
+from tilelang.passes.ir_utils import (
+    has_effects,
+    kernel_occupancy,
+    name,
+    relabelling_chain,
+)
 from tilelang.passes.remarks import no, no_if, refuse
 from tilelang.target import target
 
@@ -102,7 +107,7 @@ class MatmulLoop:
     @property
     def scratch_bytes(self) -> int:
         """Shared memory past the ring: the transposed copies of B."""
-        return TRANSPOSED_SLOTS * self.bn * self.bk if self.b_transposed_here else 0
+        return transposed_bytes(self.itemsize, self.b_k_major, self.bn, self.bk)
 
 
 def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | None:
@@ -119,8 +124,8 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     mma = mmas[0]
     if any(len(shape_of(v.type)) != 2 for v in list(mma.operands)[:2]):
         return no("the product is batched (3-d operands)")
-    load_a, chain_a, a_transposed = _operand_chain(mma.operands[0], body)
-    load_b, chain_b, transposed = _operand_chain(mma.operands[1], body)
+    load_a, chain_a, a_transposed = relabelling_chain(mma.operands[0], loop)
+    load_b, chain_b, transposed = relabelling_chain(mma.operands[1], loop)
     if a_transposed:
         return no("A is a transposed tile (the whole K loop takes A with K contiguous)")
     loads = [load_a, load_b]
@@ -153,7 +158,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return no(f"{engine} does not cover a {bm}x{bk} @ {bk}x{bn} product with "
                   f"{num_warps} warps from shared memory")
     stage = (bm * bk + bk * bn) * itemsize
-    scratch = TRANSPOSED_SLOTS * bn * bk if itemsize == 1 and not k_major_b else 0
+    scratch = transposed_bytes(itemsize, k_major_b, bn, bk)
     # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
     limit = target(arch).shared_per_block - 1024 - 16 * MAX_STAGES - scratch
     occupancy = kernel_occupancy(loop)
@@ -166,6 +171,11 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
                   "a block may use")
     return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
                       stages, k_major_b, itemsize, chain_a=chain_a, chain_b=chain_b)
+
+
+def transposed_bytes(itemsize: int, b_k_major: bool, bn: int, bk: int) -> int:
+    """The bytes of B's transposed copies past the ring (8-bit B given (K, N)), else 0."""
+    return TRANSPOSED_SLOTS * bn * bk if itemsize == 1 and not b_k_major else 0
 
 
 def mma_ring_fits(m: int, n: int, k: int, num_warps: int) -> bool:
@@ -200,29 +210,6 @@ def _accumulates(mma: ir.Operation, body: ir.Block) -> bool:
     uses = list(mma.results[0].uses)
     return (acc == carried and len(list(carried.uses)) == 1 and len(uses) == 1
             and uses[0].owner == terminator)
-
-
-def _operand_chain(value: ir.Value, body: ir.Block
-                   ) -> tuple[ir.Operation | None, tuple[ir.Operation, ...], bool]:
-    """(the op `value` comes from through reshapes that add or drop unit dimensions and at most
-    one (1, 0) transpose, each in the body and read once; those ops, first to last; whether one
-    transposes)."""
-    chain: list[ir.Operation] = []
-    transposed = False
-    op = defining_op(value)
-    while op is not None and op.parent == body.owner and \
-            name(op) in ("tile.reshape", "tile.permute") and len(list(op.results[0].uses)) == 1:
-        if name(op) == "tile.permute":
-            if transposed or tuple(ops.array_attr(op, "axes")) != (1, 0):
-                break
-            transposed = True
-        else:
-            src, dst = shape_of(op.operands[0].type), shape_of(op.results[0].type)
-            if [d for d in src if d != 1] != [d for d in dst if d != 1]:
-                break
-        chain.insert(0, op)
-        op = defining_op(op.operands[0])
-    return op, tuple(chain), transposed
 
 
 def _is_operand_load(load: ir.Operation | None, body: ir.Block,

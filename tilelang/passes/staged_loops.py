@@ -38,6 +38,7 @@ from tilelang.passes.ir_utils import (
     is_within,
     kernel_occupancy,
     name,
+    relabelling_chain,
     scalar_slice,
 )
 from tilelang.passes.remarks import collecting, no, refuse
@@ -292,22 +293,7 @@ def _stageable(load: ir.Operation) -> bool:
 def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
     """The staged load `value` relabels: reshapes that add or drop unit dimensions and at most
     one (1, 0) transpose, each op read once, in the loop's body."""
-    chain: list[ir.Operation] = []
-    transposed = False
-    op = defining_op(value)
-    while op is not None and op.parent == loop and name(op) in ("tile.reshape", "tile.permute"):
-        if len(list(op.results[0].uses)) != 1:
-            return None
-        if name(op) == "tile.permute":
-            if transposed or tuple(ops.array_attr(op, "axes")) != (1, 0):
-                return None
-            transposed = True
-        else:
-            src, dst = shape_of(op.operands[0].type), shape_of(op.results[0].type)
-            if [d for d in src if d != 1] != [d for d in dst if d != 1]:
-                return None
-        chain.insert(0, op)
-        op = defining_op(op.operands[0])
+    op, chain, transposed = relabelling_chain(value, loop)
     if op is None or op.parent != loop or name(op) != "tile.load":
         return no("it is not a tile loaded in the loop's body (through reshapes and one "
                   "transpose)")
@@ -318,7 +304,7 @@ def _staged_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedO
     dtype = dtype_of(op.results[0].type)
     rows, cols = shape_of(op.results[0].type)[-2:]
     # (rows, cols) as loaded: N-major B (K x N) as it is, K-major B (N x K) when transposed
-    return StagedOperand(op, tuple(chain), wgmma.Operand(rows, cols, transposed, dtype.itemsize),
+    return StagedOperand(op, chain, wgmma.Operand(rows, cols, transposed, dtype.itemsize),
                          offset)
 
 
