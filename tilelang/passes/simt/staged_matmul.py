@@ -41,9 +41,9 @@ class Engine(Protocol):
 
     ahead: int  # iterations the copies run ahead
     layout: LinearLayout  # the accumulator's
-    scratch_bytes: int  # shared memory the engine needs past the ring
 
-    def use_scratch(self, address: ir.Value) -> None: ...
+    def use_scratch(self, address: ir.Value) -> None:
+        """Where the plan's `scratch_bytes` past the ring start."""
 
     def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]: ...
 
@@ -58,7 +58,7 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     init = lw.tile(list(loop.operands)[3])
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
     # + the 1024-byte alignment
-    lw.need_shared(plan.stages * plan.stage_bytes + 1024 + engine.scratch_bytes)
+    lw.need_shared(plan.stages * plan.stage_bytes + 1024 + plan.scratch_bytes)
     parts = [CopyPart(plan.load_a, plan.a, 0),
              CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
     copies = Copies(lw, loop, parts, plan.index_ops, plan.stage_bytes)

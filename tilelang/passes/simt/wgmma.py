@@ -41,7 +41,6 @@ class WgmmaEngine:
         self.layout = wgmma.accumulator_layout(plan.bm, plan.bn, lw.num_warps)
         self.per_struct = plan.bn // 2
         self.promote = plan.itemsize == 1 and not settings.fp8_fast_accumulation()
-        self.scratch_bytes = plan.scratch_bytes
         self.scratch: ir.Value | None = None  # B's transposed copies (MatmulLoop.scratch_bytes)
 
     def use_scratch(self, address: ir.Value) -> None:
