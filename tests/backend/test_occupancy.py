@@ -57,3 +57,29 @@ def test_occupancy_caps_a_staged_loops_ring(hint, blocks):
     resources = ct.compile(kernel, (q, q, q, q, 128, 64), arch="sm_90").resources()
     assert resources.blocks_per_sm == blocks
     assert (resources.shared_bytes > 228 * 1024 // 2) == (hint is None)
+
+
+@ct.kernel
+def gemm(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc.astype(c.dtype))
+
+
+@pytest.mark.parametrize("bn, warps, blocks", [(256, 8, 1), (128, 8, 2), (128, 4, 2)])
+def test_an_occupancy_the_accumulator_cannot_have_gives_way(bn, warps, blocks):
+    """cuTile's tuning spaces pair 128x256 tiles with occupancy 2: two blocks of 256 threads
+    allow 128 registers a thread, which a 128-register wgmma accumulator cannot have (ptxas:
+    "Insufficient registers"). The hint gives way (occupancy 1) instead of the kernel failing;
+    a 128x128 tile keeps it."""
+    import ml_dtypes
+
+    a = np.zeros((1024, 1024), ml_dtypes.bfloat16)
+    kernel = gemm.replace_hints(num_warps=warps, occupancy=2)
+    compiled = ct.compile(kernel, (a, a, a, 128, bn, 64), arch="sm_90")
+    assert (".minnctapersm 2" in compiled.ptx) == (blocks == 2)
+    resources = compiled.resources()
+    assert resources.blocks_per_sm == blocks and resources.spill_stores == 0

@@ -162,6 +162,15 @@ def owned_registers(layout: LinearLayout) -> tuple[int, ...]:
     return tuple(r for r in range(layout.num_registers) if not r & mask)
 
 
+def register_representatives(layout: LinearLayout) -> tuple[int, ...]:
+    """For each register, the thread's first register that holds the same element (itself when
+    none before it does; the same for every thread: registers add their bases by XOR). A
+    conversion into a layout that repeats elements in a thread's registers computes each
+    element once and copies it to its repeats."""
+    first: dict[Coord, int] = {}
+    return tuple(first.setdefault(layout.apply(r, 0, 0), r) for r in range(layout.num_registers))
+
+
 def is_owner_thread(layout: LinearLayout, lane: int, warp: int) -> bool:
     """Whether thread (lane, warp) must store its owned registers (broadcast bits are 0)."""
     return layout.is_owner(0, lane, warp)

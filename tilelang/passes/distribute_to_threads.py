@@ -17,7 +17,7 @@ from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
 from tilelang.passes import specialize_warps
-from tilelang.passes.ir_utils import name
+from tilelang.passes.ir_utils import kernel_occupancy, name
 from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     control_flow,
     debug,
@@ -119,8 +119,10 @@ def _lower_function(kernel: ir.Operation, container: ir.Block, chip: str, tma: b
                              sym_name=name_attr, kernel=True)
         func.attributes["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get([threads, 1, 1])
         func.attributes["tile.num_warps"] = kernel.attributes["tile.num_warps"]
-        if "tile.occupancy" in kernel.attributes:  # ptxas keeps registers low enough for it
-            func.attributes["nvvm.minctasm"] = kernel.attributes["tile.occupancy"]
+        occupancy = kernel_occupancy(kernel)  # ptxas keeps registers low enough for it
+        if occupancy > 1:
+            func.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), occupancy)
         entry = func.regions[0].blocks.append(*params)
     lw = Lowering(num_warps, chip)
     lw.tma, lw.entry, lw.func, lw.specialized = tma, entry, func, spec

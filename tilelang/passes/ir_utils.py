@@ -110,8 +110,44 @@ def kernel_num_warps(op: ir.Operation) -> int:
 
 
 def kernel_occupancy(op: ir.Operation) -> int:
-    """The `tile.occupancy` hint (blocks per SM) of the function around `op`; 1 without one."""
-    return _kernel_option(op, "tile.occupancy", 1)
+    """The `tile.occupancy` hint (blocks per SM) of the function around `op`, lowered until
+    its register cap (65536 over the blocks' threads, at most 255) leaves room for the
+    kernel's largest matrix-product accumulator; 1 without one.
+
+    ptxas enforces the cap, and a wgmma whose accumulator needs more registers than it allows
+    cannot be assembled at all ("Insufficient registers", e.g. a 128x256 float32 accumulator
+    over 8 warps with occupancy 2). A hint is a hint: cuTile's tuning spaces pair such tiles
+    with occupancies above 1, so the hint gives way rather than the kernel failing."""
+    func = op
+    while name(func) != "func.func":
+        func = func.parent
+    hint = _kernel_option(func, "tile.occupancy", 1)
+    if hint == 1:
+        return 1
+    threads = 32 * _kernel_option(func, "tile.num_warps", 4)
+    needed = _largest_accumulator_registers(func, threads) + ACCUMULATOR_MARGIN
+    while hint > 1 and min(255, REGISTERS_PER_SM // (hint * threads) // 8 * 8) < needed:
+        hint -= 1
+    return hint
+
+
+REGISTERS_PER_SM = 65536
+# registers beside an accumulator that no instruction can do without (descriptors, addresses)
+ACCUMULATOR_MARGIN = 24
+
+
+def _largest_accumulator_registers(func: ir.Operation, threads: int) -> int:
+    """32-bit registers per thread of the largest tile.mma result, spread over every thread."""
+    largest = 0
+    for op in walk_ops(func):
+        if name(op) == MMA.name:
+            result = op.results[0].type
+            elements = 1
+            for extent in shape_of(result):
+                elements *= extent
+            words = max(1, dtype_of(result).itemsize // 4)
+            largest = max(largest, -(-elements // threads) * words)
+    return largest
 
 
 def _kernel_option(op: ir.Operation, attribute: str, default: int) -> int:

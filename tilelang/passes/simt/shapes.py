@@ -20,6 +20,7 @@ from tilelang.layout import (
     owned_registers,
     padded_shape,
     plan_conversion,
+    register_representatives,
 )
 from tilelang.passes.layout_rules import is_linear_reshape
 from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, layout_of
@@ -105,7 +106,7 @@ def lower_convert_layout(lw: Lowering, op: ir.Operation) -> None:
     elif plan.kind is ConversionKind.REGISTER_PERMUTATION and plan.register_map is not None:
         regs = tuple(source.regs[m] for m in plan.register_map)
     elif plan.kind is ConversionKind.WARP_SHUFFLE and plan.shuffle is not None:
-        regs = tuple(convert_by_shuffles(lw, source.regs, plan.shuffle, layout.num_registers))
+        regs = tuple(convert_by_shuffles(lw, source.regs, plan.shuffle, layout))
     else:
         from tilelang.passes.simt.staging import staging_plan, through_staging
 
@@ -135,8 +136,11 @@ def through_shared(lw: Lowering, source: Distributed, layout: LinearLayout,
     gpu.barrier()  # an earlier conversion may still be reading the buffer
     store_shared(lw, source, base, src_strides)
     gpu.barrier()
-    regs = []
-    for r in range(layout.num_registers):
+    regs: list[ir.Value] = []
+    for r, first in enumerate(register_representatives(layout)):
+        if first != r:  # the element of an earlier register: read once
+            regs.append(regs[first])
+            continue
         offset, _ = _offset(lw, layout, shape, dst_strides, r)
         value = llvm.load(mem, gep(base, _clamp(offset, size), mem))
         if source.dtype.kind == "b":

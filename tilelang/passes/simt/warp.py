@@ -5,7 +5,7 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm
 
-from tilelang.layout import LaneShuffle
+from tilelang.layout import LaneShuffle, LinearLayout, register_representatives
 from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.values import i32, i64
@@ -36,17 +36,21 @@ def shuffle(value: ir.Value, offset: int | ir.Value, mode: str, width: int = 32)
 
 
 def convert_by_shuffles(lw: Lowering, regs: tuple[ir.Value, ...], plan: LaneShuffle,
-                        num_registers: int) -> list[ir.Value]:
+                        layout: LinearLayout) -> list[ir.Value]:
     """The registers of a layout conversion that stays inside warps (`plan`): dst register r
     of lane l is src register A.r ^ B.l of lane C.r ^ D.l. One `shfl.sync.idx` per dst register
     and per value B.l takes (the reader keeps its own with a select); none when every lane
-    reads itself."""
+    reads itself. A dst register repeating an earlier one's element (a broadcast operand's
+    layout) copies it: shuffles are not merged by later passes."""
     lane = lw.thread_index("lane")
     lane_part = _gf2_apply(lane, plan.d)  # D.l
     choices = plan.register_choices()
     chosen = _gf2_apply(lane, plan.b) if len(choices) > 1 else None  # B.l
-    out = []
-    for r in range(num_registers):
+    out: list[ir.Value] = []
+    for r, first in enumerate(register_representatives(layout)):
+        if first != r:
+            out.append(out[first])
+            continue
         src_reg, src_lane = plan.source(r, 0)  # A.r and C.r
         if plan.reads_own_lane(r):
             out.append(regs[src_reg])
