@@ -23,9 +23,12 @@ cuDNN and on flash. Spellings:
                mask by `ct.where`, exp2 with the scale folded
   where        one key loop, every block masked by `ct.where`
   order_add    one key loop, keys loaded transposed (`order=`), the mask added as a tile of 0
-               and -inf, `exp` with the scale applied to the scores, the rescale written
+               and -inf, the scale applied to the scores (not folded), the rescale written
                `acc * alpha + ct.mma(p, v, 0)` (Triton's `acc = acc * alpha; acc += dot`)
   helper       split loop, the online-softmax step in a helper function
+Every spelling takes exp2 with flush_to_zero=True, as the sample and cuTile's FMHA kernel do
+(the bare ex2 instruction; without it, three more instructions an element keep subnormal
+probabilities): that is a choice of precision, not of spelling.
 Shapes: seq 1024 and 8192 at 16384 tokens per batch, 16 heads of 128.
 
 Every implementation is checked first on fresh random inputs against a float32 reference, with
@@ -135,7 +138,10 @@ def linear_gelu(a, w, bias, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: c
 GEMMS = {"plain": gemm_plain, "inline": gemm_inline, "helper": gemm_helper,
          "sigmoid": gemm_sigmoid, "linear": linear_gelu}
 GEMM_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (256, 14336, 4096))
-GEMM_CONFIGS = ((128, 256, 64, 8), (128, 128, 64, 8), (128, 128, 64, 4))
+# (BM, BN, BK, warps, occupancy): two blocks an SM let one block's epilogue overlap the other's
+# K loop (without warp specialization: tile-specialize-warps keeps to one block an SM)
+GEMM_CONFIGS = ((128, 256, 64, 8, 1), (128, 128, 64, 8, 1), (128, 128, 64, 4, 1),
+                (128, 128, 64, 8, 2), (128, 128, 64, 4, 2))
 QUICK_GEMM_SHAPES, QUICK_GEMM_CONFIGS = GEMM_SHAPES[:1] + GEMM_SHAPES[2:], GEMM_CONFIGS[:2]
 
 # ----- flash attention ---------------------------------------------------------------------------
@@ -173,8 +179,8 @@ def attn_split(q, k, v, out, scale: float, CAUSAL: ct.Constant[bool], BM: ct.Con
         keys, values = load_kv(k, v, batch, head, j, BN, D)
         s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32))
         mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
-        p = ct.exp2(s * qk_scale - mn)
-        alpha = ct.exp2(m - mn)
+        p = ct.exp2(s * qk_scale - mn, flush_to_zero=True)
+        alpha = ct.exp2(m - mn, flush_to_zero=True)
         total = total * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(p.astype(v.dtype), values, acc * alpha)
         m = mn
@@ -183,8 +189,8 @@ def attn_split(q, k, v, out, scale: float, CAUSAL: ct.Constant[bool], BM: ct.Con
         s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32))
         s = ct.where(keep_mask(j, BN, rows, seq_k, CAUSAL), s, -math.inf)
         mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
-        p = ct.exp2(s * qk_scale - mn)
-        alpha = ct.exp2(m - mn)
+        p = ct.exp2(s * qk_scale - mn, flush_to_zero=True)
+        alpha = ct.exp2(m - mn, flush_to_zero=True)
         total = total * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(p.astype(v.dtype), values, acc * alpha)
         m = mn
@@ -209,8 +215,8 @@ def attn_where(q, k, v, out, scale: float, CAUSAL: ct.Constant[bool], BM: ct.Con
         s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32))
         s = ct.where(keep_mask(j, BN, rows, seq_k, CAUSAL), s, -math.inf)
         mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
-        p = ct.exp2(s * qk_scale - mn)
-        alpha = ct.exp2(m - mn)
+        p = ct.exp2(s * qk_scale - mn, flush_to_zero=True)
+        alpha = ct.exp2(m - mn, flush_to_zero=True)
         total = total * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(p.astype(v.dtype), values, acc * alpha)
         m = mn
@@ -236,8 +242,8 @@ def attn_order_add(q, k, v, out, scale: float, CAUSAL: ct.Constant[bool], BM: ct
         s = ct.mma(x, kt, ct.zeros((BM, BN), ct.float32)) * scale
         s = s + ct.where(keep_mask(j, BN, rows, seq_k, CAUSAL), 0.0, -math.inf)
         mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
-        p = ct.exp(s - mn)
-        alpha = ct.exp(m - mn)
+        p = ct.exp2((s - mn) * LOG2_E, flush_to_zero=True)
+        alpha = ct.exp2((m - mn) * LOG2_E, flush_to_zero=True)
         total = total * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = acc * alpha + ct.mma(p.astype(v.dtype), values.reshape((BN, D)),
                                    ct.zeros((BM, D), ct.float32))
@@ -251,8 +257,8 @@ def softmax_step(x, keys, values, acc, m, total, qk_scale, keep):
     if keep is not None:
         s = ct.where(keep, s, -math.inf)
     mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
-    p = ct.exp2(s * qk_scale - mn)
-    alpha = ct.exp2(m - mn)
+    p = ct.exp2(s * qk_scale - mn, flush_to_zero=True)
+    alpha = ct.exp2(m - mn, flush_to_zero=True)
     total = total * alpha + ct.sum(p, axis=1, keepdims=True)
     return ct.mma(p.astype(values.dtype), values, acc * alpha), mn, total
 
@@ -358,9 +364,9 @@ def bench_gemm(shapes, configs) -> list[dict]:
         for name, kernel in GEMMS.items():
             measure = measurer(c, product if name == "plain" else fused, flops)
             results = {}
-            for bm, bn, bk, warps in configs:
-                label = f"{bm}x{bn}x{bk}w{warps}"
-                kern = kernel.replace_hints(num_warps=warps)
+            for bm, bn, bk, warps, occupancy in configs:
+                label = f"{bm}x{bn}x{bk}w{warps}" + (f"o{occupancy}" if occupancy > 1 else "")
+                kern = kernel.replace_hints(num_warps=warps, occupancy=occupancy)
                 rhs = w if name == "linear" else b
                 grid = (ct.cdiv(m, bm), ct.cdiv(n, bn))
                 results[label] = measure(f"{name} {label}", lambda kern=kern, grid=grid, rhs=rhs,
@@ -433,8 +439,9 @@ def dry_run() -> None:
     bf = ml_dtypes.bfloat16
     a, bias = np.zeros((512, 512), bf), np.zeros(512, bf)
     for name, kernel in GEMMS.items():
-        for bm, bn, bk, warps in GEMM_CONFIGS[:1]:
-            report = ct.explain(kernel.replace_hints(num_warps=warps), (a, a, bias, a, bm, bn, bk))
+        for bm, bn, bk, warps, occupancy in GEMM_CONFIGS[:1]:
+            report = ct.explain(kernel.replace_hints(num_warps=warps, occupancy=occupancy),
+                                (a, a, bias, a, bm, bn, bk))
             print(f"gemm {name}: {[loop.path for loop in report.loops]} "
                   f"fallbacks={report.fallbacks}")
     x = np.zeros((1, 2, 512, HEAD_DIM), bf)

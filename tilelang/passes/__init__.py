@@ -21,6 +21,7 @@ from tilelang.passes import (
     rewrite_gathers,
     simplify_shapes,
     specialize_warps,
+    split_masked_loops,
     unpermute_loads,
 )
 from tilelang.passes.registry import (
@@ -37,6 +38,7 @@ _ALL = (
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
+    split_masked_loops,
     unpermute_loads, pipeline_loads, pipeline_products, delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,

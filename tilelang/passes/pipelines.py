@@ -14,6 +14,7 @@ TILE_OPT = ",".join([
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",
     "tile-hoist-invariants",
+    "tile-split-masked-loops",
     "tile-eliminate-dead-code",
     "canonicalize",
     "tile-restore-branches",

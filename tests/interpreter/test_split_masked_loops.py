@@ -1,0 +1,91 @@
+"""Loops that mask their tiles by the loop index (tile-split-masked-loops runs the all-true
+iterations without the masks): the results are the same as the kernels as written, for masks
+that bound the index from above (keys past the end, the causal diagonal), from below (a
+sliding window's start) and both, at sizes that are not multiples of the tiles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tilelang as ct
+
+ZERO = ct.PaddingMode.ZERO
+
+
+@ct.kernel(num_warps=4)
+def band_sums(x, out, lo: int, hi: int, BM: ct.Constant[int], BN: ct.Constant[int]):
+    """out[r] = sum of x[r, c] over lo <= c - r < hi and c < x.shape[1], block by block."""
+    i = ct.bid(0)
+    rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
+    acc = ct.zeros((BM, BN), ct.int32)
+    for j in range(ct.cdiv(x.shape[1], BN)):
+        t = ct.load(x, (i, j), (BM, BN), padding_mode=ZERO)
+        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+        keep = (cols < x.shape[1]) & (cols - rows >= lo) & (cols - rows < hi)
+        acc = acc + ct.where(keep, t, 0)
+    ct.store(out, (i,), ct.sum(acc, axis=1))
+
+
+@pytest.mark.parametrize(("m", "n", "lo", "hi"), [(70, 150, -20, 5), (64, 200, 0, 1000),
+                                                   (33, 97, -1000, -10), (100, 64, 50, 60)])
+def test_band_sums_match(it, rng, m, n, lo, hi):
+    x = rng.integers(-100, 100, (m, n)).astype(np.int32)
+    out = it.poison((m,), "int32")
+    it.launch(band_sums, (-(-m // 16),), x, out, lo, hi, 16, 32)
+    r, c = np.arange(m)[:, None], np.arange(n)[None, :]
+    want = np.where((c - r >= lo) & (c - r < hi), x, 0).sum(axis=1)
+    np.testing.assert_array_equal(out, want)
+
+
+@ct.kernel(num_warps=4)
+def window_attention(q, k, v, out, scale: float, W: int, BM: ct.Constant[int],
+                     BN: ct.Constant[int], D: ct.Constant[int]):
+    """Causal attention over the last W keys of each query (rows - W < cols <= rows), every
+    key block masked as written."""
+    i = ct.bid(0)
+    rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
+    x = ct.load(q, (i, 0), (BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    for j in range(ct.cdiv(k.shape[0], BN)):
+        keys = ct.load(k, (j, 0), (BN, D), padding_mode=ZERO)
+        values = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
+        s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32)) * scale
+        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+        keep = (cols < k.shape[0]) & (cols <= rows) & (cols > rows - W)
+        s = s + ct.where(keep, 0.0, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        base = ct.where(mn == -math.inf, 0.0, mn)  # rows whose keys are all still masked
+        p = ct.exp(s - base)
+        alpha = ct.exp(m - base)
+        total = total * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(v.dtype), values, acc * alpha)
+        m = mn
+    ct.store(out, (i, 0), (acc / total).astype(out.dtype))
+
+
+@pytest.mark.parametrize(("seq", "window"), [(200, 70), (130, 1000), (96, 1)])
+def test_window_attention_matches(it, rng, seq, window):
+    d = 64
+    q, k, v = (it.rand(rng, (seq, d), "bfloat16", low=-1, high=1) for _ in range(3))
+    out = it.poison((seq, d), "bfloat16")
+    it.launch(window_attention, (-(-seq // 64),), q, k, v, out, 1 / math.sqrt(d), window,
+              64, 64, d)
+    qf, kf, vf = (t.astype(np.float64) for t in (q, k, v))
+    s = qf @ kf.T / math.sqrt(d)
+    r, c = np.arange(seq)[:, None], np.arange(seq)[None, :]
+    s = np.where((c <= r) & (c > r - window), s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = (p / p.sum(axis=1, keepdims=True)) @ vf
+    np.testing.assert_allclose(out.astype(np.float64), want, atol=2e-2, rtol=2e-2)
+
+
+def test_the_masked_loop_is_split():
+    """The band sums' loop becomes three: masked, clean, masked (explain lists each loop)."""
+    x = np.zeros((256, 256), np.int32)
+    report = ct.explain(band_sums, (x, np.zeros(256, np.int32), -20, 5, 16, 32))
+    assert len(report.loops) == 3, str(report)
