@@ -44,6 +44,7 @@ medians (common.timed). JSON and PNG: results/spellings.json, .png.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 from collections.abc import Callable
@@ -348,90 +349,100 @@ def summarize(case: str, spellings: dict[str, dict], peers: dict[str, dict],
     return rows
 
 
+def launcher(grid: tuple[int, ...], kernel, args: tuple) -> Callable[[], None]:
+    import torch
+
+    return functools.partial(ct.launch, torch.cuda.current_stream(), grid, kernel, args)
+
+
 def bench_gemm(shapes, configs) -> list[dict]:
+    rows = []
+    for m, n, k in shapes:
+        rows += gemm_case(m, n, k, configs)
+    return rows
+
+
+def gemm_case(m: int, n: int, k: int, configs) -> list[dict]:
     import torch
     import torch.nn.functional as F
 
-    rows = []
-    for m, n, k in shapes:
-        case = f"gemm+bias+gelu {m}x{n}x{k}"
-        a = torch.randn(m, k, device="cuda").bfloat16()
-        b = (torch.randn(k, n, device="cuda") / k**0.5).bfloat16()
-        w = b.T.contiguous()
-        bias = torch.randn(n, device="cuda").bfloat16()
-        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        product = a.float() @ b.float()
-        fused = F.gelu(product + bias.float(), approximate="tanh")
-        flops = gemm_flops(m, n, k)
-        spellings: dict[str, dict] = {}
-        for name, kernel in GEMMS.items():
-            measure = measurer(c, product if name == "plain" else fused, flops)
-            results = {}
-            for bm, bn, bk, warps, occupancy in configs:
-                label = f"{bm}x{bn}x{bk}w{warps}" + (f"o{occupancy}" if occupancy > 1 else "")
-                kern = kernel.replace_hints(num_warps=warps, occupancy=occupancy)
-                rhs = w if name == "linear" else b
-                grid = (ct.cdiv(m, bm), ct.cdiv(n, bn))
-                results[label] = measure(f"{name} {label}", lambda kern=kern, grid=grid, rhs=rhs,
-                                         t=(bm, bn, bk): ct.launch(
-                                             torch.cuda.current_stream(), grid, kern,
-                                             (a, rhs, bias, c, *t)))
-            label, top = best(results)
-            spellings[name] = {**(top or next(iter(results.values()))), "config": label}
-            print(f"  {case} {name}: {sweep.brief(sweep.shown(spellings[name]))} ({label})",
-                  flush=True)
-        peers = {
-            "cuBLASLt fused": measurer(c, fused, flops)(
-                "cuBLASLt fused", lambda: torch._addmm_activation(bias, a, b, use_gelu=True)),
-            "addmm+gelu": measurer(c, fused, flops)(
-                "addmm+gelu", lambda: F.gelu(torch.addmm(bias, a, b), approximate="tanh")),
-            "cuBLAS matmul": measurer(c, product, flops)("cuBLAS matmul", lambda: a @ b),
-        }
-        rows += summarize(case, spellings, {k: v for k, v in peers.items() if "matmul" not in k}
-                          | {"cuBLAS matmul": peers["cuBLAS matmul"]}, floor="plain")
-    return rows
+    case = f"gemm+bias+gelu {m}x{n}x{k}"
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = (torch.randn(k, n, device="cuda") / k**0.5).bfloat16()
+    w = b.T.contiguous()
+    bias = torch.randn(n, device="cuda").bfloat16()
+    c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    product = a.float() @ b.float()
+    fused = F.gelu(product + bias.float(), approximate="tanh")
+    flops = gemm_flops(m, n, k)
+    spellings: dict[str, dict] = {}
+    for name, kernel in GEMMS.items():
+        measure = measurer(c, product if name == "plain" else fused, flops)
+        results = {}
+        for bm, bn, bk, warps, occupancy in configs:
+            label = f"{bm}x{bn}x{bk}w{warps}" + (f"o{occupancy}" if occupancy > 1 else "")
+            kern = kernel.replace_hints(num_warps=warps, occupancy=occupancy)
+            args = (a, w if name == "linear" else b, bias, c, bm, bn, bk)
+            results[label] = measure(f"{name} {label}",
+                                     launcher((ct.cdiv(m, bm), ct.cdiv(n, bn)), kern, args))
+        label, top = best(results)
+        spellings[name] = {**(top or next(iter(results.values()))), "config": label}
+        print(f"  {case} {name}: {sweep.brief(sweep.shown(spellings[name]))} ({label})",
+              flush=True)
+    peers = {
+        "cuBLASLt fused": measurer(c, fused, flops)(
+            "cuBLASLt fused", lambda: torch._addmm_activation(bias, a, b, use_gelu=True)),
+        "addmm+gelu": measurer(c, fused, flops)(
+            "addmm+gelu", lambda: F.gelu(torch.addmm(bias, a, b), approximate="tanh")),
+        "cuBLAS matmul": measurer(c, product, flops)("cuBLAS matmul", lambda: a @ b),
+    }
+    return summarize(case, spellings, peers, floor="plain")
 
 
 def bench_attention(seqs, modes) -> list[dict]:
     import torch
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     rows = []
     for seq in seqs:
         batch = max(1, TOKENS // seq)
         shape = (batch, HEADS, seq, HEAD_DIM)
         q, k, v = (torch.randn(shape, device="cuda").bfloat16() for _ in range(3))
-        o = torch.empty_like(q)
-        scale = 1 / math.sqrt(HEAD_DIM)
         for mode in modes:
-            causal = mode == "causal"
-            case = f"attention {mode} b{batch} h{HEADS} s{seq} d{HEAD_DIM}"
-            with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
-                want = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
-                                                      is_causal=causal)
-            measure = measurer(o, want, attn_flops(batch, HEADS, seq, causal))
-            bm, bn = ATTN_BLOCK
-            stream = torch.cuda.current_stream
-            spellings = {"sample": measure("sample", lambda: attention.launch_attention(
-                stream(), q, k, v, o, causal, block=ATTN_BLOCK, warps=8))}
-            spellings["sample"]["config"] = f"{bm}x{bn}w8"
-            for name, kernel in ATTENTIONS.items():
-                grid = (ct.cdiv(seq, bm), batch * HEADS)
-                spellings[name] = measure(name, lambda kernel=kernel, grid=grid: ct.launch(
-                    stream(), grid, kernel, (q, k, v, o, scale, causal, bm, bn, HEAD_DIM)))
-                spellings[name]["config"] = f"{bm}x{bn}w8"
-                print(f"  {case} {name}: {sweep.brief(sweep.shown(spellings[name]))}",
-                      flush=True)
-            peers = {}
-            for label, backend in (("SDPA cuDNN", SDPBackend.CUDNN_ATTENTION),
-                                   ("SDPA flash", SDPBackend.FLASH_ATTENTION)):
-                def sdpa(backend=backend):
-                    with sdpa_kernel([backend]):
-                        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                peers[label] = measure(label, sdpa)
-            rows += summarize(case, spellings, peers, floor="sample")
+            rows += attention_case(q, k, v, mode == "causal")
     return rows
+
+
+def attention_case(q, k, v, causal: bool) -> list[dict]:
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    batch, heads, seq, d = q.shape
+    o = torch.empty_like(q)
+    case = f"attention {'causal' if causal else 'full'} b{batch} h{heads} s{seq} d{d}"
+    with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+        want = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    measure = measurer(o, want, attn_flops(batch, heads, seq, causal))
+    bm, bn = ATTN_BLOCK
+    spellings = {"sample": measure("sample", lambda: attention.launch_attention(
+        torch.cuda.current_stream(), q, k, v, o, causal, block=ATTN_BLOCK, warps=8))}
+    for name, kernel in ATTENTIONS.items():
+        args = (q, k, v, o, 1 / math.sqrt(d), causal, bm, bn, d)
+        spellings[name] = measure(name, launcher((ct.cdiv(seq, bm), batch * heads), kernel,
+                                                 args))
+        print(f"  {case} {name}: {sweep.brief(sweep.shown(spellings[name]))}", flush=True)
+    for result in spellings.values():
+        result["config"] = f"{bm}x{bn}w8"
+
+    def sdpa(backend) -> Callable[[], object]:
+        def run():
+            with sdpa_kernel([backend]):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        return run
+
+    peers = {label: measure(label, sdpa(backend)) for label, backend in (
+        ("SDPA cuDNN", SDPBackend.CUDNN_ATTENTION), ("SDPA flash", SDPBackend.FLASH_ATTENTION))}
+    return summarize(case, spellings, peers, floor="sample")
 
 
 # ----- no GPU: what each spelling compiles to -----------------------------------------------------

@@ -20,6 +20,10 @@ select is all-true is computed before the loop, and the loop becomes three: [lb,
 last only where some comparison gives such a bound). The iterations and their order are the
 same, and the copies compute the same values: the split is exact.
 
+Only loops that start at a constant are split: a loop starting at a run-time block index is, in
+practice, the masked tail of a loop its author split already (the sample's and cuTile's
+attention), whose all-true range is empty; splitting it would only add an empty loop.
+
 Assumed, as by every index computation: index arithmetic does not wrap past the integer type
 (tile indices stay far below 2**31).
 """
@@ -95,6 +99,8 @@ def _split(loop: ir.Operation) -> None:
     unit = uniform_constant(step)
     if unit is None or unit[0] != 1 or dtype_of(lb.type).kind != "i":
         return
+    if uniform_constant(lb) is None:  # a hand-split loop's masked tail (see the docstring)
+        return
     body = loop.regions[0].blocks[0]
     index = body.arguments[0]
     analysis = _Analysis(loop, index)
@@ -159,8 +165,8 @@ class _Analysis:
         if n in PASS_THROUGH:
             return self.all_true(op.operands[0])
         if n == op_table.AND.name:
-            parts = [self.all_true(v) for v in op.operands]
-            if any(p is None for p in parts):
+            parts = [p for v in op.operands if (p := self.all_true(v)) is not None]
+            if len(parts) != len(op.operands):
                 return None
             return Bounds([b for p in parts for b in p.lower],
                           [b for p in parts for b in p.upper])
