@@ -44,7 +44,6 @@ medians (common.timed). JSON and PNG: results/spellings.json, .png.
 from __future__ import annotations
 
 import argparse
-import functools
 import math
 import sys
 from collections.abc import Callable
@@ -350,9 +349,14 @@ def summarize(case: str, spellings: dict[str, dict], peers: dict[str, dict],
 
 
 def launcher(grid: tuple[int, ...], kernel, args: tuple) -> Callable[[], None]:
+    """A launch on the stream current when it runs (a CUDA graph's capture stream when timed:
+    a stream fixed beforehand would leave the captured graph empty)."""
     import torch
 
-    return functools.partial(ct.launch, torch.cuda.current_stream(), grid, kernel, args)
+    def run() -> None:
+        ct.launch(torch.cuda.current_stream(), grid, kernel, args)
+
+    return run
 
 
 def bench_gemm(shapes, configs) -> list[dict]:
