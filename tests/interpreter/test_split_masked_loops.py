@@ -84,6 +84,58 @@ def test_window_attention_matches(it, rng, seq, window):
     np.testing.assert_allclose(out.astype(np.float64), want, atol=2e-2, rtol=2e-2)
 
 
+@ct.kernel(num_warps=4)
+def causal_attention_if(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                        D: ct.Constant[int]):
+    """cuTile's attention loop: the mask added under `if j >= mask_start:` (a uniform branch
+    on the index), the loop to the last key block a query block sees."""
+    i = ct.bid(0)
+    rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
+    x = ct.load(q, (i, 0), (BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    keys_len = k.shape[0]
+    mask_start = ct.minimum((i * BM) // BN, keys_len // BN)
+    for j in range(ct.cdiv(ct.minimum((i + 1) * BM, keys_len), BN)):
+        keys = ct.load(k, (j, 0), (BN, D), padding_mode=ZERO)
+        values = ct.load(v, (j, 0), (BN, D), padding_mode=ZERO)
+        s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32)) * scale
+        if j >= mask_start:
+            cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+            s = s + ct.where((cols < keys_len) & (cols <= rows), 0.0, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        alpha = ct.exp(m - mn)
+        total = total * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(v.dtype), values, acc * alpha)
+        m = mn
+    ct.store(out, (i, 0), (acc / total).astype(out.dtype))
+
+
+@pytest.mark.parametrize("seq", [200, 256, 67])
+def test_causal_attention_with_an_if_matches(it, rng, seq):
+    d = 64
+    q, k, v = (it.rand(rng, (seq, d), "bfloat16", low=-1, high=1) for _ in range(3))
+    out = it.poison((seq, d), "bfloat16")
+    it.launch(causal_attention_if, (-(-seq // 64),), q, k, v, out, 1 / math.sqrt(d), 64, 32, d)
+    qf, kf, vf = (t.astype(np.float64) for t in (q, k, v))
+    s = np.where(np.tri(seq, seq, dtype=bool), qf @ kf.T / math.sqrt(d), -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = (p / p.sum(axis=1, keepdims=True)) @ vf
+    np.testing.assert_allclose(out.astype(np.float64), want, atol=2e-2, rtol=2e-2)
+
+
+def test_the_loop_with_an_if_on_the_index_is_split():
+    """The blocks before mask_start run without the branch: two loops, both staged."""
+    import ml_dtypes
+
+    x = np.zeros((1024, 64), ml_dtypes.bfloat16)
+    report = ct.explain(causal_attention_if, (x, x, x, x, 0.125, 128, 64, 64), num_warps=8)
+    assert len(report.loops) == 2, str(report)
+    assert all(loop.path == "staged products" for loop in report.loops), str(report)
+
+
 def test_the_masked_loop_is_split():
     """The band sums' loop becomes three: masked, clean, masked (explain lists each loop)."""
     x = np.zeros((256, 256), np.int32)
