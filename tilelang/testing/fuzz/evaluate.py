@@ -69,6 +69,8 @@ def _node(p: Program, n: Node, env: list[np.ndarray], arrays: list[np.ndarray], 
         return (product + a[2].astype(np.float64)).astype(ref.NP_DTYPES[n.dtype])
     if n.op == "kloop":
         return _k_loop(n, arrays, bid)
+    if n.op == "mloop":
+        return _m_loop(n, arrays, bid, p.scalars)
     if n.op == "loop":
         trips = p.scalars[at["param"]] if "param" in at else at["trips"]
         value = a[0]
@@ -99,6 +101,39 @@ def _k_loop(n, arrays: list[np.ndarray], bid: int) -> np.ndarray:
     out = np.zeros((bm, bn))
     out[:part.shape[0], :part.shape[1]] = part
     return out.astype(np.float32)
+
+
+def _m_loop(n, arrays: list[np.ndarray], bid: int, scalars: list[int]) -> np.ndarray:
+    """The masked column-block loop: past the array's edge zero, each block's elements kept
+    where every term holds (or all of a block before `start`, in the `if` form)."""
+    at = n.attrs
+    x = arrays[at["array"]]
+    bm, bn = n.shape
+    rows = bid * bm + np.arange(bm)[:, None]
+    acc = np.zeros((bm, bn), np.int64)
+    for j in range(-(-x.shape[1] // bn)):
+        cols = j * bn + np.arange(bn)[None, :]
+        tile = np.zeros((bm, bn), np.int64)
+        part = x[bid * bm:(bid + 1) * bm, j * bn:(j + 1) * bn]
+        tile[:part.shape[0], :part.shape[1]] = part
+        keep = np.ones((bm, bn), bool)
+        for term in at["terms"]:
+            keep &= _m_loop_term(term, cols - rows, cols < x.shape[1], at, scalars)
+        plain = at["form"] == "if" and not j >= scalars[at["start"]]
+        acc += tile if plain else np.where(keep, tile, 0)
+    return acc.astype(np.int32)
+
+
+def _m_loop_term(term: str, offset: np.ndarray, inside: np.ndarray, at: dict,
+                 scalars: list[int]) -> np.ndarray:
+    """One mask term of a masked loop's block: `offset` is cols - rows."""
+    if term == "bound":
+        return inside
+    if term == "diagonal":
+        return offset <= 0
+    if term == "lower":
+        return offset >= scalars[at["lower"]]
+    return offset < scalars[at["upper"]]
 
 
 def _write(p: Program, o, env: list[np.ndarray], arrays: list[np.ndarray], bid: int) -> None:

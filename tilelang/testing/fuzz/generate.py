@@ -274,6 +274,27 @@ class Generator:
         return self.add(Node("kloop", "float32", (bm, bn), (),
                              {"array": a, "array_b": b, "bk": bk, "layout": layout}))
 
+    def mloop(self) -> int:
+        """A loop over a block row's column blocks that masks each block by the loop index
+        (program.py's `_m_loop`): past the row's end, the diagonal, a band's bounds (int
+        parameters), with `ct.where` at every block or only under `if k >= start`. Such loops
+        are what tile-split-masked-loops rewrites. int32 values, so sums are exact."""
+        r = self.rng
+        bm, bn = r.choice((1, 4, 16)), r.choice((4, 8, 32))
+        n = r.choice((1, 5, 37, 64, 100))
+        m = max(1, self.grid * bm - r.choice((0, 0, 1)))
+        a = self.array("small", "int32", (m, n))
+        terms = sorted(r.sample(("bound", "diagonal", "lower", "upper"), r.randint(1, 3)))
+        attrs: dict = {"array": a, "terms": terms, "form": r.choice(("where", "where", "if"))}
+        for term in ("lower", "upper"):
+            if term in terms:
+                self.scalars.append(r.randint(-40, 60))
+                attrs[term] = len(self.scalars) - 1
+        if attrs["form"] == "if":
+            self.scalars.append(r.randint(-1, 8))
+            attrs["start"] = len(self.scalars) - 1
+        return self.add(Node("mloop", "int32", (bm, bn), (), attrs))
+
     def loop(self) -> int | None:
         r = self.rng
         fn = r.choice(("add", "mul", "maximum", "bitwise_xor", "sub"))
@@ -385,7 +406,8 @@ class Generator:
             self.add(Node("bid", "int32", ()))
         ops = [(self.binary, 8), (self.unary, 3), (self.where, 2), (self.astype, 3),
                (self.reduce, 3), (self.scan, 1), (self.shape_op, 2), (self.gather, 1),
-               (self.mma, 0.4), (self.kloop, 0.25), (self.loop, 1), (self.branch, 1),
+               (self.mma, 0.4), (self.kloop, 0.25), (self.mloop, 0.25), (self.loop, 1),
+               (self.branch, 1),
                (lambda: self.load(r.choice(self.main)), 1)]
         steps = size if size is not None else r.randint(2, 10)
         for _ in range(steps):

@@ -151,6 +151,8 @@ def _statements(p: Program, i: int, n: Node) -> list[str]:
     at = n.attrs
     if n.op == "kloop":
         return _k_loop(i, n)
+    if n.op == "mloop":
+        return _m_loop(i, n)
     if n.op == "loop":
         trips = f"s{at['param']}" if "param" in at else str(at["trips"])
         step = f"ct.{at['fn']}(v{i}, {a[1]})"
@@ -183,6 +185,29 @@ def _k_loop(i: int, n: Node) -> list[str]:
     return [f"v{i} = ct.full(({bm}, {bn}), 0.0, ct.float32)",
             f"for {k} in range(ct.cdiv({xa}.shape[{axis}], {bk})):",
             f"    v{i} = ct.mma({x}, {w}, v{i})"]
+
+
+def _m_loop(i: int, n: Node) -> list[str]:
+    """Block row bid(0) of x(array), summed over its column blocks with each block masked by
+    the loop index (generate.py's `mloop`)."""
+    at = n.attrs
+    bm, bn = n.shape
+    x, k = f"x{at['array']}", f"k{i}"
+    cols = f"({k} * {bn} + ct.arange({bn}, dtype=ct.int32)[None, :])"
+    rows = f"(ct.bid(0) * {bm} + ct.arange({bm}, dtype=ct.int32)[:, None])"
+    keep = " & ".join({
+        "bound": f"({cols} < {x}.shape[1])",
+        "diagonal": f"({cols} <= {rows})",
+        "lower": f"({cols} - {rows} >= s{at.get('lower')})",
+        "upper": f"({cols} - {rows} < s{at.get('upper')})"}[t] for t in at["terms"])
+    tile = f"ct.load({x}, (ct.bid(0), {k}), ({bm}, {bn}), padding_mode=ct.PaddingMode.ZERO)"
+    lines = [f"v{i} = ct.full(({bm}, {bn}), 0, ct.int32)",
+             f"for {k} in range(ct.cdiv({x}.shape[1], {bn})):"]
+    if at["form"] == "where":
+        return lines + [f"    v{i} = v{i} + ct.where({keep}, {tile}, 0)"]
+    return lines + [f"    if {k} >= s{at['start']}:",
+                    f"        v{i} = v{i} + ct.where({keep}, {tile}, 0)",
+                    "    else:", f"        v{i} = v{i} + {tile}"]
 
 
 def _write(p: Program, o: Output) -> str:
