@@ -204,10 +204,10 @@ def _m_loop(i: int, n: Node) -> list[str]:
     lines = [f"v{i} = ct.full(({bm}, {bn}), 0, ct.int32)",
              f"for {k} in range(ct.cdiv({x}.shape[1], {bn})):"]
     if at["form"] == "where":
-        return lines + [f"    v{i} = v{i} + ct.where({keep}, {tile}, 0)"]
-    return lines + [f"    if {k} >= s{at['start']}:",
-                    f"        v{i} = v{i} + ct.where({keep}, {tile}, 0)",
-                    "    else:", f"        v{i} = v{i} + {tile}"]
+        return [*lines, f"    v{i} = v{i} + ct.where({keep}, {tile}, 0)"]
+    return [*lines, f"    if {k} >= s{at['start']}:",
+            f"        v{i} = v{i} + ct.where({keep}, {tile}, 0)",
+            "    else:", f"        v{i} = v{i} + {tile}"]
 
 
 def _write(p: Program, o: Output) -> str:
