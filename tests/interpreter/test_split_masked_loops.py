@@ -88,7 +88,8 @@ def test_window_attention_matches(it, rng, seq, window):
 def causal_attention_if(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
                         D: ct.Constant[int]):
     """cuTile's attention loop: the mask added under `if j >= mask_start:` (a uniform branch
-    on the index), the loop to the last key block a query block sees."""
+    on the index), the loop to the last key block a query block sees. The selects inside the
+    branch are not directly in the loop's body: the loop is left whole."""
     i = ct.bid(0)
     rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
     x = ct.load(q, (i, 0), (BM, D), padding_mode=ZERO)
@@ -126,14 +127,16 @@ def test_causal_attention_with_an_if_matches(it, rng, seq):
     np.testing.assert_allclose(out.astype(np.float64), want, atol=2e-2, rtol=2e-2)
 
 
-def test_the_loop_with_an_if_on_the_index_is_split():
-    """The blocks before mask_start run without the branch: two loops, both staged."""
+def test_a_loop_masking_under_an_if_stays_whole():
+    """The branch costs nothing where it is not taken; splitting there would add a pipeline
+    drain (measured on cuTile's causal attention: 1.105 -> 1.133 ms), so the loop stays one,
+    staged."""
     import ml_dtypes
 
     x = np.zeros((1024, 64), ml_dtypes.bfloat16)
     report = ct.explain(causal_attention_if, (x, x, x, x, 0.125, 128, 64, 64), num_warps=8)
-    assert len(report.loops) == 2, str(report)
-    assert all(loop.path == "staged products" for loop in report.loops), str(report)
+    assert len(report.loops) == 1, str(report)
+    assert report.loops[0].path == "staged products", str(report)
 
 
 def test_the_masked_loop_is_split():

@@ -88,36 +88,3 @@ func.func @kept(%v: tensor<4xi32>, %ub: i32, %x: tensor<4xf32>) -> tensor<4xf32>
   }
   return %r : tensor<4xf32>
 }
-
-// -----
-
-// An scf.if on a condition of the index (cuTile's attention: `if j >= start:` add the mask):
-// before `start` the condition is false, so the first copy runs the else branch's ops alone.
-// CHECK-LABEL: @masked_from_start
-// CHECK: %[[U:.*]] = "tile.sub"
-// CHECK: %[[M:.*]] = "tile.minimum"(%arg1, %[[U]])
-// CHECK: %[[S:.*]] = "tile.maximum"(%{{.*}}, %[[M]])
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]]
-// CHECK-NOT: scf.if
-// CHECK: scf.yield
-// CHECK: scf.for %{{.*}} = %[[S]] to %arg1
-// CHECK: scf.if
-func.func @masked_from_start(%start: i32, %ub: i32, %x: tensor<4xf32>) -> tensor<4xf32> {
-  %c0 = "tile.constant"() {value = 0 : i32} : () -> i32
-  %c1 = "tile.constant"() {value = 1 : i32} : () -> i32
-  %zero = "tile.constant"() {value = 0.0 : f32} : () -> f32
-  %z = "tile.splat"(%zero) : (f32) -> tensor<4xf32>
-  %r = scf.for %j = %c0 to %ub step %c1 iter_args(%acc = %z) -> (tensor<4xf32>) : i32 {
-    %late = "tile.cmp"(%j, %start) {predicate = "ge"} : (i32, i32) -> i1
-    %m = scf.if %late -> (tensor<4xf32>) {
-      %neg = "tile.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-      %twice = "tile.add"(%neg, %neg) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-      scf.yield %twice : tensor<4xf32>
-    } else {
-      scf.yield %x : tensor<4xf32>
-    }
-    %next = "tile.add"(%acc, %m) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    scf.yield %next : tensor<4xf32>
-  }
-  return %r : tensor<4xf32>
-}
