@@ -287,6 +287,14 @@ def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     dtypes = f"{dtype_of(a.type).name} x {dtype_of(b.type).name} -> {dtype_of(acc.type).name}"
     loop = op.parent
     in_loop = loop is not None and name(loop) == "scf.for"
+    narrow = _rounded_before_accumulating(op) if in_loop else None
+    if narrow is not None:
+        wide = dtype_of(acc.type).name
+        return ProductReport(_line(op), shape, dtypes, "rounded, then accumulated", False, (
+            f"each iteration's {wide} product is rounded to {narrow} before it is added to the "
+            f"{wide} accumulator (ct.matmul and @ return their inputs' dtype): "
+            f"`acc = ct.mma(x, y, acc)` keeps every partial sum in {wide} and lets the loop "
+            "run as a staged K loop",))
     if in_loop:
         with collecting():
             whole = matmul_loop(loop, arch, warps)
@@ -312,3 +320,41 @@ def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     return ProductReport(_line(op), shape, dtypes, f"mma.sync ({atom.name}) from registers",
                          fast, () if fast else tuple(reasons))
 
+
+
+def _rounded_before_accumulating(op: ir.Operation) -> str | None:
+    """The narrower dtype a product into zero is rounded to before an add into one of its
+    loop's carried values (`acc = acc + ct.matmul(x, y)` with 16-bit inputs), or None."""
+    from tilelang.passes.ir_utils import uniform_constant
+
+    zero = uniform_constant(op.operands[2])
+    uses = list(op.results[0].uses)
+    if zero is None or zero[0] != 0 or len(uses) != 1 or name(uses[0].owner) != "tile.cast":
+        return None
+    cast = uses[0].owner
+    narrow = dtype_of(cast.results[0].type)
+    if narrow.itemsize >= dtype_of(op.results[0].type).itemsize:
+        return None
+    carried = set(list(op.parent.regions[0].blocks[0].arguments)[1:])
+    frontier = [cast.results[0]]
+    while frontier:  # through casts back to a wider type, to the add
+        value = frontier.pop()
+        for use in value.uses:
+            user = use.owner
+            if name(user) == "tile.cast":
+                frontier.append(user.results[0])
+            elif name(user) == "tile.add" and any(
+                    _from_carried(v, carried) for v in user.operands if v != value):
+                return narrow.name
+    return None
+
+
+def _from_carried(value: ir.Value, carried: set[ir.Value]) -> bool:
+    """A loop-carried value, or one cast or scaled from it (attention's `acc * alpha`)."""
+    from tilelang.passes.ir_utils import defining_op
+
+    if value in carried:
+        return True
+    op = defining_op(value)
+    return op is not None and name(op) in ("tile.cast", "tile.mul") and \
+        any(v in carried for v in op.operands)

@@ -185,3 +185,39 @@ def test_the_assembler_s_verdict_is_reported(monkeypatch):
     assert "SLOW assembler: ptxas serialized the kernel's wgmma" in text
     assert "64 bytes spilled to local memory, 32 loaded back (255 registers" in text
     assert len([r for r in report.fallbacks if str(r).startswith("assembler")]) == 2
+
+
+@ct.kernel(num_warps=8)
+def matmul_added(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """`acc += a @ b` in cuTile's dtypes: ct.matmul of bfloat16 returns bfloat16."""
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        w = ct.load(b, (k, ct.bid(1)), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = acc + ct.matmul(x, w)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+
+
+@ct.kernel(num_warps=8)
+def rescaled_matmul(q, v, out, BM: ct.Constant[int], D: ct.Constant[int]):
+    """Attention's second product spelled `acc * alpha + p @ v` (p and v bfloat16)."""
+    x = ct.load(q, (ct.bid(0), 0), (BM, D))
+    acc = ct.zeros((BM, D), ct.float32)
+    for j in range(ct.cdiv(v.shape[0], D)):
+        vt = ct.load(v, (j, 0), (D, D), padding_mode=ct.PaddingMode.ZERO)
+        acc = acc * 0.5 + x @ vt
+    ct.store(out, (ct.bid(0), 0), acc.astype(out.dtype))
+
+
+def test_products_rounded_before_they_accumulate_are_a_fallback() -> None:
+    """Both round each iteration's float32 product to bfloat16 before adding it to a float32
+    accumulator: less precise than ct.mma(x, y, acc), and off the staged K loop. explain says
+    so (the mma spelling of the same loop is not flagged: the first test)."""
+    report = ct.explain(matmul_added, gemm_args())
+    (product,) = report.products
+    assert not product.fast and product in report.fallbacks
+    assert "rounded to bfloat16 before it is added to the float32 accumulator" in \
+        product.reasons[0] and "ct.mma(x, y, acc)" in product.reasons[0]
+    q = np.zeros((256, 64), BF16)
+    (product,) = ct.explain(rescaled_matmul, (q, q, q, 128, 64)).products
+    assert not product.fast and "rounded to bfloat16" in product.reasons[0]

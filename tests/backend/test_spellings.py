@@ -159,7 +159,13 @@ def test_attention_spellings_are_staged_on_wgmma(kernel):
     assert len(report.loops) == 2, str(report)
     assert all(loop.fast and loop.path == "staged products" for loop in report.loops), \
         str(report)
-    assert report.instructions["wgmma"] > 0 and report.fallbacks == []
+    assert report.instructions["wgmma"] > 0
+    # ct.matmul returns bfloat16: `acc * a + ct.matmul(p, v)` rounds each block's product
+    # before adding it, which explain reports (the other spellings accumulate in float32)
+    rounded = [r for r in report.fallbacks if getattr(r, "engine", "") ==
+               "rounded, then accumulated"]
+    assert len(rounded) == (2 if kernel is attn_matmul_exp else 0), str(report)
+    assert len(report.fallbacks) == len(rounded), str(report)
 
 
 @pytest.mark.parametrize("kernel", [gemm_plain, gemm_bias_relu, gemm_nk_transpose, gemm_nk_order,
