@@ -332,16 +332,19 @@ def best(results: dict[str, dict]) -> tuple[str | None, dict | None]:
 
 
 def summarize(case: str, spellings: dict[str, dict], peers: dict[str, dict],
-              floor: str | None = None) -> list[dict]:
+              floor: str | None = None, floor_peer: str | None = None) -> list[dict]:
     """A row per spelling (its best configuration): TFLOP/s, ratio to the best spelling and to
     the best peer. `floor` names a row that is not a spelling of the case (excluded from the
-    best spelling)."""
+    best spelling); it is compared with `floor_peer` (the peer computing what it computes,
+    which the spellings are not compared with)."""
     _, top = best({k: r for k, r in spellings.items() if k != floor})
-    peer_name, peer = best(peers)
+    peer_name, peer = best({k: r for k, r in peers.items() if k != floor_peer})
     rows = []
     for name, r in {**spellings, **peers}.items():
         row = {"case": case, "impl": name, "TFLOP/s": sweep.shown(r), "config": r.get("config")}
-        if name in spellings:
+        if name == floor and floor_peer is not None:
+            row[f"/{floor_peer}"] = sweep.ratio(r, peers[floor_peer])
+        elif name in spellings:
             row["/best spelling"] = sweep.ratio(r, top) if name != floor else None
             row[f"/{peer_name}"] = sweep.ratio(r, peer)
         rows.append(row)
@@ -400,7 +403,7 @@ def gemm_case(m: int, n: int, k: int, configs) -> list[dict]:
             "addmm+gelu", lambda: F.gelu(torch.addmm(bias, a, b), approximate="tanh")),
         "cuBLAS matmul": measurer(c, product, flops)("cuBLAS matmul", lambda: a @ b),
     }
-    return summarize(case, spellings, peers, floor="plain")
+    return summarize(case, spellings, peers, floor="plain", floor_peer="cuBLAS matmul")
 
 
 def bench_attention(seqs, modes) -> list[dict]:
