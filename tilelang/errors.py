@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tilelang import pyast
+
 
 @dataclass(frozen=True, slots=True)
 class Loc:
@@ -71,7 +73,7 @@ def enclosing_function(file: str, line: int) -> str | None:
     spans = _FUNCTIONS.get(file)
     if spans is None or spans[0] != text:
         try:
-            tree = ast.parse(text)
+            tree = pyast.parse(text)
         except (SyntaxError, ValueError):
             return None
         spans = (text, [(n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from tilelang import pyast
 from tilelang.errors import Loc, TileSyntaxError
 
 
@@ -182,10 +183,10 @@ def _parse_def(text: str, filename: str, start: int) -> ast.stmt:
     """Parse a def; an indented one (nested, or a method) is parsed inside `if True:` so its
     columns stay the file's own, where dedenting would shift them."""
     if text[:1].isspace():
-        module = ast.parse("if True:\n" + text, filename=filename)
+        module = pyast.parse("if True:\n" + text, filename=filename)
         ast.increment_lineno(module, start - 2)
         return module.body[0].body[0]  # type: ignore[attr-defined]
-    module = ast.parse(text, filename=filename)
+    module = pyast.parse(text, filename=filename)
     ast.increment_lineno(module, start - 1)
     return module.body[0]
 

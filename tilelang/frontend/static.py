@@ -14,6 +14,7 @@ import ast
 import builtins
 from typing import Any
 
+from tilelang import pyast
 from tilelang.errors import (
     TileError,
     TileNameError,
@@ -145,7 +146,7 @@ def evaluate(em: Emitter, node: ast.expr, keyword: str) -> Any:
             except TileSyntaxError:
                 if inner.id not in inside:
                     raise
-    code = compile(ast.Expression(body=node), em.frame.source.filename, "eval")
+    code = pyast.compile_tree(ast.Expression(body=node), em.frame.source.filename, "eval")
     saved_hook = stub.STATIC_CALL[0]
     stub.STATIC_CALL[0] = lambda name, args, kwargs: _call(em, name, args, kwargs)
     STATIC_EVALUATION[0] += 1
