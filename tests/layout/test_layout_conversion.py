@@ -17,6 +17,7 @@ from tilelang.layout import (
     owned_elements,
     owned_registers,
     plan_conversion,
+    register_representatives,
     shared_bytes,
     shared_offset,
     shared_offset_bases,
@@ -111,3 +112,22 @@ def test_owned_registers_skips_in_thread_duplicates() -> None:
     layout = default_blocked((16, 64), 4, 4).project(1)  # vector registers now all alike
     assert owned_registers(layout) == tuple(r for r in range(layout.num_registers) if r % 4 == 0)
     assert owned_registers(default_blocked((16, 64), 4, 4)) == tuple(range(8))
+
+
+def test_register_representatives_point_repeats_at_their_first_copy() -> None:
+    """A bias row broadcast into a wgmma accumulator's layout: its zero register bases make
+    registers repeat elements; each repeat points at the first register holding its element
+    (the same for every thread), and no two representatives hold the same element."""
+    from tilelang.layout.wgmma import accumulator_layout
+
+    row = accumulator_layout(128, 128, 4).broadcast_operand((1, 128))
+    reps = register_representatives(row)
+    assert len(reps) == row.num_registers
+    for lane, warp in ((0, 0), (5, 1), (31, 3)):
+        coords = element_coords(row, lane, warp)
+        assert all(coords[r] == coords[first] and first <= r for r, first in enumerate(reps))
+        firsts = sorted(set(reps))
+        assert len({coords[r] for r in firsts}) == len(firsts)
+    assert len(set(reps)) == 32  # 32 columns a thread, 128 register slots
+    plain = default_blocked((16, 64), 4, 4)
+    assert register_representatives(plain) == tuple(range(plain.num_registers))
