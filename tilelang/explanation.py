@@ -36,7 +36,7 @@ from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
 from tilelang.passes import layout_rules
-from tilelang.passes.ir_utils import name, walk_ops
+from tilelang.passes.ir_utils import defining_op, name, uniform_constant, walk_ops
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
 from tilelang.passes.remarks import collecting
 from tilelang.passes.staged_loops import staged_loop
@@ -325,8 +325,6 @@ def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
 def _rounded_before_accumulating(op: ir.Operation) -> str | None:
     """The narrower dtype a product into zero is rounded to before an add into one of its
     loop's carried values (`acc = acc + ct.matmul(x, y)` with 16-bit inputs), or None."""
-    from tilelang.passes.ir_utils import uniform_constant
-
     zero = uniform_constant(op.operands[2])
     uses = list(op.results[0].uses)
     if zero is None or zero[0] != 0 or len(uses) != 1 or name(uses[0].owner) != "tile.cast":
@@ -351,8 +349,6 @@ def _rounded_before_accumulating(op: ir.Operation) -> str | None:
 
 def _from_carried(value: ir.Value, carried: set[ir.Value]) -> bool:
     """A loop-carried value, or one cast or scaled from it (attention's `acc * alpha`)."""
-    from tilelang.passes.ir_utils import defining_op
-
     if value in carried:
         return True
     op = defining_op(value)
