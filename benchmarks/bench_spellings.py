@@ -137,8 +137,44 @@ def linear_gelu(a, w, bias, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: c
     ct.store(c, (i, j), gelu_tanh(add_bias(acc, bias, j, BN)).astype(c.dtype))
 
 
+@ct.kernel(num_warps=8)
+def gemm_persistent(a, b, bias, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                    BK: ct.Constant[int]):
+    """A grid of any size walking c's tiles (tile t, t + num_blocks, ...), 8 block rows at a
+    time for L2 reuse, the epilogue inline."""
+    tiles_m, tiles_n = ct.cdiv(c.shape[0], BM), ct.cdiv(c.shape[1], BN)
+    for t in range(ct.bid(0), tiles_m * tiles_n, ct.num_blocks(0)):
+        first = (t // (8 * tiles_n)) * 8
+        rows = ct.minimum(tiles_m - first, 8)
+        i = first + (t % (8 * tiles_n)) % rows
+        j = (t % (8 * tiles_n)) // rows
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(a, 1, (BM, BK))):
+            x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+            w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
+            acc = ct.mma(x, w, acc)
+        ct.store(c, (i, j), gelu_tanh(add_bias(acc, bias, j, BN)).astype(c.dtype))
+
+
+@ct.kernel(num_warps=8)
+def gemm_approx(a, b, bias, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """The inline spelling with tanh.approx (`rounding_mode=APPROX`): another precision."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ZERO)
+        w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
+        acc = ct.mma(x, w, acc)
+    x = add_bias(acc, bias, j, BN)
+    u = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+    y = 0.5 * x * (1.0 + ct.tanh(u, rounding_mode=ct.RoundingMode.APPROX))
+    ct.store(c, (i, j), y.astype(c.dtype))
+
+
 GEMMS = {"plain": gemm_plain, "inline": gemm_inline, "helper": gemm_helper,
-         "sigmoid": gemm_sigmoid, "linear": linear_gelu}
+         "sigmoid": gemm_sigmoid, "linear": linear_gelu, "persistent": gemm_persistent,
+         "approx": gemm_approx}
+SMS = 132  # the device's multiprocessors, set when the GEMM case runs
 GEMM_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (256, 14336, 4096))
 # (BM, BN, BK, warps, occupancy): two blocks an SM let one block's epilogue overlap the other's
 # K loop (without warp specialization: tile-specialize-warps keeps to one block an SM)
@@ -374,6 +410,8 @@ def gemm_case(m: int, n: int, k: int, configs) -> list[dict]:
     import torch.nn.functional as F
 
     case = f"gemm+bias+gelu {m}x{n}x{k}"
+    global SMS
+    SMS = torch.cuda.get_device_properties(0).multi_processor_count
     a = torch.randn(m, k, device="cuda").bfloat16()
     b = (torch.randn(k, n, device="cuda") / k**0.5).bfloat16()
     w = b.T.contiguous()
@@ -390,8 +428,10 @@ def gemm_case(m: int, n: int, k: int, configs) -> list[dict]:
             label = f"{bm}x{bn}x{bk}w{warps}" + (f"o{occupancy}" if occupancy > 1 else "")
             kern = kernel.replace_hints(num_warps=warps, occupancy=occupancy)
             args = (a, w if name == "linear" else b, bias, c, bm, bn, bk)
-            results[label] = measure(f"{name} {label}",
-                                     launcher((ct.cdiv(m, bm), ct.cdiv(n, bn)), kern, args))
+            grid = ((SMS * occupancy,) if name == "persistent"
+                    else (ct.cdiv(m, bm), ct.cdiv(n, bn)))
+            results[label] = measure(f"{name} {label}", launcher(grid, kern, args))
+            print(f"    {name} {label}: {sweep.brief(sweep.shown(results[label]))}", flush=True)
         label, top = best(results)
         spellings[name] = {**(top or next(iter(results.values()))), "config": label}
         print(f"  {case} {name}: {sweep.brief(sweep.shown(spellings[name]))} ({label})",

@@ -36,7 +36,13 @@ from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
 from tilelang.passes import layout_rules
-from tilelang.passes.ir_utils import defining_op, name, uniform_constant, walk_ops
+from tilelang.passes.ir_utils import (
+    defining_op,
+    latency_hint,
+    name,
+    uniform_constant,
+    walk_ops,
+)
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
 from tilelang.passes.remarks import collecting
 from tilelang.passes.staged_loops import staged_loop
@@ -255,14 +261,16 @@ def _loop_report(loop: ir.Operation, arch: str, warps: int) -> LoopReport:
     with collecting() as why_whole:
         whole = matmul_loop(loop, arch, warps)
     if whole is not None:
-        detail = f"{whole.engine}, {whole.stages} stages of {whole.bm}x{whole.bn}x{whole.bk}"
+        detail = (f"{whole.engine}, {whole.stages} stages of {whole.bm}x{whole.bn}x{whole.bk}"
+                  + _hinted([whole.load_a, whole.load_b]))
         return LoopReport(_line(loop), count, "staged K loop", detail,
                           whole.engine == "wgmma" or arch not in WGMMA_ARCHS)
     with collecting() as why_staged:
         staged = staged_loop(loop, arch, warps)
     if staged is not None:
         return LoopReport(_line(loop), count, "staged products",
-                          f"wgmma, {staged.stages} stages", True)
+                          f"wgmma, {staged.stages} stages" +
+                          _hinted([m.b.load for m in staged.mmas]), True)
     reasons = tuple([f"not a plain K loop: {r}" for r in why_whole] +
                     [f"products not staged: {r}" for r in why_staged])
     if _prefetchable(loop):
@@ -270,6 +278,11 @@ def _loop_report(loop: ir.Operation, arch: str, warps: int) -> LoopReport:
                           "the next iteration's tiles loaded during this one", False, reasons)
     return LoopReport(_line(loop), count, "not pipelined",
                       "each iteration waits for its loads", False, reasons)
+
+
+def _hinted(loads: list[ir.Operation]) -> str:
+    hint = latency_hint(loads)
+    return "" if hint is None else f" (the loads' latency={hint} hint)"
 
 
 def _prefetchable(loop: ir.Operation) -> bool:

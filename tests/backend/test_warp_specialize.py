@@ -11,6 +11,7 @@ import tilelang as ct
 from tilelang.testing.kernels import make_matmul, make_persistent_matmul, make_two_products
 
 BF16 = ml_dtypes.bfloat16
+STAGES_64x256 = 5  # 40 KB stages (64x64 + 64x256 bf16) past the column sums' buffer
 
 
 def two_products_args(tile):
@@ -24,13 +25,13 @@ def test_a_gemm_gets_a_producer_warpgroup():
     issues the TMA boxes (one loop: 2 operands x their 128-byte panels), and the consumers'
     block barriers are named barrier 1 over their 256 threads."""
     a, b, c = (np.zeros((1000, 1000), BF16) for _ in range(3))
-    compiled = ct.compile(make_matmul(8), (a, b, c, 128, 256, 64), arch="sm_90")
+    compiled = ct.compile(make_matmul(8), (a, b, c, 128, 128, 64), arch="sm_90")
     ptx = compiled.ptx
     assert compiled.block_threads == 384 and ".reqntid 384, 1, 1" in ptx
     assert "setmaxnreg.dec.sync.aligned.u32 \t40" in ptx
     assert "setmaxnreg.inc.sync.aligned.u32 \t232" in ptx
-    # 64 columns a panel: a 1, b 4
-    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 1 + 4
+    # 64 columns a panel: a 1, b 2
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 1 + 2
     assert "bar.sync \t1, 256" in ptx and "bar.sync \t0;" in ptx  # after the barriers' init
     assert compiled.resources().spill_stores == 0
 
@@ -38,12 +39,12 @@ def test_a_gemm_gets_a_producer_warpgroup():
 def test_loops_share_one_ring_past_the_earlier_buffers():
     """Two K loops, one ring: the producer runs both loops' copies; the column sums before
     them use shared memory, which the ring lies past."""
-    compiled = ct.compile(make_two_products(8), two_products_args((128, 256, 64)),
+    compiled = ct.compile(make_two_products(4), two_products_args((64, 256, 64)),
                           arch="sm_90")
     ptx = compiled.ptx
-    assert compiled.block_threads == 384
+    assert compiled.block_threads == 256
     assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 2 * (1 + 4)
-    assert ptx.count("mbarrier.inval") == 2 * 4  # the barriers of 4 stages, once
+    assert ptx.count("mbarrier.inval") == 2 * STAGES_64x256
 
 
 def test_thread0_fills_the_ring_when_it_does_not_fit_past_the_earlier_buffers():
@@ -55,8 +56,10 @@ def test_thread0_fills_the_ring_when_it_does_not_fit_past_the_earlier_buffers():
 
 
 @pytest.mark.parametrize(("case", "env", "warps", "tile", "occupancy"), [
-    ("switched off", "0", 8, (128, 256, 64), None),
-    ("one consumer warpgroup at two blocks an SM", "1", 4, (64, 128, 64), 2),
+    ("switched off", "0", 8, (128, 128, 64), None),
+    # 128 of each thread's registers hold the accumulator: with a producer warpgroup ptxas
+    # would cap them at 168 (it compiles every warp under the launch's share), without at 255
+    ("128x256 over 8 warps", "1", 8, (128, 256, 64), None),
 ])
 def test_kernels_without_a_producer_warpgroup(monkeypatch, case, env, warps, tile, occupancy):
     monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", env)
@@ -67,6 +70,19 @@ def test_kernels_without_a_producer_warpgroup(monkeypatch, case, env, warps, til
     compiled = ct.compile(kernel, (a, b, c, *tile), arch="sm_90")
     assert compiled.block_threads == 32 * warps, case
     assert "cp.async.bulk.tensor" in compiled.ptx and "bar.sync \t1," not in compiled.ptx
+
+
+def test_two_blocks_an_sm_get_a_producer_warp():
+    """At occupancy 2 the producer is one warp and keeps the launch's registers (setmaxnreg
+    moves registers only within a block, and ptxas compiles every warp under the launch's
+    share: 168 at 5 warps a block, two blocks an SM)."""
+    a, b, c = (np.zeros((1000, 1000), BF16) for _ in range(3))
+    kernel = make_matmul(4).replace_hints(occupancy=2)
+    compiled = ct.compile(kernel, (a, b, c, 128, 128, 64), arch="sm_90")
+    assert compiled.block_threads == 160 and "setmaxnreg" not in compiled.ptx
+    assert "bar.sync \t1, 128" in compiled.ptx or "bar.sync \t0;" in compiled.ptx
+    resources = compiled.resources()
+    assert resources.blocks_per_sm == 2 and resources.registers <= 168
 
 
 def test_one_consumer_warpgroup_keeps_its_registers():
@@ -82,10 +98,10 @@ def test_an_operand_with_rows_one_element_apart_is_not_staged():
     cp.async (16-byte chunks) can copy it, so its loop keeps the general path while the
     other loop still gets the producer warpgroup (the maps: its two operands', and the
     result's, stored by TMA)."""
-    compiled = ct.compile(make_two_products(8), two_products_args_k(1, (128, 256, 64)),
+    compiled = ct.compile(make_two_products(4), two_products_args_k(1, (64, 256, 64)),
                           arch="sm_90")
     maps = compiled.metadata["tensor_maps"]
-    assert compiled.block_threads == 384 and [m["array_param"] for m in maps] == [0, 5, 25]
+    assert compiled.block_threads == 256 and [m["array_param"] for m in maps] == [0, 5, 25]
 
 
 def two_products_args_k(k2, tile):
@@ -94,13 +110,12 @@ def two_products_args_k(k2, tile):
     return (*(np.zeros(s, BF16) for s in shapes), *tile)
 
 
-@pytest.mark.parametrize(("tile", "stages"), [((128, 256, 64), 4), ((128, 128, 64), 6)])
+@pytest.mark.parametrize(("tile", "stages"), [((128, 128, 64), 6)])
 def test_a_persistent_kernel_keeps_one_ring_across_its_tiles(tile, stages):
     """The K loop sits in a loop over tiles: the producer replays that loop (its bounds and the
     tile indices, lowered again), the ring's count runs on from tile to tile, and the ring lies
-    past the epilogue's TMA store buffer (two 16 KB slots at 128 x 256 bf16, not the whole 64 KB
-    tile), so it keeps the plain kernel's 4 stages at 128 x 256; its barriers are invalidated
-    once, after the tiles."""
+    past the epilogue's TMA store buffer; its barriers are invalidated once, after the
+    tiles."""
     a = np.zeros((1000, 1000), BF16)
     compiled = ct.compile(make_persistent_matmul(8), (a, a, a, *tile, 8), arch="sm_90")
     ptx = compiled.ptx

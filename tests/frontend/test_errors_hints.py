@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang.errors import TileInterpreterError, TileSyntaxError, TileTypeError
+from tilelang.errors import TileInterpreterError, TileSyntaxError, TileTypeError, TileValueError
 
 
 def test_assume_divisible_by_needs_an_integer_scalar(fe):
@@ -111,3 +111,27 @@ def test_grid_dependency_control_is_not_allowed_in_a_combiner(fe):
                           "ct.grid_dependency_control_wait()", helper=combine,
                           call_at="ct.reduce(ct.load(a, (0,), (16,)), 0, combine, 0.0)")
     fe.check_rendering(err)
+
+
+@pytest.mark.parametrize(("latency", "cls", "message"), [
+    (0, TileValueError, "latency must be from 1 to 10, got 0"),
+    (11, TileValueError, "latency must be from 1 to 10, got 11"),
+    (2.5, TileTypeError, "latency must be a constant int or None, got constant 2.5"),
+])
+def test_load_latency_must_be_a_constant_from_1_to_10(fe, latency, cls, message):
+    @ct.kernel
+    def k(a, L: ct.Constant[object]):
+        ct.store(a, (0,), ct.load(a, (0,), (16,), latency=L))
+
+    fe.expect_error(k, (fe.array(), latency), cls, message,
+                    "ct.load(a, (0,), (16,), latency=L)")
+
+
+def test_store_latency_must_be_a_constant(fe):
+    @ct.kernel
+    def k(a, n: int):
+        ct.store(a, (0,), ct.load(a, (0,), (16,)), latency=n)
+
+    fe.expect_error(k, (fe.array(), 3), TileTypeError,
+                    "latency must be a constant int or None, got int32 scalar",
+                    "ct.store(a, (0,), ct.load(a, (0,), (16,)), latency=n)")

@@ -24,17 +24,18 @@ def rand(*shape):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize(("tile", "m", "n", "k", "k2", "threads"), [
-    ((128, 256, 64), 300, 520, 1000, 200, 384),  # one ring, the producer warpgroup's
-    ((128, 128, 64), 300, 520, 1000, 200, 256),  # no room past the column sums: thread 0's
-    ((128, 256, 64), 129, 320, 64, 1, 384),  # one iteration each
-    ((128, 256, 64), 129, 300, 64, 40, 256),  # rows of b not 16-byte aligned: no TMA
-    ((128, 256, 64), 129, 300, 64, 1, 256),  # a2's rows one element apart: not staged
+@pytest.mark.parametrize(("tile", "warps", "m", "n", "k", "k2", "threads"), [
+    ((64, 256, 64), 4, 300, 520, 1000, 200, 256),  # one ring, the producer warpgroup's
+    ((128, 256, 64), 8, 300, 520, 1000, 200, 256),  # 128-register accumulators: thread 0's
+    ((128, 128, 64), 8, 300, 520, 1000, 200, 256),  # no room past the column sums: thread 0's
+    ((64, 256, 64), 4, 129, 320, 64, 1, 256),  # one iteration each
+    ((64, 256, 64), 4, 129, 300, 64, 40, 128),  # rows of b not 16-byte aligned: no TMA
+    ((64, 256, 64), 4, 129, 300, 64, 1, 128),  # a2's rows one element apart: not staged
 ])
-def test_two_loops_share_one_ring(tile, m, n, k, k2, threads):
+def test_two_loops_share_one_ring(tile, warps, m, n, k, k2, threads):
     a, b, a2, b2, bias = rand(m, k), rand(k, n), rand(m, k2), rand(k2, n), rand(m, n)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-    kernel = make_two_products(8)
+    kernel = make_two_products(warps)
     bm, bn, _ = tile
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn), 1), kernel,
               (a, b, a2, b2, bias, c, *tile))
@@ -79,7 +80,9 @@ def test_persistent_gemm(tile, m, n, k, blocks):
     torch.cuda.synchronize()
     assert not c.isnan().any(), "every element is written"
     torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)
-    assert ct.compile(kernel, (a, b, c, *tile, 8), arch="sm_90").block_threads == 384
+    # 128x256: a 128-register accumulator, so no producer warpgroup (simt/warp_specialize.py)
+    threads = 256 if tile[1] == 256 else 384
+    assert ct.compile(kernel, (a, b, c, *tile, 8), arch="sm_90").block_threads == threads
 
 
 @ct.kernel(num_warps=8)
@@ -123,3 +126,40 @@ def test_persistent_attention(blocks):
     compiled = ct.compile(persistent_attention, (q, k, v, out, scale, 128, 64, 128),
                           arch="sm_90")
     assert compiled.block_threads == 384
+
+
+@ct.kernel(num_warps=4, occupancy=2)
+def gemm_bias_gelu(a, b, bias, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                   BK: ct.Constant[int]):
+    """A GEMM with an epilogue at two blocks an SM: one block's epilogue can run beside the
+    other's K loop."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        w = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, w, acc)
+    x = acc + ct.load(bias, (j,), (BN,), padding_mode=ct.PaddingMode.ZERO)[None, :]
+    y = 0.5 * x * (1.0 + ct.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    ct.store(c, (i, j), y.astype(c.dtype))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize(("m", "n", "k"), [(1000, 1000, 1000), (257, 304, 72), (129, 520, 64)])
+def test_two_blocks_an_sm_with_a_producer_warp(warps, m, n, k):
+    """At occupancy 2 the producer is one warp (no setmaxnreg: 9 or 5 warps a block), and two
+    blocks share an SM's shared memory and registers."""
+    a, b, bias = rand(m, k), rand(k, n) / 8, rand(n)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel = gemm_bias_gelu.replace_hints(num_warps=warps)
+    args = (a, b, bias, c, 128, 128, 64)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 128), ct.cdiv(n, 128)), kernel, args)
+    torch.cuda.synchronize()
+    assert not c.isnan().any(), "every element is written"
+    x = a.double() @ b.double() + bias.double()
+    want = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    torch.testing.assert_close(c.double(), want, rtol=2e-2, atol=2e-2)
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    assert compiled.block_threads == 32 * (warps + 1)
+    assert compiled.resources().blocks_per_sm == 2

@@ -11,6 +11,9 @@ from tilelang.dialect.types import mlir_type
 from tilelang.language import dtypes as dt
 from tilelang.language.dtypes import DType
 
+# on a tile.load: the `latency=` hint (1-10), which sets the stages of a ring that copies it
+LATENCY_ATTR = "tile.latency"
+
 AttrValue: TypeAlias = int | float | str | bool | Sequence[int] | ir.Attribute
 
 

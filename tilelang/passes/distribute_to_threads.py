@@ -89,8 +89,9 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
     num_warps = ir.IntegerAttr(kernel.attributes["tile.num_warps"]).value
     decided = specialize_warps.decision(kernel)  # chosen by tile-specialize-warps
     if decided is not None:
-        stages, registers = decided
-        spec = warp_specialize.specialized(kernel, chip, num_warps, stages, registers)
+        stages, registers, producer_warps = decided
+        spec = warp_specialize.specialized(kernel, chip, num_warps, stages, registers,
+                                           producer_warps)
         lw = _lower_function(kernel, container, chip, tma, spec)
         if lw.shared_bytes <= target(chip).shared_per_block:
             return lw

@@ -125,7 +125,7 @@ def kernel_occupancy(op: ir.Operation) -> int:
     if hint == 1:
         return 1
     threads = 32 * _kernel_option(func, "tile.num_warps", 4)
-    needed = _largest_accumulator_registers(func, threads) + ACCUMULATOR_MARGIN
+    needed = accumulator_registers(func, threads) + ACCUMULATOR_MARGIN
     while hint > 1 and min(255, REGISTERS_PER_SM // (hint * threads) // 8 * 8) < needed:
         hint -= 1
     return hint
@@ -136,7 +136,7 @@ REGISTERS_PER_SM = 65536
 ACCUMULATOR_MARGIN = 24
 
 
-def _largest_accumulator_registers(func: ir.Operation, threads: int) -> int:
+def accumulator_registers(func: ir.Operation, threads: int) -> int:
     """32-bit registers per thread of the largest tile.mma result, spread over every thread."""
     largest = 0
     for op in walk_ops(func):
@@ -211,3 +211,15 @@ def relabelling_chain(value: ir.Value, loop: ir.Operation
         chain.insert(0, op)
         op = defining_op(op.operands[0])
     return op, tuple(chain), transposed
+
+
+MAX_HINTED_STAGES = 10  # the largest `latency=` hint (cuTile's scale ends at 10)
+
+
+def latency_hint(loads: list[ir.Operation]) -> int | None:
+    """The largest `latency=` hint among `loads` (tile.latency: 1 light traffic .. 10 heavy),
+    or None when none has one. A ring loop takes it as its stage count: the iterations of
+    copies in flight (within what shared memory holds and the engine needs)."""
+    hints = [ir.IntegerAttr(op.attributes[ops.LATENCY_ATTR]).value for op in loads
+             if ops.LATENCY_ATTR in op.attributes]
+    return max(hints) if hints else None

@@ -33,6 +33,7 @@ from tilelang.layout.mma import split_warps
 from tilelang.passes.ir_utils import (
     has_effects,
     kernel_occupancy,
+    latency_hint,
     name,
     relabelling_chain,
 )
@@ -159,13 +160,15 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
                   f"{num_warps} warps from shared memory")
     stage = (bm * bk + bk * bn) * itemsize
     scratch = transposed_bytes(itemsize, k_major_b, bn, bk)
+    hint = latency_hint(loads)  # `latency=`: the stages the user asks for
+    most = MAX_STAGES if hint is None else max(MIN_STAGES[engine], hint)
     # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
-    limit = target(arch).shared_per_block - 1024 - 16 * MAX_STAGES - scratch
+    limit = target(arch).shared_per_block - 1024 - 16 * most - scratch
     occupancy = kernel_occupancy(loop)
     if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
         per_block = target(arch).shared_for(occupancy)
-        limit = min(limit, per_block - 1024 - 16 * MAX_STAGES - scratch)
-    stages = min(MAX_STAGES, limit // stage)
+        limit = min(limit, per_block - 1024 - 16 * most - scratch)
+    stages = min(most, limit // stage)
     if stages < MIN_STAGES[engine]:
         return no(f"{MIN_STAGES[engine]} stages of {stage} bytes do not fit the shared memory "
                   "a block may use")

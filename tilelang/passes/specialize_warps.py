@@ -1,7 +1,9 @@
 """Passes (simt): tile-specialize-warps: which kernels get a producer warpgroup for their TMA
 rings (simt/warp_specialize.py), with how many stages and registers.
 
-A kernel qualifies when it has whole consumer warpgroups at one block an SM, and every loop
+A kernel qualifies when it has whole consumer warpgroups (at an occupancy hint above 1, when
+the blocks' share of the register file still holds the consumers' accumulators after
+setmaxnreg: 128x128 tiles over two consumer warpgroups at two blocks an SM), and every loop
 whose ring TMA fills (tile-plan-rings's `copy = "tma"`) sits in its top-level block, or all in
 the body of one top-level loop over tiles (a persistent kernel), with one ring geometry and
 bounds and tile indices that are pure scalar functions of what the producer can compute. In a
@@ -45,21 +47,25 @@ def run(module: ir.Operation, options: Options) -> None:
         spec = warp_specialize.plan(kernel, options.chip, kernel_num_warps(kernel))
         if spec is not None:
             kernel.attributes[SPECIALIZE_ATTR] = _attribute(spec.loops[0].stages,
-                                                            spec.registers)
+                                                            spec.registers, spec.producer_warps)
 
 
-def _attribute(stages: int, registers: tuple[int, int]) -> ir.Attribute:
+def _attribute(stages: int, registers: tuple[int, int], producer_warps: int) -> ir.Attribute:
     i64 = ir.IntegerType.get_signless(64)
     consumer, producer = registers
-    return ir.DictAttr.get({
+    fields = {
         "stages": ir.IntegerAttr.get(i64, stages),
         "consumer_registers": ir.IntegerAttr.get(i64, consumer),
         "producer_registers": ir.IntegerAttr.get(i64, producer),
-    })
+    }
+    if producer_warps != warp_specialize.PRODUCER_WARPS:
+        fields["producer_warps"] = ir.IntegerAttr.get(i64, producer_warps)
+    return ir.DictAttr.get(fields)
 
 
-def decision(kernel: ir.Operation) -> tuple[int, tuple[int, int]] | None:
-    """(stages, (consumer, producer) registers) recorded on `kernel`, or None."""
+def decision(kernel: ir.Operation) -> tuple[int, tuple[int, int], int] | None:
+    """(stages, (consumer, producer) registers, producer warps) recorded on `kernel`, or
+    None."""
     if SPECIALIZE_ATTR not in kernel.attributes:
         return None
     fields = ir.DictAttr(kernel.attributes[SPECIALIZE_ATTR])
@@ -67,4 +73,6 @@ def decision(kernel: ir.Operation) -> tuple[int, tuple[int, int]] | None:
     def get(key: str) -> int:
         return ir.IntegerAttr(fields[key]).value
 
-    return get("stages"), (get("consumer_registers"), get("producer_registers"))
+    warps = get("producer_warps") if "producer_warps" in fields else \
+        warp_specialize.PRODUCER_WARPS
+    return get("stages"), (get("consumer_registers"), get("producer_registers")), warps

@@ -37,6 +37,7 @@ from tilelang.passes.ir_utils import (
     has_side_effects,
     is_within,
     kernel_occupancy,
+    latency_hint,
     name,
     relabelling_chain,
     scalar_slice,
@@ -155,7 +156,10 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     occupancy = kernel_occupancy(loop)
     if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
         limit = min(limit, target(arch).shared_for(occupancy) - 1024 - once)
-    stages = max(MIN_STAGES, min(MAX_STAGES, (limit - _scratch_bytes(inner)) // offset))
+    hint = latency_hint(loads)  # `latency=`: the stages the user asks for (16 bytes of
+    most = MAX_STAGES if hint is None else hint  # barriers each)
+    reserve = 0 if hint is None else 16 * hint
+    stages = max(MIN_STAGES, min(most, (limit - reserve - _scratch_bytes(inner)) // offset))
     order = {op: i for i, op in enumerate(inner)}
     return StagedLoop(loop, tuple(mmas), tuple(sorted(index_ops, key=order.__getitem__)),
                       stages)

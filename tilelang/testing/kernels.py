@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import tilelang as ct
 
 
@@ -182,3 +184,45 @@ def scaled_gemm(A, AS, B, BS, C, BM: ct.Constant[int], BN: ct.Constant[int],
         t = ct.load(BS, (k, j), (BK // 32, BN), padding_mode=zero)
         acc = ct.mma_scaled(a, s, b, t, acc)
     ct.store(C, (i, j), acc)
+
+
+@ct.kernel(num_warps=8)
+def hinted_matmul(a, b, c, LA: ct.Constant[object], LB: ct.Constant[object],
+                  BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """c = a @ b with `latency=` hints LA and LB (None: no hint) on the two loads."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO, latency=LA)
+        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO, latency=LB)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, (i, j), acc.astype(c.dtype))
+
+
+@ct.kernel(num_warps=4)
+def hinted_attention(q, k, v, out, scale: float, L: ct.Constant[object], BM: ct.Constant[int],
+                     BN: ct.Constant[int], D: ct.Constant[int]):
+    """Attention (not causal) as cuTile's FMHA spells its key loop: keys loaded transposed by
+    `order=`, both loads with the `latency=` hint L, keys past the end masked by `ct.where`."""
+    i, bh = ct.bid(0), ct.bid(1)
+    batch, head = bh // q.shape[1], bh % q.shape[1]
+    zero = ct.PaddingMode.ZERO
+    x = ct.load(q, (batch, head, i, 0), (1, 1, BM, D), padding_mode=zero).reshape((BM, D))
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    for j in range(ct.cdiv(k.shape[2], BN)):
+        kt = ct.load(k, (batch, head, 0, j), (1, 1, D, BN), order=(0, 1, 3, 2), latency=L,
+                     padding_mode=zero).reshape((D, BN))
+        vj = ct.load(v, (batch, head, j, 0), (1, 1, BN, D), latency=L,
+                     padding_mode=zero).reshape((BN, D))
+        s = ct.mma(x, kt, ct.zeros((BM, BN), ct.float32)) * scale
+        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
+        s = ct.where(cols < k.shape[2], s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        alpha = ct.exp(m - mn)
+        total = total * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(vj.dtype), vj, acc * alpha)
+        m = mn
+    ct.store(out, (batch, head, i, 0), (acc / total).astype(out.dtype).reshape((1, 1, BM, D)))

@@ -32,6 +32,34 @@ func.func @matmul(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b: !tile.
 
 // -----
 
+// `latency=` hints (tile.latency on the loads) set the stage count: the largest of the loop's
+// loads, here 2, raised to wgmma's least (3); sm_80's mma.sync needs only 2.
+// TMA-LABEL: func.func @latency_hint
+// TMA: } {tile.ring = {copy = "tma", engine = "wgmma", loop = "matmul", stages = 3 : i64}}
+// CP-LABEL: func.func @latency_hint
+// CP: } {tile.ring = {copy = "cp.async", engine = "wgmma", loop = "matmul", stages = 3 : i64}}
+// SM80-LABEL: func.func @latency_hint
+// SM80: } {tile.ring = {copy = "cp.async", engine = "mma.sync", loop = "matmul", stages = 2 : i64}}
+func.func @latency_hint(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %c: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %j = "tile.bid"() {axis = 1 : i64} : () -> i32
+  %zero = "tile.constant"() {value = 0.000000e+00 : f32} : () -> f32
+  %acc0 = "tile.splat"(%zero) : (f32) -> tensor<128x128xf32>
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<128x128xf32>) : i32 {
+    %x = "tile.load"(%a, %i, %k) {order = array<i64: 0, 1>, padding_mode = "zero", tile.latency = 1 : i64} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<128x64xbf16>
+    %w = "tile.load"(%b, %k, %j) {order = array<i64: 0, 1>, padding_mode = "zero", tile.latency = 2 : i64} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<64x128xbf16>
+    %p = "tile.mma"(%x, %w, %acc) : (tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32>) -> tensor<128x128xf32>
+    scf.yield %p : tensor<128x128xf32>
+  }
+  %o = "tile.cast"(%r) : (tensor<128x128xf32>) -> tensor<128x128xbf16>
+  "tile.store"(%c, %i, %j, %o) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x128xbf16>) -> ()
+  return
+}
+
+// -----
+
 // A loop whose products read staged operands with other work between them (attention's key
 // loop: passes/staged_loops.py) runs on wgmma, so on sm_90 only, with up to 4 stages.
 // TMA-LABEL: func.func @attention_loop

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilelang.errors import TileTypeError
+from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe, invalid_argument, type_str
 from tilelang.frontend.values import ArrayValue, TiledViewValue, TileValue, is_loose
@@ -72,3 +72,12 @@ def index_scalar(obj: object, what: str) -> TileValue:
 
 def as_tuple(obj: object) -> tuple:
     return obj if isinstance(obj, tuple) else (obj,)
+
+
+def check_latency(value: object) -> None:
+    """`latency=` of loads, stores, gathers and scatters: None or a constant int from 1 (little
+    memory traffic) to 10 (heavy), as cuTile documents it."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TileTypeError(f"latency must be a constant int or None, got {describe(value)}")
+    if value is not None and not 1 <= value <= 10:
+        raise TileValueError(f"latency must be from 1 to 10, got {value}")

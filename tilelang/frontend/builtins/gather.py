@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tilelang.dialect import ops
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
-from tilelang.frontend.builtins.common import as_array
+from tilelang.frontend.builtins.common import as_array, check_latency
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import describe
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
@@ -141,17 +141,12 @@ def _flag(value: object, what: str) -> bool:
     return value
 
 
-def _latency(value: object) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise TileTypeError(f"latency must be a constant int or None, got {describe(value)}")
-
-
 @lowers(lang.gather)
 def emit_gather(em: Emitter, array: object, indices: object, mask: object, padding_value: object,
                 check_bounds: object, latency: object) -> TileValue:
     access = _Access("gather", array, indices)
     check, dtype = _flag(check_bounds, "check_bounds"), access.array.dtype
-    _latency(latency)
+    check_latency(latency)
     mask_tile = access.mask(mask)
     if is_loose(padding_value):
         padding = build.splat(build.constant(padding_value, dtype), access.work)
@@ -168,7 +163,7 @@ def emit_scatter(em: Emitter, array: object, indices: object, value: object, mas
                  latency: object) -> None:
     access = _Access("scatter", array, indices)
     check = _flag(check_bounds, "check_bounds")
-    _latency(latency)
+    check_latency(latency)
     stored = access.operand(value, "value")
     mask_tile = access.mask(mask)
     operands = [v.value for v in access.operands(stored, mask_tile)]

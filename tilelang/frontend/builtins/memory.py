@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tilelang.dialect.ops import LATENCY_ATTR
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
-from tilelang.frontend.builtins.common import as_array, as_tuple, index_scalar
+from tilelang.frontend.builtins.common import as_array, as_tuple, check_latency, index_scalar
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, describe, invalid_argument
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
@@ -81,6 +82,7 @@ def emit_load(
     check_bounds: object, latency: object, allow_tma: object,
 ) -> TileValue:
     check_bounds_flag(check_bounds)
+    check_latency(latency)
     array = as_array(array, "load")
     shape = check_shape(shape, ndim=array.ndim) if shape != () else ()
     if shape == () and array.ndim:  # one element, as a scalar (cuTile)
@@ -90,8 +92,10 @@ def emit_load(
     indices = _indices(array, index)
     order_attr = tile_order(order, array.ndim)
     padding = _padding(padding_mode)
+    hints = {} if latency is None else {LATENCY_ATTR: latency}
     return build.op(
-        "load", [array, *indices], array.dtype, shape, order=order_attr, padding_mode=padding
+        "load", [array, *indices], array.dtype, shape, order=order_attr, padding_mode=padding,
+        **hints,
     )
 
 
@@ -103,6 +107,7 @@ def emit_store(
     from tilelang.dialect import ops
 
     check_bounds_flag(check_bounds)
+    check_latency(latency)
     array = as_array(array, "store")
     indices = _indices(array, index)
     value = _stored_value(array, tile)

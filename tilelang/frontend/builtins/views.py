@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tilelang.dialect.ops import LATENCY_ATTR
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators, semantics
+from tilelang.frontend.builtins.common import check_latency
 from tilelang.frontend.builtins.grid import cdiv
 from tilelang.frontend.builtins.memory import (
     _indices,
@@ -157,10 +159,13 @@ def emit_view_load(
     allow_tma: object
 ) -> TileValue:
     check_bounds_flag(check_bounds)
+    check_latency(latency)
     array = self.array
     indices = _indices(array, index, "tiled view")
+    hints = {} if latency is None else {LATENCY_ATTR: latency}
     tile = build.op("load", [array, *indices], array.dtype, self.shape,
-                    order=tuple(range(array.ndim)), padding_mode=self.padding, **_steps(self))
+                    order=tuple(range(array.ndim)), padding_mode=self.padding, **_steps(self),
+                    **hints)
     return tile if self.tile_shape else build.reshape(tile, ())
 
 
@@ -173,6 +178,7 @@ def emit_view_store(
     from tilelang.dialect import ops
 
     check_bounds_flag(check_bounds)
+    check_latency(latency)
     array = self.array
     indices = _indices(array, index, "tiled view")
     if not is_loose(tile):

@@ -42,6 +42,8 @@ from tilelang.passes import tma_stores
 from tilelang.passes.ir_utils import (
     defining_op,
     is_pure_scalar,
+    ACCUMULATOR_MARGIN,
+    accumulator_registers,
     kernel_occupancy,
     name,
     walk_ops,
@@ -60,6 +62,12 @@ PRODUCER_WARPS = wgmma.WARPGROUP
 MIN_TILE_LOOP_STAGES = 3  # fewer, and the copies run too little ahead to pay
 PRODUCER_REGS = 40  # the producer's loop needs few; what CUTLASS gives its producer
 REGISTER_FILE = 65536  # 32-bit registers per SM (and per block)
+SUB_PARTITIONS = 4  # an SM's schedulers, each with a quarter of its register file
+# registers a thread needs beside its accumulator at one block an SM for the producer to pay:
+# measured (H200, same-run A/B), a GEMM with a bias + GELU epilogue on 128x256 tiles ran
+# 4-14% faster without the producer, the plain GEMM as fast; 128x128 tiles and attention's
+# 128x128 blocks (64-register accumulators) gain from it
+EPILOGUE_REGISTERS = 64
 CONSUMER_BARRIER = 1  # named barrier id of the consumer warps (0 is the block's)
 
 
@@ -108,6 +116,7 @@ class Specialized:
     once: tuple[tuple, ir.Value] | None = None  # the last loop's once-copied tiles, and
     # whether they are in shared memory (it had iterations, or one before it did)
     registers: tuple[int, int] = (0, 0)  # (consumer, producer) after setmaxnreg; 0: none
+    producer_warps: int = PRODUCER_WARPS  # 1 at more than one block an SM (plan)
 
     def copied_once(self, operands: tuple) -> ir.Value | None:
         """Whether these once-copied tiles are in shared memory already (None: not known; in a
@@ -125,7 +134,7 @@ class Specialized:
 
     @property
     def threads(self) -> int:
-        return 32 * (self.num_warps + PRODUCER_WARPS)
+        return 32 * (self.num_warps + self.producer_warps)
 
     def ring(self, lw: Lowering, loop: RingLoop, producer: ir.Value | None = None) -> TmaRing:
         return TmaRing(lw, loop.loop, list(loop.parts), loop.index_ops, loop.stage_bytes,
@@ -167,9 +176,10 @@ def _once_key(operands: tuple) -> tuple:
 
 def plan(kernel: ir.Operation, chip: str, num_warps: int) -> Specialized | None:
     """The producer plan of `kernel` as tile-specialize-warps decides it, or None when it does
-    not qualify: whole warpgroups at one block an SM, one ring geometry, and in a tile loop
-    enough stages past the loop's other buffers."""
-    if num_warps % wgmma.WARPGROUP or kernel_occupancy(kernel) > 1:
+    not qualify: whole warpgroups, one ring geometry, in a tile loop enough stages past the
+    loop's other buffers, and (at more than one block an SM) registers for the consumers'
+    accumulators after setmaxnreg."""
+    if num_warps % wgmma.WARPGROUP:
         return None
     spec = structure(kernel, chip, num_warps)
     if spec is None or len({loop.geometry for loop in spec.loops}) != 1:
@@ -180,22 +190,34 @@ def plan(kernel: ir.Operation, chip: str, num_warps: int) -> Specialized | None:
             return None
         spec.loops = [dataclasses.replace(loop, stages=min(loop.stages, stages))
                       for loop in spec.loops]
+    # ptxas compiles every warp's code under the launch's share of the register file (it does
+    # not raise it past a setmaxnreg.inc), so the producer's warps lower every thread's cap
+    occupancy = kernel_occupancy(kernel)
+    accumulator = accumulator_registers(kernel, 32 * num_warps)
+    if occupancy > 1:  # a producer warp, and no setmaxnreg (_registers)
+        spec.producer_warps = 1
+        if launch_share(spec.threads, occupancy) < accumulator + ACCUMULATOR_MARGIN:
+            return None  # the blocks' registers cannot hold the consumers' accumulators
+        return spec
+    if launch_share(spec.threads, 1) < accumulator + EPILOGUE_REGISTERS:
+        return None  # e.g. 128x256 over 8 warps: 128 of 168 registers, against 255 without
     spec.registers = _registers(spec)
     return spec
 
 
 def specialized(kernel: ir.Operation, chip: str, num_warps: int, stages: int,
-                registers: tuple[int, int]) -> Specialized:
+                registers: tuple[int, int], producer_warps: int = PRODUCER_WARPS
+                ) -> Specialized:
     """The producer plan the lowering builds from tile-specialize-warps's decision: the ring
-    loops (tile-plan-rings's TMA rings) all with `stages` stages, and (consumer, producer)
-    registers per thread after setmaxnreg ((0, 0): none)."""
+    loops (tile-plan-rings's TMA rings) all with `stages` stages, (consumer, producer)
+    registers per thread after setmaxnreg ((0, 0): none), and the producer's warps."""
     spec = structure(kernel, chip, num_warps)
     if spec is None or len({loop.geometry[1:] for loop in spec.loops}) != 1:
         raise TileCompilerExecutionError(
             "the kernel is marked warp-specialized, but its TMA ring loops do not share one "
             "ring the producer warpgroup can fill (simt/warp_specialize.py)")
     spec.loops = [dataclasses.replace(loop, stages=stages) for loop in spec.loops]
-    spec.registers = registers
+    spec.registers, spec.producer_warps = registers, producer_warps
     return spec
 
 
@@ -241,7 +263,7 @@ def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
         elif name(op) == "tile.store" and tma_stores.STORE_ATTR in op.attributes:
             scratch = max(scratch, tma_stores.shared_bytes(op))
     offset = (scratch + 1023) // 1024 * 1024
-    limit = target(chip).shared_per_block - 1024 - offset - \
+    limit = target(chip).shared_for(kernel_occupancy(kernel)) - 1024 - offset - \
         loop.after_bytes
     return limit // (loop.stage_bytes + tma_ring.barrier_bytes(1))
 
@@ -379,10 +401,19 @@ def end(lw: Lowering, spec: Specialized) -> None:
         op.erase()
 
 
+def launch_share(threads: int, occupancy: int) -> int:
+    """The registers a thread may use when `occupancy` blocks of `threads` share an SM: each
+    of its 4 sub-partitions has a quarter of the register file for the warps placed on it
+    (so 9 warps a block cost what 12 do), allocated in multiples of 8 a thread."""
+    warps = -(-occupancy * -(-threads // 32) // SUB_PARTITIONS)
+    return min(255, REGISTER_FILE // SUB_PARTITIONS // warps // 32 // 8 * 8)
+
+
 def _registers(spec: Specialized) -> tuple[int, int]:
     """(consumer, producer) registers per thread after setmaxnreg, or (0, 0) when the
     launch's own share is as many as the consumers could get."""
-    share = min(255, REGISTER_FILE // spec.threads) // 8 * 8
-    consumer = (REGISTER_FILE - 32 * PRODUCER_WARPS * PRODUCER_REGS) // (32 * spec.num_warps)
+    share = launch_share(spec.threads, 1)
+    consumer = (REGISTER_FILE - 32 * spec.producer_warps * PRODUCER_REGS) // \
+        (32 * spec.num_warps)
     consumer = min(255, consumer) // 8 * 8
     return (consumer, PRODUCER_REGS) if consumer > share else (0, 0)
