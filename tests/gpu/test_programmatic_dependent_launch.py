@@ -62,16 +62,34 @@ def test_dependent_kernel_reads_the_producers_result_after_its_wait():
         torch.testing.assert_close(out, a + b + 2 * SPIN)
 
 
-def test_dependent_kernel_overlaps_its_producer():
-    a = torch.zeros(32, device="cuda")
-    b = torch.zeros(32, device="cuda")
-    produced, out = torch.zeros_like(a), torch.empty_like(a)
-    _run(a, b, produced, out, pdl=False)
-    serial = min(_run(a, b, produced, out, pdl=False) for _ in range(3))
-    overlapped = min(_run(a, b, produced, out, pdl=True) for _ in range(3))
-    torch.testing.assert_close(out, torch.full_like(a, 2 * SPIN))
-    # serialized: producer then consumer (two spins); overlapped: about one spin
-    assert overlapped < 0.75 * serial, (overlapped, serial)
+@ct.kernel
+def early_reader(produced, seen, out):
+    """What `produced` holds before the wait (in `seen`), and after it (in `out`)."""
+    i = ct.bid(0)
+    ct.store(seen, index=(i,), tile=ct.load(produced, index=(i,), shape=(32,)))
+    ct.grid_dependency_control_wait()
+    ct.store(out, index=(i,), tile=ct.load(produced, index=(i,), shape=(32,)))
+
+
+@pytest.mark.parametrize("pdl", [False, True])
+def test_dependent_kernel_starts_while_its_producer_runs(pdl):
+    """Not timed (other tests share the GPU): the consumer reads `produced` before its wait.
+    Launched dependent, it starts once the producer's blocks passed their trigger, while they
+    spin for milliseconds, and sees the zeros written before them; launched plainly, it starts
+    after the producer ended and sees its result. After the wait it sees the result either
+    way (the load before the wait is not reused after it)."""
+    a = torch.arange(64, dtype=torch.float32, device="cuda") + 1
+    stream = torch.cuda.current_stream()
+    for _ in range(2):  # the first pair compiles and loads both kernels (host time)
+        produced = torch.zeros_like(a)
+        seen, out = torch.full_like(a, float("nan")), torch.full_like(a, float("nan"))
+        torch.cuda.synchronize()
+        ct.launch(stream, (2,), producer, (a, produced, SPIN))
+        ct.launch(stream, (2,), early_reader, (produced, seen, out),
+                  programmatic_dependent_launch=pdl)
+        torch.cuda.synchronize()
+    torch.testing.assert_close(out, a + SPIN)
+    torch.testing.assert_close(seen, torch.zeros_like(a) if pdl else a + SPIN)
 
 
 def test_a_dependent_launch_on_the_c_entry_reaches_the_attribute_path():
