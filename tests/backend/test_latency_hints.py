@@ -1,7 +1,7 @@
 """`latency=` hints of ct.load choose the stages of the ring a loop's tiles are copied into:
 the largest hint among the loop's ring loads, at least what the engine needs (wgmma 3,
 mma.sync 2), at most what shared memory holds; without hints the stages that fit (up to 8 for
-a plain K loop, 4 for a loop with other work). The GPU side: tests/gpu/test_latency_hints.py."""
+a plain K loop, 4 for a loop with other work). The GPU side: tests/gpu/test_latency_hints_gpu.py."""
 
 from __future__ import annotations
 

@@ -40,10 +40,10 @@ from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import wgmma
 from tilelang.passes import tma_stores
 from tilelang.passes.ir_utils import (
-    defining_op,
-    is_pure_scalar,
     ACCUMULATOR_MARGIN,
     accumulator_registers,
+    defining_op,
+    is_pure_scalar,
     kernel_occupancy,
     name,
     walk_ops,
