@@ -135,3 +135,14 @@ def test_store_latency_must_be_a_constant(fe):
     fe.expect_error(k, (fe.array(), 3), TileTypeError,
                     "latency must be a constant int or None, got int32 scalar",
                     "ct.store(a, (0,), ct.load(a, (0,), (16,)), latency=n)")
+
+
+def test_allow_tma_must_be_a_constant_bool(fe):
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0,), ct.load(a, (0,), (16,), allow_tma=1))
+
+    fe.expect_error(k, (fe.array(),), TileTypeError,
+                    "allow_tma must be a constant bool or None, got constant 1",
+                    "ct.load(a, (0,), (16,), allow_tma=1)")
+

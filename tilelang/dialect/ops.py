@@ -13,6 +13,8 @@ from tilelang.language.dtypes import DType
 
 # on a tile.load: the `latency=` hint (1-10), which sets the stages of a ring that copies it
 LATENCY_ATTR = "tile.latency"
+# on a tile.load or tile.store: `allow_tma=False`, which keeps TMA from copying its tile
+NO_TMA_ATTR = "tile.no_tma"
 
 AttrValue: TypeAlias = int | float | str | bool | Sequence[int] | ir.Attribute
 

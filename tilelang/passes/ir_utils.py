@@ -223,3 +223,8 @@ def latency_hint(loads: list[ir.Operation]) -> int | None:
     hints = [ir.IntegerAttr(op.attributes[ops.LATENCY_ATTR]).value for op in loads
              if ops.LATENCY_ATTR in op.attributes]
     return max(hints) if hints else None
+
+
+def tma_allowed(accesses: list[ir.Operation]) -> bool:
+    """Whether TMA may copy these loads' or stores' tiles: none says `allow_tma=False`."""
+    return not any(ops.NO_TMA_ATTR in op.attributes for op in accesses)

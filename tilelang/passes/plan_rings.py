@@ -29,7 +29,7 @@ import mlir.ir as ir
 
 from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import wgmma
-from tilelang.passes.ir_utils import kernel_num_warps, name, walk_ops
+from tilelang.passes.ir_utils import kernel_num_warps, name, tma_allowed, walk_ops
 from tilelang.passes.matmul_loops import MatmulLoop, matmul_loop
 from tilelang.passes.simt.tma import BOX_ROW_BYTES
 from tilelang.passes.staged_loops import StagedLoop, staged_loop
@@ -78,13 +78,16 @@ def choose(op: ir.Operation, chip: str, num_warps: int, tma: bool) -> Ring | Non
 
 
 def tma_plan(plan: MatmulLoop | StagedLoop) -> MatmulLoop | StagedLoop | None:
-    """The plan as TMA fills its ring (B's stages panel-major), or None where it cannot."""
+    """The plan as TMA fills its ring (B's stages panel-major), or None where it cannot or a
+    load says `allow_tma=False`."""
     if isinstance(plan, MatmulLoop):
-        if plan.engine != "wgmma" or not _kernel_arrays([plan.load_a, plan.load_b]):
+        loads = [plan.load_a, plan.load_b]
+        if plan.engine != "wgmma" or not _kernel_arrays(loads) or not tma_allowed(loads):
             return None
         boxed: MatmulLoop | StagedLoop = dataclasses.replace(plan, tma=True)
         return boxed if boxes_fit([plan.a, plan.b]) else None
-    if not _kernel_arrays([o.load for o in plan.operands]):
+    loads = [o.load for o in plan.operands]
+    if not _kernel_arrays(loads) or not tma_allowed(loads):
         return None
     boxed = with_panels(plan)
     return boxed if boxes_fit([o.operand for o in boxed.operands]) else None

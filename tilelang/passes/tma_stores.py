@@ -22,7 +22,7 @@ from tilelang.dialect.types import is_tile_type, parse_array_type, shape_of
 from tilelang.layout import LinearLayout, from_text
 from tilelang.layout.boxes import CHUNK_BYTES, BoxBuffer
 from tilelang.layout.staging import access_cost, choose_staging, contiguous_registers
-from tilelang.passes.ir_utils import has_effects, name
+from tilelang.passes.ir_utils import has_effects, name, tma_allowed
 from tilelang.passes.matmul_loops import WGMMA_ARCHS
 
 STORE_ATTR = "tile.tma_store"  # unit attribute on a tile.store
@@ -79,6 +79,8 @@ def boxable(op: ir.Operation) -> bool:
     if dtype.name not in TMA_DTYPES or len(shape) < 2 or any(d != 1 for d in shape[:-2]):
         return False
     if not (unit[-1] and not unit[-2] and align >= 16) or "steps" in op.attributes:
+        return False
+    if not tma_allowed([op]):  # allow_tma=False
         return False
     if tuple(ops.array_attr(op, "order")) != tuple(range(len(shape))):
         return False

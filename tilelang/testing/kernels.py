@@ -226,3 +226,17 @@ def hinted_attention(q, k, v, out, scale: float, L: ct.Constant[object], BM: ct.
         acc = ct.mma(p.astype(vj.dtype), vj, acc * alpha)
         m = mn
     ct.store(out, (batch, head, i, 0), (acc / total).astype(out.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel(num_warps=8)
+def tma_hinted_matmul(a, b, c, LOADS: ct.Constant[object], STORE: ct.Constant[object],
+                      BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """c = a @ b with `allow_tma=` LOADS on both loads and STORE on the store (None: no
+    hint)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO, allow_tma=LOADS)
+        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO, allow_tma=LOADS)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, (i, j), acc.astype(c.dtype), allow_tma=STORE)

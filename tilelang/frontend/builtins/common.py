@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tilelang.dialect.ops import LATENCY_ATTR, NO_TMA_ATTR
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build
 from tilelang.frontend.semantics import describe, invalid_argument, type_str
@@ -81,3 +82,19 @@ def check_latency(value: object) -> None:
         raise TileTypeError(f"latency must be a constant int or None, got {describe(value)}")
     if value is not None and not 1 <= value <= 10:
         raise TileValueError(f"latency must be from 1 to 10, got {value}")
+
+
+def access_hints(latency: object, allow_tma: object) -> dict[str, object]:
+    """The attributes of a load's or store's `latency=` and `allow_tma=` hints, checked:
+    `latency` None or a constant int from 1 (little memory traffic) to 10 (heavy), as cuTile
+    documents it; `allow_tma` None or a constant bool."""
+    check_latency(latency)
+    if allow_tma is not None and not isinstance(allow_tma, bool):
+        raise TileTypeError(f"allow_tma must be a constant bool or None, got "
+                            f"{describe(allow_tma)}")
+    hints: dict[str, object] = {}
+    if latency is not None:
+        hints[LATENCY_ATTR] = latency
+    if allow_tma is False:
+        hints[NO_TMA_ATTR] = True
+    return hints

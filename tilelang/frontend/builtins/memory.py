@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tilelang.dialect.ops import LATENCY_ATTR
 from tilelang.errors import TileTypeError, TileValueError
 from tilelang.frontend import build, semantics
-from tilelang.frontend.builtins.common import as_array, as_tuple, check_latency, index_scalar
+from tilelang.frontend.builtins.common import access_hints, as_array, as_tuple, index_scalar
 from tilelang.frontend.builtins.registry import lowers
 from tilelang.frontend.semantics import check_shape, describe, invalid_argument
 from tilelang.frontend.values import ArrayValue, TileValue, is_loose
@@ -82,7 +81,7 @@ def emit_load(
     check_bounds: object, latency: object, allow_tma: object,
 ) -> TileValue:
     check_bounds_flag(check_bounds)
-    check_latency(latency)
+    hints = access_hints(latency, allow_tma)
     array = as_array(array, "load")
     shape = check_shape(shape, ndim=array.ndim) if shape != () else ()
     if shape == () and array.ndim:  # one element, as a scalar (cuTile)
@@ -92,7 +91,6 @@ def emit_load(
     indices = _indices(array, index)
     order_attr = tile_order(order, array.ndim)
     padding = _padding(padding_mode)
-    hints = {} if latency is None else {LATENCY_ATTR: latency}
     return build.op(
         "load", [array, *indices], array.dtype, shape, order=order_attr, padding_mode=padding,
         **hints,
@@ -107,12 +105,13 @@ def emit_store(
     from tilelang.dialect import ops
 
     check_bounds_flag(check_bounds)
-    check_latency(latency)
+    hints = access_hints(latency, allow_tma)
     array = as_array(array, "store")
     indices = _indices(array, index)
     value = _stored_value(array, tile)
     order_attr = tile_order(order, array.ndim)
-    ops.create("store", [array.value, *(i.value for i in indices), value.value], order=order_attr)
+    ops.create("store", [array.value, *(i.value for i in indices), value.value], order=order_attr,
+               **hints)
 
 
 def _stored_value(array: ArrayValue, tile: object) -> TileValue:

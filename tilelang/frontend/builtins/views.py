@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tilelang.dialect.ops import LATENCY_ATTR
 from tilelang.errors import TileTypeError
 from tilelang.frontend import build, operators, semantics
-from tilelang.frontend.builtins.common import check_latency
+from tilelang.frontend.builtins.common import access_hints
 from tilelang.frontend.builtins.grid import cdiv
 from tilelang.frontend.builtins.memory import (
     _indices,
@@ -159,10 +158,9 @@ def emit_view_load(
     allow_tma: object
 ) -> TileValue:
     check_bounds_flag(check_bounds)
-    check_latency(latency)
+    hints = access_hints(latency, allow_tma)
     array = self.array
     indices = _indices(array, index, "tiled view")
-    hints = {} if latency is None else {LATENCY_ATTR: latency}
     tile = build.op("load", [array, *indices], array.dtype, self.shape,
                     order=tuple(range(array.ndim)), padding_mode=self.padding, **_steps(self),
                     **hints)
@@ -178,14 +176,14 @@ def emit_view_store(
     from tilelang.dialect import ops
 
     check_bounds_flag(check_bounds)
-    check_latency(latency)
+    hints = access_hints(latency, allow_tma)
     array = self.array
     indices = _indices(array, index, "tiled view")
     if not is_loose(tile):
         tile = _broadcast(self, tile)
     value = build.broadcast_to(_stored_value(array, tile), self.shape)  # numbers: a 1x..x1 tile
     ops.create("store", [array.value, *(i.value for i in indices), value.value],
-               order=tuple(range(array.ndim)), **_steps(self))
+               order=tuple(range(array.ndim)), **_steps(self), **hints)
 
 
 def _broadcast(view: TiledViewValue, tile: object) -> TileValue:

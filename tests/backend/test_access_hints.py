@@ -1,7 +1,8 @@
-"""`latency=` hints of ct.load choose the stages of the ring a loop's tiles are copied into:
-the largest hint among the loop's ring loads, at least what the engine needs (wgmma 3,
-mma.sync 2), at most what shared memory holds; without hints the stages that fit (up to 8 for
-a plain K loop, 4 for a loop with other work). The GPU side: tests/gpu/test_latency_hints_gpu.py."""
+"""The access hints of ct.load and ct.store. `latency=` chooses the stages of the ring a loop's
+tiles are copied into: the largest hint among the loop's ring loads, at least what the engine
+needs (wgmma 3, mma.sync 2), at most what shared memory holds; without hints the stages that
+fit (up to 8 for a plain K loop, 4 for a loop with other work). `allow_tma=False` keeps TMA
+off the accesses that say it. The GPU side: tests/gpu/test_access_hints_gpu.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import hinted_attention, hinted_matmul
+from tilelang.testing.kernels import hinted_attention, hinted_matmul, tma_hinted_matmul
 
 BF = ml_dtypes.bfloat16
 
@@ -55,3 +56,18 @@ def test_latency_sets_a_staged_loops_stages(latency, stages):
     q = np.zeros((1, 2, 256, 64), BF)
     args = (q, q, q, q, 0.125, latency, 64, 64, 64)
     assert ring_stages(hinted_attention, args) == stages
+
+
+@pytest.mark.parametrize(("loads", "store", "tma_loads", "tma_store"), [
+    (None, None, True, True),
+    (True, True, True, True),  # allowed: the compiler's choice, as without the hint
+    (False, None, False, True),  # the ring filled by cp.async
+    (None, False, True, False),  # the tile converted and stored by every thread
+])
+def test_allow_tma_false_keeps_tma_off_those_accesses(loads, store, tma_loads, tma_store):
+    a = np.zeros((512, 512), BF)
+    ptx = ct.compile(tma_hinted_matmul, (a, a, a, loads, store, 128, 128, 64),
+                     arch="sm_90").ptx
+    assert ("cp.async.bulk.tensor.2d.shared::cluster.global" in ptx) == tma_loads
+    assert ("cp.async.cg.shared.global" in ptx) == (not tma_loads)
+    assert ("cp.async.bulk.tensor.2d.global.shared::cta" in ptx) == tma_store

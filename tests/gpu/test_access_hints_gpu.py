@@ -1,6 +1,7 @@
-"""`latency=` hints on the GPU: a K loop and an attention key loop whose ring stages the hints
-set (3 to 8; tests/backend/test_latency_hints.py checks the counts), against torch on fresh
-random data of awkward sizes, every output element written (outputs start as NaN)."""
+"""Access hints on the GPU: a K loop and an attention key loop whose ring stages `latency=`
+sets (3 to 8; tests/backend/test_access_hints.py checks the counts), and a K loop whose loads
+or store `allow_tma=False` keeps off TMA, against torch on fresh random data of awkward sizes,
+every output element written (outputs start as NaN)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import hinted_attention, hinted_matmul
+from tilelang.testing.kernels import hinted_attention, hinted_matmul, tma_hinted_matmul
 
 torch = pytest.importorskip("torch")
 
@@ -42,3 +43,18 @@ def test_hinted_attention(latency):
     s = q.double() @ k.double().transpose(-1, -2) * scale
     torch.testing.assert_close(out.double(), torch.softmax(s, -1) @ v.double(),
                                rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("loads", "store"), [(False, None), (None, False), (False, False)])
+def test_matmul_without_tma(loads, store):
+    m, n, k = 300, 520, 1000
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 128), ct.cdiv(n, 128)),
+              tma_hinted_matmul, (a, b, c, loads, store, 128, 128, 64))
+    torch.cuda.synchronize()
+    assert not c.isnan().any(), "every element is written"
+    torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)
+
