@@ -1,4 +1,4 @@
-"""Access hints on the GPU: a K loop and an attention key loop whose ring stages `latency=`
+"""Access hints on the GPU: a K loop and a key loop of two products whose ring stages `latency=`
 sets (3 to 8; tests/backend/test_access_hints.py checks the counts), and a K loop whose loads
 or store `allow_tma=False` keeps off TMA, against torch on fresh random data of awkward sizes,
 every output element written (outputs start as NaN)."""
@@ -10,7 +10,7 @@ import math
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import hinted_attention, hinted_matmul, tma_hinted_matmul
+from tilelang.testing.kernels import hinted_matmul, hinted_two_products, tma_hinted_matmul
 
 torch = pytest.importorskip("torch")
 
@@ -31,18 +31,17 @@ def test_hinted_matmul(hints, m, n, k):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("latency", [None, 2, 6])
-def test_hinted_attention(latency):
+def test_hinted_two_products(latency):
     q = torch.randn(2, 3, 300, 64, device="cuda", dtype=torch.bfloat16)
     k, v = (torch.randn(2, 3, 517, 64, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     out = torch.full_like(q, float("nan"))
     scale = 1 / math.sqrt(64)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(300, 64), 6), hinted_attention,
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(300, 64), 6), hinted_two_products,
               (q, k, v, out, scale, latency, 64, 64, 64))
     torch.cuda.synchronize()
     assert not out.isnan().any(), "every element is written"
-    s = q.double() @ k.double().transpose(-1, -2) * scale
-    torch.testing.assert_close(out.double(), torch.softmax(s, -1) @ v.double(),
-                               rtol=1e-2, atol=1e-2)
+    s = (q.double() @ k.double().transpose(-1, -2) * scale).bfloat16().double()
+    torch.testing.assert_close(out.double(), s @ v.double(), rtol=2e-2, atol=0.25)
 
 
 @pytest.mark.gpu

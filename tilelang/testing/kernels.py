@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import tilelang as ct
 
 
@@ -187,7 +185,7 @@ def scaled_gemm(A, AS, B, BS, C, BM: ct.Constant[int], BN: ct.Constant[int],
 
 
 @ct.kernel(num_warps=8)
-def hinted_matmul(a, b, c, LA: ct.Constant[object], LB: ct.Constant[object],
+def hinted_matmul(a, b, c, LA: ct.Constant[int | None], LB: ct.Constant[int | None],
                   BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
     """c = a @ b with `latency=` hints LA and LB (None: no hint) on the two loads."""
     i, j = ct.bid(0), ct.bid(1)
@@ -200,36 +198,29 @@ def hinted_matmul(a, b, c, LA: ct.Constant[object], LB: ct.Constant[object],
 
 
 @ct.kernel(num_warps=4)
-def hinted_attention(q, k, v, out, scale: float, L: ct.Constant[object], BM: ct.Constant[int],
-                     BN: ct.Constant[int], D: ct.Constant[int]):
-    """Attention (not causal) as cuTile's FMHA spells its key loop: keys loaded transposed by
-    `order=`, both loads with the `latency=` hint L, keys past the end masked by `ct.where`."""
+def hinted_two_products(q, k, v, out, scale: float, L: ct.Constant[int | None],
+                        BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """out = (q @ k.T * scale, rounded to v's dtype) @ v per (batch, head), the key loop spelled
+    as cuTile's FMHA spells it (keys loaded transposed by `order=`, both loads with the
+    `latency=` hint L) but without the softmax: two products an iteration with work between,
+    a staged loop (passes/staged_loops.py). Keys past the end load as zeros and add nothing."""
     i, bh = ct.bid(0), ct.bid(1)
     batch, head = bh // q.shape[1], bh % q.shape[1]
     zero = ct.PaddingMode.ZERO
     x = ct.load(q, (batch, head, i, 0), (1, 1, BM, D), padding_mode=zero).reshape((BM, D))
     acc = ct.zeros((BM, D), ct.float32)
-    m = ct.full((BM, 1), -math.inf, ct.float32)
-    total = ct.zeros((BM, 1), ct.float32)
     for j in range(ct.cdiv(k.shape[2], BN)):
         kt = ct.load(k, (batch, head, 0, j), (1, 1, D, BN), order=(0, 1, 3, 2), latency=L,
                      padding_mode=zero).reshape((D, BN))
         vj = ct.load(v, (batch, head, j, 0), (1, 1, BN, D), latency=L,
                      padding_mode=zero).reshape((BN, D))
         s = ct.mma(x, kt, ct.zeros((BM, BN), ct.float32)) * scale
-        cols = j * BN + ct.arange(BN, dtype=ct.int32)[None, :]
-        s = ct.where(cols < k.shape[2], s, -math.inf)
-        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
-        p = ct.exp(s - mn)
-        alpha = ct.exp(m - mn)
-        total = total * alpha + ct.sum(p, axis=1, keepdims=True)
-        acc = ct.mma(p.astype(vj.dtype), vj, acc * alpha)
-        m = mn
-    ct.store(out, (batch, head, i, 0), (acc / total).astype(out.dtype).reshape((1, 1, BM, D)))
+        acc = ct.mma(s.astype(vj.dtype), vj, acc)
+    ct.store(out, (batch, head, i, 0), acc.astype(out.dtype).reshape((1, 1, BM, D)))
 
 
 @ct.kernel(num_warps=8)
-def tma_hinted_matmul(a, b, c, LOADS: ct.Constant[object], STORE: ct.Constant[object],
+def tma_hinted_matmul(a, b, c, LOADS: ct.Constant[bool | None], STORE: ct.Constant[bool | None],
                       BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
     """c = a @ b with `allow_tma=` LOADS on both loads and STORE on the store (None: no
     hint)."""

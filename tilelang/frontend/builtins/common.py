@@ -84,7 +84,7 @@ def check_latency(value: object) -> None:
         raise TileValueError(f"latency must be from 1 to 10, got {value}")
 
 
-def access_hints(latency: object, allow_tma: object) -> dict[str, object]:
+def access_hints(latency: object, allow_tma: object) -> dict[str, int]:
     """The attributes of a load's or store's `latency=` and `allow_tma=` hints, checked:
     `latency` None or a constant int from 1 (little memory traffic) to 10 (heavy), as cuTile
     documents it; `allow_tma` None or a constant bool."""
@@ -92,8 +92,8 @@ def access_hints(latency: object, allow_tma: object) -> dict[str, object]:
     if allow_tma is not None and not isinstance(allow_tma, bool):
         raise TileTypeError(f"allow_tma must be a constant bool or None, got "
                             f"{describe(allow_tma)}")
-    hints: dict[str, object] = {}
-    if latency is not None:
+    hints: dict[str, int] = {}
+    if isinstance(latency, int):
         hints[LATENCY_ATTR] = latency
     if allow_tma is False:
         hints[NO_TMA_ATTR] = True

@@ -110,8 +110,8 @@ def emit_store(
     indices = _indices(array, index)
     value = _stored_value(array, tile)
     order_attr = tile_order(order, array.ndim)
-    ops.create("store", [array.value, *(i.value for i in indices), value.value], order=order_attr,
-               **hints)
+    ops.create("store", [array.value, *(i.value for i in indices), value.value], [],
+               order=order_attr, **hints)
 
 
 def _stored_value(array: ArrayValue, tile: object) -> TileValue:

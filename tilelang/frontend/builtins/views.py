@@ -182,7 +182,7 @@ def emit_view_store(
     if not is_loose(tile):
         tile = _broadcast(self, tile)
     value = build.broadcast_to(_stored_value(array, tile), self.shape)  # numbers: a 1x..x1 tile
-    ops.create("store", [array.value, *(i.value for i in indices), value.value],
+    ops.create("store", [array.value, *(i.value for i in indices), value.value], [],
                order=tuple(range(array.ndim)), **_steps(self), **hints)
 
 
