@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
-from tilelang.testing.kernels import hinted_matmul, hinted_two_products, tma_hinted_matmul
+from tilelang.testing.kernels import hinted_matmul, hinted_two_products
 
 BF = ml_dtypes.bfloat16
 
@@ -25,7 +25,7 @@ def ring_stages(kernel, args) -> int:
 
 def matmul_args(latency_a, latency_b, bn=128):
     a = np.zeros((512, 512), BF)
-    return (a, a, a, latency_a, latency_b, 128, bn, 64)
+    return (a, a, a, latency_a, latency_b, None, None, 128, bn, 64)
 
 
 @pytest.mark.parametrize(("hints", "stages"), [
@@ -66,7 +66,7 @@ def test_latency_sets_a_staged_loops_stages(latency, stages):
 ])
 def test_allow_tma_false_keeps_tma_off_those_accesses(loads, store, tma_loads, tma_store):
     a = np.zeros((512, 512), BF)
-    ptx = ct.compile(tma_hinted_matmul, (a, a, a, loads, store, 128, 128, 64),
+    ptx = ct.compile(hinted_matmul, (a, a, a, None, None, loads, store, 128, 128, 64),
                      arch="sm_90").ptx
     assert ("cp.async.bulk.tensor.2d.shared::cluster.global" in ptx) == tma_loads
     assert ("cp.async.cg.shared.global" in ptx) == (not tma_loads)

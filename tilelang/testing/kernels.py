@@ -186,15 +186,19 @@ def scaled_gemm(A, AS, B, BS, C, BM: ct.Constant[int], BN: ct.Constant[int],
 
 @ct.kernel(num_warps=8)
 def hinted_matmul(a, b, c, LA: ct.Constant[int | None], LB: ct.Constant[int | None],
+                  TMA_LOADS: ct.Constant[bool | None], TMA_STORE: ct.Constant[bool | None],
                   BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    """c = a @ b with `latency=` hints LA and LB (None: no hint) on the two loads."""
+    """c = a @ b with access hints (None: no hint): `latency=` LA and LB on the two loads,
+    `allow_tma=` TMA_LOADS on both and TMA_STORE on the store."""
     i, j = ct.bid(0), ct.bid(1)
     acc = ct.zeros((BM, BN), ct.float32)
     for k in range(ct.num_tiles(a, 1, (BM, BK))):
-        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO, latency=LA)
-        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO, latency=LB)
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO, latency=LA,
+                    allow_tma=TMA_LOADS)
+        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO, latency=LB,
+                    allow_tma=TMA_LOADS)
         acc = ct.mma(x, y, acc)
-    ct.store(c, (i, j), acc.astype(c.dtype))
+    ct.store(c, (i, j), acc.astype(c.dtype), allow_tma=TMA_STORE)
 
 
 @ct.kernel(num_warps=4)
@@ -217,17 +221,3 @@ def hinted_two_products(q, k, v, out, scale: float, L: ct.Constant[int | None],
         s = ct.mma(x, kt, ct.zeros((BM, BN), ct.float32)) * scale
         acc = ct.mma(s.astype(vj.dtype), vj, acc)
     ct.store(out, (batch, head, i, 0), acc.astype(out.dtype).reshape((1, 1, BM, D)))
-
-
-@ct.kernel(num_warps=8)
-def tma_hinted_matmul(a, b, c, LOADS: ct.Constant[bool | None], STORE: ct.Constant[bool | None],
-                      BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    """c = a @ b with `allow_tma=` LOADS on both loads and STORE on the store (None: no
-    hint)."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(ct.num_tiles(a, 1, (BM, BK))):
-        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO, allow_tma=LOADS)
-        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO, allow_tma=LOADS)
-        acc = ct.mma(x, y, acc)
-    ct.store(c, (i, j), acc.astype(c.dtype), allow_tma=STORE)
