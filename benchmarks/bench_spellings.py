@@ -42,9 +42,9 @@ Shapes: seq 1024 and 8192 at 16384 tokens per batch, 16 heads of 128.
 Every implementation is checked first on fresh random inputs against a float32 reference, with
 its output poisoned (NaN); a wrong one is a row saying so. Timing: CUDA-graph replays, event
 medians (common.timed); then each case's chosen implementations (every spelling's two best
-configurations, every peer) again, round-robin, 3 rounds, each keeping its best median: the GPU's
-clocks drift with power and temperature during the sweep (two spellings that compile to the
-same instructions measured 551 and 630 TFLOP/s minutes apart). JSON and PNG:
+configurations, every peer) again, 5 rounds in shuffled orders, each keeping its best median:
+the GPU's clocks drift with power and temperature during the sweep, and a kernel timed right
+after a hungrier one runs at the clocks the power limit left it. JSON and PNG:
 results/spellings.json, .png.
 
     python benchmarks/bench_spellings.py [--cases gemm,attention] [--quick]
@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import sys
 from collections.abc import Callable
@@ -74,7 +75,7 @@ ZERO = ct.PaddingMode.ZERO
 LOG2_E = 1.4426950408889634
 SQRT_2_OVER_PI = 0.7978845608028654
 TOLERANCE = dict(rtol=2e-2, atol=2e-2, norm=1e-2)
-ROUNDS = 3  # the final, interleaved timing of each case's chosen implementations (retime)
+ROUNDS = 5  # the final, interleaved timing of each case's chosen implementations (retime)
 
 # ----- GEMM + bias + GELU ------------------------------------------------------------------------
 
@@ -476,8 +477,15 @@ def retime(candidates: dict[str, dict[str | None, Callable[[], object]]],
     runs = {(name, label): run for name, by_label in candidates.items()
             if "TFLOP/s" in results[name] for label, run in by_label.items()}
     times: dict[tuple, list[float]] = {key: [] for key in runs}
-    for _ in range(ROUNDS):
-        for key, run in runs.items():
+    for round_ in range(ROUNDS):
+        # a new order each round: a kernel timed right after a hungrier one runs at the
+        # clocks the power limit left it (two spellings with the same SASS but for the order
+        # of a few instructions measured 5-8% apart, the slower one always after the GEMM
+        # without epilogue)
+        order = list(runs)
+        random.Random(round_).shuffle(order)
+        for key in order:
+            run = runs[key]
             times[key].append(timed(lambda i, run=run: run(), 1, 200)[0])
     for (name, label), ms in times.items():
         median = statistics.median(ms)
