@@ -142,3 +142,18 @@ def test_warpgroups_take_turns_through_two_named_barriers(monkeypatch):
     for barrier in (2, 3):
         assert f"bar.sync {barrier}, 256;" in ptx and f"bar.arrive {barrier}, 256;" in ptx
     assert "bar.sync \t%r" not in ptx and "bar.arrive %r" not in ptx
+
+
+@pytest.mark.parametrize(("threads", "occupancy", "share"), [
+    (384, 1, 168),  # 8 consumer warps and a producer warpgroup
+    (256, 1, 255),  # 8 warps alone: the most a thread may have
+    (288, 2, 96),  # 8 + 1 warps, two blocks: 5 warps a scheduler
+    (160, 2, 168),  # 4 + 1 warps, two blocks: 3 warps a scheduler
+    (384, 2, 80),
+])
+def test_launch_share_counts_warps_per_scheduler(threads, occupancy, share):
+    """What ptxas caps every warp's registers at: a quarter of the register file per
+    scheduler, over the warps placed on it (so 9 warps a block cost what 12 do)."""
+    from tilelang.passes.simt.warp_specialize import launch_share
+
+    assert launch_share(threads, occupancy) == share
