@@ -154,6 +154,6 @@ def test_warpgroups_take_turns_through_two_named_barriers(monkeypatch):
 def test_launch_share_counts_warps_per_scheduler(threads, occupancy, share):
     """What ptxas caps every warp's registers at: a quarter of the register file per
     scheduler, over the warps placed on it (so 9 warps a block cost what 12 do)."""
-    from tilelang.passes.simt.warp_specialize import launch_share
+    from tilelang.passes.ir_utils import launch_share
 
     assert launch_share(threads, occupancy) == share

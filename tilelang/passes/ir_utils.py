@@ -126,12 +126,22 @@ def kernel_occupancy(op: ir.Operation) -> int:
         return 1
     threads = 32 * _kernel_option(func, "tile.num_warps", 4)
     needed = accumulator_registers(func, threads) + ACCUMULATOR_MARGIN
-    while hint > 1 and min(255, REGISTERS_PER_SM // (hint * threads) // 8 * 8) < needed:
+    while hint > 1 and launch_share(threads, hint) < needed:
         hint -= 1
     return hint
 
 
 REGISTERS_PER_SM = 65536
+SUB_PARTITIONS = 4  # an SM's schedulers, each with a quarter of its register file
+
+
+def launch_share(threads: int, occupancy: int) -> int:
+    """The registers a thread may use when `occupancy` blocks of `threads` share an SM (the cap
+    ptxas compiles every warp under): each of the SM's 4 sub-partitions has a quarter of the
+    register file for the warps placed on it (so 9 warps a block cost what 12 do), allocated
+    in multiples of 8 a thread, at most 255."""
+    warps = -(-occupancy * -(-threads // 32) // SUB_PARTITIONS)
+    return min(255, REGISTERS_PER_SM // SUB_PARTITIONS // warps // 32 // 8 * 8)
 # registers beside an accumulator that no instruction can do without (descriptors, addresses)
 ACCUMULATOR_MARGIN = 24
 
@@ -212,8 +222,6 @@ def relabelling_chain(value: ir.Value, loop: ir.Operation
         op = defining_op(op.operands[0])
     return op, tuple(chain), transposed
 
-
-MAX_HINTED_STAGES = 10  # the largest `latency=` hint (cuTile's scale ends at 10)
 
 
 def latency_hint(loads: list[ir.Operation]) -> int | None:

@@ -45,6 +45,7 @@ from tilelang.passes.ir_utils import (
     defining_op,
     is_pure_scalar,
     kernel_occupancy,
+    launch_share,
     name,
     walk_ops,
 )
@@ -62,7 +63,6 @@ PRODUCER_WARPS = wgmma.WARPGROUP
 MIN_TILE_LOOP_STAGES = 3  # fewer, and the copies run too little ahead to pay
 PRODUCER_REGS = 40  # the producer's loop needs few; what CUTLASS gives its producer
 REGISTER_FILE = 65536  # 32-bit registers per SM (and per block)
-SUB_PARTITIONS = 4  # an SM's schedulers, each with a quarter of its register file
 # registers a thread needs beside its accumulator at one block an SM for the producer to pay:
 # measured (H200, same-run A/B), a GEMM with a bias + GELU epilogue on 128x256 tiles ran
 # 4-14% faster without the producer, the plain GEMM as fast; 128x128 tiles and attention's
@@ -399,14 +399,6 @@ def end(lw: Lowering, spec: Specialized) -> None:
             nvvm.BarrierOp(None, barrierId=const(i32(), CONSUMER_BARRIER),
                            numberOfThreads=const(i32(), 32 * spec.num_warps))
         op.erase()
-
-
-def launch_share(threads: int, occupancy: int) -> int:
-    """The registers a thread may use when `occupancy` blocks of `threads` share an SM: each
-    of its 4 sub-partitions has a quarter of the register file for the warps placed on it
-    (so 9 warps a block cost what 12 do), allocated in multiples of 8 a thread."""
-    warps = -(-occupancy * -(-threads // 32) // SUB_PARTITIONS)
-    return min(255, REGISTER_FILE // SUB_PARTITIONS // warps // 32 // 8 * 8)
 
 
 def _registers(spec: Specialized) -> tuple[int, int]:
