@@ -392,11 +392,12 @@ def moe_cases(sel: Selection) -> Iterator[Case]:
 
 
 def moe_case(shape: tuple, dt: str) -> Case:
-    """cuTile's MoE layer as its bench_moe runs it (tokens sorted by expert with its own
-    moe_align_tile_size_torch, fused_moe_kernel for gate/up, silu_and_mul_kernel,
-    fused_moe_kernel for down and the routing weights, a torch sum over the top k), timed
-    whole and without CUDA graphs (the sorting synchronizes with the host), against a torch
-    loop over the experts."""
+    """cuTile's MoE layer as its bench_moe runs it (fused_moe_kernel for gate/up,
+    silu_and_mul_kernel, fused_moe_kernel for down and the routing weights, a torch sum over
+    the top k), against torch. The routing (tokens sorted by expert with cuTile's own
+    moe_align_tile_size_torch, a host loop over the experts: about 180 ms at 1408 experts,
+    which cuTile's bench times with the kernels) is done once per draw, outside the timing, and
+    the layer is timed as CUDA-graph replays; the torch peers take the same routing as given."""
     tokens, hidden_size, experts, inter, topk = shape
 
     def build(env: Env) -> Bench:
@@ -406,6 +407,8 @@ def moe_case(shape: tuple, dt: str) -> Case:
         w2 = torch.empty((experts, hidden_size, inter), dtype=dtype, device=dev)
         weights = torch.empty((tokens, topk), dtype=dtype, device=dev)
         ids = torch.empty((tokens, topk), dtype=torch.int64, device=dev)
+        mod = env.module("fused_moe")
+        routing: dict = {}
 
         def redraw() -> None:
             fill_(hidden, scale=0.5)
@@ -413,37 +416,41 @@ def moe_case(shape: tuple, dt: str) -> Case:
             fill_(w2, scale=0.1)
             ids.copy_(torch.rand(tokens, experts, device=dev).argsort(dim=1)[:, :topk])
             weights.copy_(torch.softmax(torch.randn(tokens, topk, device=dev), dim=-1))
+            routing["tiles"] = mod.moe_align_tile_size_torch(ids, MOE_TILES[0], experts)
+            routing["experts"] = expert_groups(ids, experts)
 
         def reference() -> dict:
-            return {"out": torch_moe(*(t.float() for t in (hidden, w1, w2, weights)), ids)}
+            return {"out": torch_moe(*(t.float() for t in (hidden, w1, w2, weights)),
+                                     routing["experts"])}
 
-        mod = env.module("fused_moe")
         ours = Impl("x".join(map(str, MOE_TILES)),
-                    lambda: {"out": moe_layer(env, mod, hidden, w1, w2, weights, ids)},
-                    graph=False)
-        peer = Impl("torch (a loop over experts)",
-                    lambda: {"out": torch_moe(hidden, w1, w2, weights, ids)}, graph=False)
-        return Bench(redraw, reference, [ours], [peer])
+                    lambda: {"out": moe_layer(env, mod, hidden, w1, w2, weights, ids,
+                                              *routing["tiles"])})
+        peers = [Impl("torch (a loop over the experts)",
+                      lambda: {"out": torch_moe(hidden, w1, w2, weights, routing["experts"])},
+                      graph=False),
+                 Impl("torch (weights gathered per token, bmm)",
+                      lambda: {"out": torch_moe_gathered(hidden, w1, w2, weights, ids)})]
+        return Bench(redraw, reference, [ours], peers)
 
     flops = 6.0 * tokens * topk * hidden_size * inter
     active = experts * (1 - (1 - topk / experts) ** tokens)  # experts expected to get a token
     moved = size(dt) * (active * 3 * inter * hidden_size + 2 * tokens * hidden_size)
     return Case("moe", "fused_moe_kernel x2 + silu_and_mul_kernel", "",
                 f"t{tokens} h{hidden_size} e{experts} i{inter} top{topk}", dt,
-                "tf32" if dt == "fp32" else dt, flops, moved, gemm_peak(dt), build)
+                "tf32" if dt == "fp32" else f"moe-{dt}", flops, moved, gemm_peak(dt), build)
 
 
-def moe_layer(env: Env, mod, hidden, w1, w2, weights, ids) -> torch.Tensor:
-    tile_m = MOE_TILES[0]
+def moe_layer(env: Env, mod, hidden, w1, w2, weights, ids, sorted_ids, expert_ids
+              ) -> torch.Tensor:
     tokens, hidden_size = hidden.shape
-    experts, _, inter = w2.shape
+    inter = w2.shape[2]
     topk = ids.shape[1]
     # cuTile's bench allocates its intermediates with zeros; NaN here (the same cost), so that
     # a row a kernel leaves unwritten fails the check
     gate_up, act, down = (torch.full(s, float("nan"), dtype=hidden.dtype, device=hidden.device)
                           for s in ((tokens, topk, 2 * inter), (tokens * topk, inter),
                                     (tokens, topk, hidden_size)))
-    sorted_ids, expert_ids = mod.moe_align_tile_size_torch(ids, tile_m, experts)
     moe_product(env, mod, hidden, w1, gate_up, weights, sorted_ids, expert_ids, False, topk)
     rows = gate_up.view(-1, 2 * inter)
     gate, up = rows.chunk(2, dim=-1)
@@ -462,22 +469,41 @@ def moe_product(env: Env, mod, a, b, c, weights, sorted_ids, expert_ids, weighte
                 replicas, weighted, tile_m, tile_n, tile_k))
 
 
-def torch_moe(hidden, w1, w2, weights, ids) -> torch.Tensor:
-    """Per expert: its tokens' gate/up product, SiLU(gate) * up, the down product, scaled by
-    the routing weight and added into each token's row."""
+def expert_groups(ids, experts: int) -> list[tuple[int, torch.Tensor, torch.Tensor]]:
+    """(expert, its (token, k) pairs as flat indices, their tokens) for each expert with a
+    token: the routing of the torch peers, computed with the draw (it reads counts back)."""
     topk = ids.shape[1]
     flat = ids.reshape(-1)
     order = torch.argsort(flat, stable=True)
-    counts = torch.bincount(flat, minlength=w1.shape[0]).tolist()
-    out = torch.zeros_like(hidden)
-    start = 0
+    counts = torch.bincount(flat, minlength=experts).tolist()
+    groups, start = [], 0
     for expert, count in enumerate(counts):
-        if not count:
-            continue
-        pairs = order[start:start + count]
-        start += count
-        tokens = pairs // topk
+        if count:
+            pairs = order[start:start + count]
+            groups.append((expert, pairs, pairs // topk))
+            start += count
+    return groups
+
+
+def torch_moe(hidden, w1, w2, weights, groups) -> torch.Tensor:
+    """Per expert: its tokens' gate/up product, SiLU(gate) * up, the down product, scaled by
+    the routing weight and added (in float32) into each token's row."""
+    out = torch.zeros(hidden.shape, dtype=torch.float32, device=hidden.device)
+    flat_weights = weights.reshape(-1)
+    for expert, pairs, tokens in groups:
         gate, up = (hidden[tokens] @ w1[expert].t()).chunk(2, dim=-1)
         down = (F.silu(gate) * up) @ w2[expert].t()
-        out.index_add_(0, tokens, (down * weights.reshape(-1)[pairs, None]).to(out.dtype))
-    return out
+        out.index_add_(0, tokens, (down * flat_weights[pairs, None]).float())
+    return out.to(hidden.dtype)
+
+
+def torch_moe_gathered(hidden, w1, w2, weights, ids) -> torch.Tensor:
+    """Without a loop: each (token, k) pair's expert weights gathered, two batched products
+    of one column each, the top k summed."""
+    tokens, topk = ids.shape
+    flat = ids.reshape(-1)
+    x = hidden.repeat_interleave(topk, dim=0).unsqueeze(-1)  # pair p is token p // topk
+    gate, up = torch.bmm(w1[flat], x).squeeze(-1).chunk(2, dim=-1)
+    act = (F.silu(gate) * up).unsqueeze(-1)
+    down = torch.bmm(w2[flat], act).squeeze(-1) * weights.reshape(-1, 1)
+    return down.view(tokens, topk, -1).sum(dim=1)

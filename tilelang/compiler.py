@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import sys
 import tempfile
 import threading
@@ -484,17 +485,50 @@ def choose_num_warps(module: ir.Module) -> int:
     """The warps of a kernel that does not say (`@kernel` without `num_warps`): 8 when a
     matrix product's accumulator has 128 rows or more and 128 x 128 elements or more (the
     fastest tiles on the H100, 128 x 256 and 128 x 128, run on two warpgroups: wgmma needs 64
-    rows per warpgroup, and a thread holds at most 128 accumulator values), else 4."""
-    from tilelang.dialect.types import shape_of
+    rows per warpgroup, and a thread holds at most 128 accumulator values), or when a tile the
+    threads hold has more than LARGE_TILE elements (at 4 warps a thread would hold more than
+    64 of each such tile, and a kernel holds several: cuTile's FFT, 2 x 4096 complex values a
+    block, spilled 1.7 KB a thread and ran 2.6 times slower on 4 warps than on 8); else 4.
+    A product's operands do not count: they are staged through shared memory (a split-K
+    kernel's 128 x 128 B tile ran 2.4 times slower on 8 warps)."""
+    from tilelang.dialect.types import is_tile_type, shape_of
     from tilelang.passes.ir_utils import walk_ops
 
+    largest = 0
     for op in walk_ops(_kernel_func(module)):
         if op.name == "tile.mma":
             shape = shape_of(op.results[0].type)
             rows, cols = shape[-2], shape[-1]
             if rows >= 128 and rows * cols >= 128 * 128:
                 return 8
-    return DEFAULT_NUM_WARPS
+        for result in op.results:
+            if is_tile_type(result.type) and not _feeds_only_products(result):
+                largest = max(largest, math.prod(shape_of(result.type)))
+    return 8 if largest > LARGE_TILE else DEFAULT_NUM_WARPS
+
+
+# tile elements past which a kernel without num_warps gets 8 warps (choose_num_warps)
+LARGE_TILE = 8192
+# ops that pass a tile on to a product unchanged but for its shape, order or dtype
+_TO_PRODUCT = ("tile.reshape", "tile.permute", "tile.cast", "tile.convert_layout")
+
+
+def _feeds_only_products(value: ir.Value) -> bool:
+    """Every use of `value` is a product's A or B operand, directly or through reshapes,
+    permutes and casts."""
+    uses = list(value.uses)
+    for use in uses:
+        user = use.owner
+        if user.name == "tile.mma" and use.operand_number < 2:
+            continue
+        if user.name in _TO_PRODUCT and all(_feeds_only_products(r) for r in user.results):
+            continue
+        return False
+    return bool(uses)
+
+
+# tile elements past which a kernel without num_warps gets 8 warps (choose_num_warps)
+LARGE_TILE = 8192
 
 
 def _specialization_tag(signature: tuple[ParamSpec, ...], options: CompileOptions) -> str:
