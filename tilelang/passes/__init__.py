@@ -23,6 +23,7 @@ from tilelang.passes import (
     specialize_warps,
     split_masked_loops,
     unpermute_loads,
+    unroll_single_iterations,
 )
 from tilelang.passes.registry import (
     PassInfo,
@@ -38,7 +39,7 @@ _ALL = (
     distribute_to_threads,
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
-    split_masked_loops,
+    split_masked_loops, unroll_single_iterations,
     unpermute_loads, pipeline_loads, pipeline_products, delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,

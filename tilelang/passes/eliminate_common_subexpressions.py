@@ -1,7 +1,12 @@
-"""Passes (tile-opt): tile-eliminate-common-subexpressions: merge identical pure tile ops.
+"""Passes (tile-opt): tile-eliminate-common-subexpressions: merge identical pure tile ops,
+and identical loads of one block with nothing between them that writes memory.
 
 Upstream `cse` cannot: IRDL ops carry no side-effect information, so MLIR treats them as
-having effects.
+having effects. Loads are merged only within a block (a load in a loop is not merged with one
+before it: a later iteration could follow a write, and a loop may wait for another block's
+write), and an op that writes memory, makes output or is unknown (with anything nested in it)
+ends the run of loads that later ones may merge with. Loads that feed a product's operands
+are left to the staged path.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from typing import Any
 
 import mlir.ir as ir
 
-from tilelang.passes.ir_utils import is_pure_tile_op, name
+from tilelang.dialect.op_table import Trait, has_trait
+from tilelang.passes.ir_utils import has_side_effects, is_pure_tile_op, name
 
 NAME = "tile-eliminate-common-subexpressions"
 
@@ -29,19 +35,51 @@ def run(module: ir.Operation, options: Options) -> None:
 
 
 def _block(block: ir.Block, table: dict[Any, ir.Value]) -> None:
+    loads: dict[Any, ir.Value] = {}  # this block's loads since its last write
     for op in list(block.operations):
         op = op.operation
         for region in op.regions:
             for inner in region.blocks:
                 _block(inner, dict(table))  # values of enclosing blocks dominate nested ones
-        if not is_pure_tile_op(op) or len(op.results) != 1 or op.regions:
+        if _reads_only(op):
+            if _reaches_a_product(op.results[0]):
+                continue  # staged from memory into shared memory for its product on its own
+            found = loads
+        elif is_pure_tile_op(op) and len(op.results) == 1 and not op.regions:
+            found = table
+        else:
+            if has_side_effects(op):
+                loads.clear()
             continue
         key = _key(op)
-        if key in table:
-            op.results[0].replace_all_uses_with(table[key])
+        if key in found:
+            op.results[0].replace_all_uses_with(found[key])
             op.erase()
         else:
-            table[key] = op.results[0]
+            found[key] = op.results[0]
+
+
+# ops that pass a tile on unchanged but for its shape, order, dtype or layout
+_VIEWS = ("tile.reshape", "tile.permute", "tile.cast", "tile.convert_layout")
+
+
+def _reaches_a_product(value: ir.Value) -> bool:
+    """Whether `value` is a product's A or B operand, directly or through views: such a load
+    is the staged path's to copy (a load feeding two products in two layouts, such as keys
+    also read as values, stays two loads)."""
+    for use in value.uses:
+        user = use.owner
+        if name(user) == "tile.mma" and use.operand_number < 2:
+            return True
+        if name(user) in _VIEWS and any(_reaches_a_product(r) for r in user.results):
+            return True
+    return False
+
+
+def _reads_only(op: ir.Operation) -> bool:
+    """A load or gather: reads array memory, writes none, one result, no regions."""
+    return has_trait(op, Trait.READS) and not has_trait(op, Trait.WRITES) and \
+        len(op.results) == 1 and not op.regions
 
 
 def _key(op: ir.Operation) -> tuple:
