@@ -509,19 +509,19 @@ def choose_num_warps(module: ir.Module) -> int:
 
 # tile elements past which a kernel without num_warps gets 8 warps (choose_num_warps)
 LARGE_TILE = 8192
-# ops that pass a tile on to a product unchanged but for its shape, order or dtype
-_TO_PRODUCT = ("tile.reshape", "tile.permute", "tile.cast", "tile.convert_layout")
 
 
 def _feeds_only_products(value: ir.Value) -> bool:
     """Every use of `value` is a product's A or B operand, directly or through reshapes,
     permutes and casts."""
+    from tilelang.passes.ir_utils import VIEW_OPS
+
     uses = list(value.uses)
     for use in uses:
         user = use.owner
         if user.name == "tile.mma" and use.operand_number < 2:
             continue
-        if user.name in _TO_PRODUCT and all(_feeds_only_products(r) for r in user.results):
+        if user.name in VIEW_OPS and all(_feeds_only_products(r) for r in user.results):
             continue
         return False
     return bool(uses)

@@ -17,7 +17,7 @@ from typing import Any
 import mlir.ir as ir
 
 from tilelang.dialect.op_table import Trait, has_trait
-from tilelang.passes.ir_utils import has_side_effects, is_pure_tile_op, name
+from tilelang.passes.ir_utils import VIEW_OPS, has_side_effects, is_pure_tile_op, name
 
 NAME = "tile-eliminate-common-subexpressions"
 
@@ -59,10 +59,6 @@ def _block(block: ir.Block, table: dict[Any, ir.Value]) -> None:
             found[key] = op.results[0]
 
 
-# ops that pass a tile on unchanged but for its shape, order, dtype or layout
-_VIEWS = ("tile.reshape", "tile.permute", "tile.cast", "tile.convert_layout")
-
-
 def _reaches_a_product(value: ir.Value) -> bool:
     """Whether `value` is a product's A or B operand, directly or through views: such a load
     is the staged path's to copy (a load feeding two products in two layouts, such as keys
@@ -71,7 +67,7 @@ def _reaches_a_product(value: ir.Value) -> bool:
         user = use.owner
         if name(user) == "tile.mma" and use.operand_number < 2:
             return True
-        if name(user) in _VIEWS and any(_reaches_a_product(r) for r in user.results):
+        if name(user) in VIEW_OPS and any(_reaches_a_product(r) for r in user.results):
             return True
     return False
 

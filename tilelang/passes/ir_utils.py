@@ -33,6 +33,11 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, ir.OpView | ir.Operation) else None
 
 
+# ops that pass a tile on unchanged but for its shape, order, dtype or layout (a product's
+# operand read through them is still the load's tile: choose_num_warps, load merging)
+VIEW_OPS = ("tile.reshape", "tile.permute", "tile.cast", "tile.convert_layout")
+
+
 def is_pure_tile_op(op: ir.Operation) -> bool:
     return has_trait(op, Trait.PURE)
 
