@@ -4,8 +4,10 @@ and identical loads of one block with nothing between them that writes memory.
 Upstream `cse` cannot: IRDL ops carry no side-effect information, so MLIR treats them as
 having effects. Loads are merged only within a block (a load in a loop is not merged with one
 before it: a later iteration could follow a write, and a loop may wait for another block's
-write), and an op that writes memory, makes output or is unknown (with anything nested in it)
-ends the run of loads that later ones may merge with. Loads that feed a product's operands
+write), and an op that writes memory, makes output or is unknown (with anything nested in it),
+or any loop or branch (a merged tile would stay in registers across it, where reading it again
+from L2 is cheaper: the samples' looped softmax and norms reload a row's first chunk after a
+sweep), ends the run of loads that later ones may merge with. Loads that feed a product's operands
 are left to the staged path.
 """
 
@@ -48,8 +50,8 @@ def _block(block: ir.Block, table: dict[Any, ir.Value]) -> None:
         elif is_pure_tile_op(op) and len(op.results) == 1 and not op.regions:
             found = table
         else:
-            if has_side_effects(op):
-                loads.clear()
+            if has_side_effects(op) or (op.regions and name(op).startswith("scf.")):
+                loads.clear()  # (a loop or branch between: the tile would stay live across it)
             continue
         key = _key(op)
         if key in found:

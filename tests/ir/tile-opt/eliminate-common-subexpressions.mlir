@@ -100,3 +100,24 @@ func.func @product_operands(%k: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, 
   %o = "tile.mma"(%p, %vals, %s) : (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
   return %o : tensor<64x64xf32>
 }
+
+// -----
+
+// A loop between two loads keeps both, even one that writes nothing: the first tile would
+// otherwise stay live across the loop.
+// CHECK-LABEL: @loop_between
+// CHECK: "tile.load"
+// CHECK: scf.for
+// CHECK: "tile.load"
+func.func @loop_between(%x: !tile.array<f32, array<i64: 1>, 16 : i64>, %i: i32, %n: i32) -> tensor<4xf32> {
+  %t0 = "tile.load"(%x, %i) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<4xf32>
+  %c0 = "tile.constant"() {value = 0 : i32} : () -> i32
+  %c1 = "tile.constant"() {value = 1 : i32} : () -> i32
+  %s = scf.for %j = %c0 to %n step %c1 iter_args(%a = %t0) -> (tensor<4xf32>) : i32 {
+    %b = "tile.add"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %b : tensor<4xf32>
+  }
+  %t1 = "tile.load"(%x, %i) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<4xf32>
+  %r = "tile.add"(%s, %t1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
