@@ -85,11 +85,11 @@ def warp_specialize_enabled() -> bool:
 
 
 def ping_pong_enabled() -> bool:
-    """TILELANG_PING_PONG=1: the two consumer warpgroups of a warp-specialized staged loop
-    take turns at the tensor cores (simt/turns.py). Off by default: on the H100 it took
-    attention (d=128, seq 4096) from 490 to 307 TFLOP/s."""
-    return os.environ.get("TILELANG_PING_PONG", "0").strip().lower() in (
-        "1", "true", "yes", "on")
+    """TILELANG_PING_PONG=0 stops the two consumer warpgroups of a warp-specialized staged
+    loop from taking turns at the tensor cores (simt/turns.py; on by default: cuTile's fmha
+    566 -> 594 TFLOP/s causal, 605 -> 655 full on an H200)."""
+    return os.environ.get("TILELANG_PING_PONG", "1").strip().lower() not in (
+        "0", "false", "no", "off")
 
 
 def pipeline_products_enabled() -> bool:
@@ -106,6 +106,21 @@ def delay_products_enabled() -> bool:
     iteration late (passes/delay_products.py; off by default: not faster on the H100)."""
     return os.environ.get("TILELANG_DELAY_PRODUCTS", "0").strip().lower() in (
         "1", "true", "yes", "on")
+
+
+ASSEMBLERS = ("auto", "nvjitlink", "ptxas", "none")  # backend/assemble.py's `cubin`
+
+
+def assembler() -> str:
+    """TILELANG_ASSEMBLER: what assembles PTX into the cubin (one of ASSEMBLERS; none: the
+    driver, from the PTX, at load), over what the caller asks for."""
+    value = os.environ.get("TILELANG_ASSEMBLER", "").strip().lower() or "auto"
+    if value not in ASSEMBLERS:
+        from tilelang.errors import TileValueError
+
+        raise TileValueError(f"TILELANG_ASSEMBLER must be one of {', '.join(ASSEMBLERS)}, "
+                             f"got {value!r}")
+    return value
 
 
 def fp_contract_enabled() -> bool:
@@ -149,8 +164,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "tma=off")
     if not warp_specialize_enabled():
         found = (*found, "warp-specialize=off")
-    if ping_pong_enabled():
-        found = (*found, "ping-pong=on")
+    if not ping_pong_enabled():
+        found = (*found, "ping-pong=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if delay_products_enabled():
@@ -159,6 +174,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "fp-contract=on")
     if fp8_fast_accumulation():
         found = (*found, "fp8-accumulation=fast")
+    if assembler() != "auto":
+        found = (*found, f"assembler={assembler()}")
     level = llvm_opt_level()
     return found if level == 3 else (*found, f"llvm-O{level}")
 

@@ -105,3 +105,26 @@ def test_staged_attention_matches_the_mma_sync_path(monkeypatch):
     monkeypatch.setenv("TILELANG_WGMMA", "0")
     plain = run(q, k, v, True, (128, 64, 8))
     torch.testing.assert_close(staged.float(), plain.float(), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("assembler", ["none", "ptxas", "nvjitlink"])
+@pytest.mark.parametrize("ping_pong", ["1", "0"])
+def test_assemblers_and_turns(monkeypatch, tmp_path, assembler, ping_pong):
+    """The warp-specialized key loop (a producer warpgroup, setmaxnreg, the two consumer
+    warpgroups taking turns or not) assembled by each assembler: the driver from the PTX at
+    load (TILELANG_ASSEMBLER=none), the ptxas command, nvJitLink (which ignores setmaxnreg and
+    serializes the products, slower but correct)."""
+    import shutil
+
+    if assembler == "ptxas" and shutil.which("ptxas") is None:
+        pytest.skip("no ptxas command on this machine")
+    monkeypatch.setenv("TILELANG_ASSEMBLER", assembler)
+    monkeypatch.setenv("TILELANG_PING_PONG", ping_pong)
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
+    q, k, v = (torch.randn(2, 3, 333, 128, device="cuda", dtype=torch.bfloat16)
+               for _ in range(3))
+    for causal in (True, False):
+        out = run(q, k, v, causal, (128, 128, 8))
+        assert not out.isnan().any(), "every element is written"
+        torch.testing.assert_close(out.double(), sdpa(q, k, v, causal), rtol=1e-2, atol=1e-2)

@@ -11,6 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilelang import settings
 from tilelang.backend.occupancy import Occupancy
 from tilelang.backend.targets import assembly_arch
 from tilelang.errors import TileCompilerExecutionError
@@ -44,16 +45,28 @@ class Resources:
         return None if self.occupancy is None else self.occupancy.limited_by
 
 
-ASSEMBLERS = ("auto", "nvjitlink", "ptxas", "none")
+ASSEMBLERS = settings.ASSEMBLERS
 
 
 def cubin(ptx: str, arch: str, assembler: str = "auto") -> bytes | None:
     """The compiler's `cubin` stage: `ptx` assembled for `arch` by `assembler`: "nvjitlink"
     (cuda.core; its fallback, the driver's linker, needs CUDA), "ptxas" (the command, no GPU
     needed: forked compile workers), "auto" (the first of those that works here) or "none"
-    (the caller loads the PTX, and the driver compiles it). None when no assembler works."""
+    (the caller loads the PTX, and the driver compiles it). None when no assembler works.
+    A kernel that needs a whole program (`needs_whole_program`) never goes to nvJitLink unless
+    TILELANG_ASSEMBLER says so: the ptxas command assembles it, else the driver does."""
+    chosen = settings.assembler()  # TILELANG_ASSEMBLER: the user's choice, over the caller's
+    if chosen != "auto":
+        assembler = chosen
     if assembler == "none":
         return None
+    if assembler in ("auto", "nvjitlink") and chosen == "auto" and needs_whole_program(ptx):
+        if not shutil.which("ptxas"):
+            return None  # the driver compiles it at load, as one whole program
+        try:
+            return assemble(ptx, arch)[0]
+        except TileCompilerExecutionError:
+            return None
     code = to_cubin(ptx, arch) if assembler in ("auto", "nvjitlink") else None
     if code is None and assembler in ("auto", "ptxas") and shutil.which("ptxas"):
         try:
@@ -61,6 +74,16 @@ def cubin(ptx: str, arch: str, assembler: str = "auto") -> bytes | None:
         except TileCompilerExecutionError:
             return None
     return code
+
+
+def needs_whole_program(ptx: str) -> bool:
+    """Whether `ptx` must be assembled as a whole program: nvJitLink assembles its input as
+    one unit of a link, where ptxas ignores `setmaxnreg` "to maintain compatibility across
+    compilation units" (its advisory C7504). A warp-specialized kernel's consumers then keep
+    the launch's register share, and ptxas serializes their wgmma for want of registers
+    (C7512): cuTile's fmha ran 0.8 as fast so (H200, same run). The ptxas command and the
+    driver's own compilation of PTX at load honour it."""
+    return "setmaxnreg" in ptx
 
 
 def to_cubin(ptx: str, arch: str) -> bytes | None:
@@ -130,4 +153,4 @@ def resources(log: str) -> dict[str, Resources]:
     return found
 
 
-_SERIALIZED = re.compile(r"\(C751[45]\)[^\n]*wgmma[^\n]*serialized[^\n]*function '([^']+)'")
+_SERIALIZED = re.compile(r"\(C751\d\)[^\n]*wgmma[^\n]*serialized[^\n]*function '([^']+)'")

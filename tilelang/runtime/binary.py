@@ -107,7 +107,9 @@ def load(name: str, ptx: str | None, cubin: bytes | None, ordinal: int,
     context = primary_context(ordinal)
     with _in_context(context):  # this thread's context may be another device's, or none
         try:
-            code = ObjectCode.from_cubin(cubin) if cubin else ObjectCode.from_ptx(ptx)
+            # (PTX as bytes: cuda.core reads a str as the path of a file)
+            code = ObjectCode.from_cubin(cubin) if cubin else \
+                ObjectCode.from_ptx((ptx or "").encode())
             _resident.append(code)
             kernel = code.get_kernel(name)
         except Exception as e:
