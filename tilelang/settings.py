@@ -85,11 +85,12 @@ def warp_specialize_enabled() -> bool:
 
 
 def ping_pong_enabled() -> bool:
-    """TILELANG_PING_PONG=0 stops the two consumer warpgroups of a warp-specialized staged
-    loop from taking turns at the tensor cores (simt/turns.py; on by default: cuTile's fmha
-    566 -> 594 TFLOP/s causal, 605 -> 655 full on an H200)."""
-    return os.environ.get("TILELANG_PING_PONG", "1").strip().lower() not in (
-        "0", "false", "no", "off")
+    """TILELANG_PING_PONG=1: the two consumer warpgroups of a warp-specialized staged loop
+    take turns at the tensor cores (simt/turns.py). Off by default: ptxas hoists each turn's
+    wait above the softmax before it, and the two softmaxes then run one after the other
+    (docs/compiler.md)."""
+    return os.environ.get("TILELANG_PING_PONG", "0").strip().lower() in (
+        "1", "true", "yes", "on")
 
 
 def pipeline_products_enabled() -> bool:
@@ -164,8 +165,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "tma=off")
     if not warp_specialize_enabled():
         found = (*found, "warp-specialize=off")
-    if not ping_pong_enabled():
-        found = (*found, "ping-pong=off")
+    if ping_pong_enabled():
+        found = (*found, "ping-pong=on")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if delay_products_enabled():

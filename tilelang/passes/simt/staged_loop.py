@@ -250,12 +250,9 @@ def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,
             if staged is None:
                 RULES[op.name](lw, op)
             else:
-                # the turn: this product and the next iteration's first; waited for after
-                # the product's wgmma.fence, which ptxas keeps after every register write
-                # the product reads (a wait before the fence, ptxas hoists above them, and
-                # the softmax then runs inside the turn)
-                last = turns is not None and staged is plan.mmas[-1]
-                _lower_mma(lw, staged, stage, once, turns.wait if last and turns else None)
+                if turns is not None and staged is plan.mmas[-1]:
+                    turns.wait()  # the turn: this product and the next iteration's first
+                _lower_mma(lw, staged, stage, once)
                 if turns is not None and staged is plan.mmas[0]:
                     turns.pass_on()
                 pending.append(op.results[0])
@@ -280,7 +277,7 @@ def _operands(op: ir.Operation) -> list[ir.Value]:
 
 
 def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
-               once: ir.Value | None, after_fence: Callable[[], None] | None = None) -> None:
+               once: ir.Value | None) -> None:
     """One product's wgmma instructions, per 64-row block of this warpgroup and per 16 of K:
     A from registers, or through a descriptor when copied once (SS); B from the stage."""
     op = staged.mma
@@ -297,8 +294,6 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
     fresh = all(_is_zero(r) for r in acc.regs)
     start = [llvm.UndefOp(ir.F32Type.get()).result] * len(acc.regs) if fresh else acc.regs
     nvvm.WgmmaFenceAlignedOp()
-    if after_fence is not None:
-        after_fence()
     out: list[ir.Value] = []
     if staged.a is not None:
         a = staged.a.operand

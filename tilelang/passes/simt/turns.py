@@ -14,14 +14,6 @@ and passes the turn on by arriving at the other's:
 
 Arrivals and waits pair up one to one (an extra arrival before a wait would complete the
 barrier without its warpgroup), and a loop of no iterations passes the turn twice.
-
-Where the wait lands in the machine code decides whether this pays: it must follow the
-softmax. The wait is lowered after the last product's `wgmma.fence` and inside a loop ptxas
-keeps in place (`Turns.wait`); written as a bare `bar.sync` before the product, ptxas moved it
-above the softmax, and ping-pong lost a third of attention's speed (sessions 6-18). Measured
-with that fixed (H200, cuTile's fmha, 1 x 32 x 8192 x 128 bf16, same run, alternating
-processes): causal 566 -> 594 TFLOP/s, full 605 -> 655; on by default (TILELANG_PING_PONG=0
-turns it off).
 """
 
 from __future__ import annotations
@@ -56,14 +48,7 @@ class Turns:
                 scf.YieldOp([])
 
     def wait(self) -> None:
-        """Wait for this warpgroup's turn. The barrier sits in a loop of its own whose back
-        edge is never taken (%warpid is below 64; ptxas cannot know it): ptxas hoists a bare
-        `bar.sync` to the top of its basic block, above the softmax that precedes it, which
-        then ran inside the turn and the two warpgroups' softmaxes one after the other."""
-        self._per_group(lambda mine, other: _asm(
-            "{ .reg .pred p; .reg .u32 w; TURN_WAIT: "
-            f"bar.sync {mine}, {self.count}; mov.u32 w, %warpid; setp.gt.u32 p, w, 4096; "
-            "@p bra TURN_WAIT; }"))
+        self._per_group(lambda mine, other: _asm(f"bar.sync {mine}, {self.count};"))
 
     def pass_on(self) -> None:
         self._per_group(lambda mine, other: _asm(f"bar.arrive {other}, {self.count};"))
