@@ -140,6 +140,15 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         mmas.append(staged)
         offset += staged.b.operand.bytes
         once += staged.a.operand.bytes if staged.a is not None else 0
+    held = [m for m in mmas if m.a is None and _from_before(m.mma.operands[0], loop)]
+    if held and any(op.regions for op in inner[:-1]):
+        # ptxas (13.0: the command, nvJitLink and the driver alike) then gives a register
+        # that holds such an A operand to another value of the body: cuTile's fmha with one
+        # query row and a masked branch (q from registers, loaded by ldmatrix before the key
+        # loop) put the probabilities in q's registers, and every key block after the first
+        # multiplied them for q. Wrong answers; the loop takes the mma.sync path instead
+        return no(f"the product{_line(held[0].mma)} reads A from registers held across the "
+                  "loop, whose body branches (ptxas reuses those registers: wrong results)")
     loads = [m.b.load for m in mmas]
     if len(set(loads)) != len(loads):
         return no("two products read one loaded tile")
@@ -243,6 +252,12 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
     if a_once is not None and not _fits(m, n, k, a_once.operand, num_warps):
         a_once = None
     return StagedMma(op, staged, m, n, k, a_once)
+
+
+def _from_before(value: ir.Value, loop: ir.Operation) -> bool:
+    """Whether `value` is computed before `loop` (not in its body, not carried by it)."""
+    source = defining_op(value)
+    return source is not None and not is_within(source, loop)
 
 
 def _line(op: ir.Operation) -> str:

@@ -1,0 +1,39 @@
+"""A decoding attention kernel whose query tile stays in registers across the key loop (its
+array holds one row, so it is not copied to shared memory once) and whose loop branches to
+mask the keys past the end: the case where ptxas gave the probabilities the query's
+registers (passes/staged_loops.py refuses to stage it). Shared by the CPU and GPU tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tilelang as ct
+
+
+@ct.kernel
+def decode_attention(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                     D: ct.Constant[int]):
+    """q, out: (heads, 1, D); k, v: (heads, keys, D)."""
+    head = ct.bid(0)
+    keys = k.shape[1]
+    query = ct.load(q, index=(head, 0, 0), shape=(1, BM, D)).reshape((BM, D))
+    best = ct.full((BM, 1), -np.inf, dtype=np.float32)
+    total = ct.full((BM, 1), 0.0, dtype=np.float32)
+    acc = ct.full((BM, D), 0.0, dtype=np.float32)
+    full_blocks = keys // BN
+    for j in range(ct.cdiv(keys, BN)):
+        kt = ct.load(k, index=(head, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(query, ct.transpose(kt), ct.full((BM, BN), 0.0, dtype=np.float32))
+        if j >= full_blocks:  # the last, partial block of keys
+            cols = j * BN + ct.arange(BN, dtype=np.int32)
+            s = s + ct.where(cols[None, :] < keys, 0.0, -np.inf)
+        new_best = max(best, ct.max(s, axis=-1, keepdims=True) * scale)
+        p = ct.exp2(s * scale - new_best)
+        alpha = ct.exp2(best - new_best)
+        total = total * alpha + ct.sum(p, axis=-1, keepdims=True)
+        acc = acc * alpha
+        vt = ct.load(v, index=(head, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(q.dtype), vt, acc)
+        best = new_best
+    acc = acc / total
+    ct.store(out, index=(head, 0, 0), tile=acc.reshape((1, BM, D)).astype(out.dtype))
