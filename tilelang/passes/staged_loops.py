@@ -141,7 +141,7 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         offset += staged.b.operand.bytes
         once += staged.a.operand.bytes if staged.a is not None else 0
     held = [m for m in mmas if m.a is None and _from_before(m.mma.operands[0], loop)]
-    if held and any(op.regions for op in inner[:-1]):
+    if held and any(name(op) in BRANCHES for op in inner[:-1]):
         # ptxas (13.0: the command, nvJitLink and the driver alike) then gives a register
         # that holds such an A operand to another value of the body: cuTile's fmha with one
         # query row and a masked branch (q from registers, loaded by ldmatrix before the key
@@ -252,6 +252,9 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
     if a_once is not None and not _fits(m, n, k, a_once.operand, num_warps):
         a_once = None
     return StagedMma(op, staged, m, n, k, a_once)
+
+
+BRANCHES = ("scf.if", "scf.for", "scf.while", "scf.index_switch")  # control flow in a body
 
 
 def _from_before(value: ir.Value, loop: ir.Operation) -> bool:
