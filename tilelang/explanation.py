@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import mlir.ir as ir
 
+from tilelang import settings
+from tilelang.backend.assemble import needs_whole_program
 from tilelang.compiler import CompiledKernel
 from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
@@ -185,14 +187,20 @@ def _assembler_reports(compiled: CompiledKernel) -> list[AssemblerReport]:
     """Spills and serialized wgmma, as ptxas reports them; none where ptxas is not on the PATH
     (nvJitLink could assemble too, but may fall back to the driver, which a forked compile
     worker under TILELANG_EXPLAIN=1 must not touch)."""
-    if shutil.which("ptxas") is None:
-        return []
-    resources = compiled.resources()  # a rejected PTX raises: a compiler error
     found = []
+    if needs_whole_program(compiled.ptx or "") and settings.assembler() == "nvjitlink":
+        found.append(AssemblerReport(
+            "TILELANG_ASSEMBLER=nvjitlink: nvJitLink ignores this warp-specialized kernel's "
+            "setmaxnreg (ptxas advisory C7504), so its consumer warps keep the launch's share "
+            "of registers and their wgmma may be serialized (C7512); by default the ptxas "
+            "command or the driver assembles it"))
+    if shutil.which("ptxas") is None:
+        return found
+    resources = compiled.resources()  # a rejected PTX raises: a compiler error
     if resources.wgmma_serialized:
         found.append(AssemblerReport(
-            "ptxas serialized the kernel's wgmma (C7514/C7515: registers of a product still "
-            "running are read or written): each waits for the one before"))
+            "ptxas serialized the kernel's wgmma (C7512-C7515: too few registers, or registers "
+            "of a product still running read or written): each waits for the one before"))
     if resources.spill_stores or resources.spill_loads:
         found.append(AssemblerReport(
             f"{resources.spill_stores} bytes spilled to local memory, {resources.spill_loads} "

@@ -97,3 +97,14 @@ def test_every_serializing_advisory_is_read():
         "serialized due to insufficient register resources for the function 'k'",
     ])
     assert assemble.resources(log)["k"].wgmma_serialized
+
+
+def test_explain_warns_when_nvjitlink_is_forced_on_a_warp_specialized_kernel(monkeypatch):
+    q = np.zeros((1, 2, 300, 128), BF16)
+    kernel = attention.flash_attention.replace_hints(num_warps=8)
+    kernel_args = (q, q, q, q, 0.1, False, 128, 128, 128)
+    monkeypatch.setenv("TILELANG_ASSEMBLER", "nvjitlink")
+    forced = str(ct.explain(kernel, kernel_args, arch="sm_90"))
+    assert "TILELANG_ASSEMBLER=nvjitlink" in forced and "setmaxnreg" in forced
+    monkeypatch.delenv("TILELANG_ASSEMBLER")
+    assert "TILELANG_ASSEMBLER=nvjitlink" not in str(ct.explain(kernel, kernel_args, arch="sm_90"))
