@@ -27,13 +27,13 @@ def decode_attention(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Co
         if j >= full_blocks:  # the last, partial block of keys
             cols = j * BN + ct.arange(BN, dtype=np.int32)
             s = s + ct.where(cols[None, :] < keys, 0.0, -np.inf)
-        new_best = max(best, ct.max(s, axis=-1, keepdims=True) * scale)
+        new_best = ct.maximum(best, ct.max(s, axis=-1, keepdims=True) * scale)
         p = ct.exp2(s * scale - new_best)
         alpha = ct.exp2(best - new_best)
-        total = total * alpha + ct.sum(p, axis=-1, keepdims=True)
+        total = total * alpha + ct.sum(p, axis=-1, keepdims=True)  # type: ignore[arg-type]
         acc = acc * alpha
         vt = ct.load(v, index=(head, j, 0), shape=(1, BN, D)).reshape((BN, D))
-        acc = ct.mma(p.astype(q.dtype), vt, acc)
-        best = new_best
+        acc = ct.mma(p.astype(q.dtype), vt, acc)  # type: ignore[union-attr]
+        best = new_best  # type: ignore[assignment]
     acc = acc / total
     ct.store(out, index=(head, 0, 0), tile=acc.reshape((1, BM, D)).astype(out.dtype))
