@@ -489,7 +489,21 @@ def payload(args, rows: list[dict]) -> dict:
             "dry_run": args.dry_run, "configs": args.configs, "repeats": args.repeats,
             "peak_TFLOPs (datasheet, H100/H200 SXM)": PEAK_TFLOPS,
             "copy_GBps": next((r["copy_GBps"] for r in rows if r.get("copy_GBps")), None),
-            "rows": rows}
+            "assembler": assembler_in_use(), "rows": rows}
+
+
+def assembler_in_use() -> str:
+    """What made the cubins (figures before the nineteenth session ran nvJitLink's, whose
+    warp-specialized kernels had every wgmma serialized: docs/compiler.md, Backend)."""
+    import shutil
+
+    from tilelang import settings
+
+    chosen = settings.assembler()
+    if chosen != "auto":
+        return f"{chosen} (TILELANG_ASSEMBLER)"
+    fallback = "the ptxas command" if shutil.which("ptxas") else "the driver"
+    return f"auto: nvJitLink, warp-specialized kernels {fallback}"
 
 
 def plot(rows: list[dict], name: str, heading: str) -> None:
