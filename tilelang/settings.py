@@ -175,8 +175,9 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "fp-contract=on")
     if fp8_fast_accumulation():
         found = (*found, "fp8-accumulation=fast")
-    if assembler() != "auto":
-        found = (*found, f"assembler={assembler()}")
+    chosen = assembler()
+    if chosen != "auto":
+        found = (*found, f"assembler={chosen}")
     level = llvm_opt_level()
     return found if level == 3 else (*found, f"llvm-O{level}")
 

@@ -61,12 +61,7 @@ def cubin(ptx: str, arch: str, assembler: str = "auto") -> bytes | None:
     if assembler == "none":
         return None
     if assembler in ("auto", "nvjitlink") and chosen == "auto" and needs_whole_program(ptx):
-        if not shutil.which("ptxas"):
-            return None  # the driver compiles it at load, as one whole program
-        try:
-            return assemble(ptx, arch)[0]
-        except TileCompilerExecutionError:
-            return None
+        assembler = "ptxas"  # without the command: None, and the driver compiles it at load
     code = to_cubin(ptx, arch) if assembler in ("auto", "nvjitlink") else None
     if code is None and assembler in ("auto", "ptxas") and shutil.which("ptxas"):
         try:
