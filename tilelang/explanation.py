@@ -22,6 +22,7 @@ product or loop that missed the fast path.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import warnings
@@ -34,7 +35,7 @@ import mlir.ir as ir
 from tilelang import settings
 from tilelang.backend.assemble import needs_whole_program
 from tilelang.compiler import CompiledKernel
-from tilelang.dialect import dtype_of
+from tilelang.dialect import dtype_of, ops
 from tilelang.dialect.locations import to_loc
 from tilelang.dialect.types import shape_of
 from tilelang.passes import layout_rules
@@ -47,6 +48,7 @@ from tilelang.passes.ir_utils import (
 )
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
 from tilelang.passes.remarks import collecting
+from tilelang.passes.split_accumulators import SPLIT_ATTR
 from tilelang.passes.staged_loops import staged_loop
 
 if TYPE_CHECKING:
@@ -222,7 +224,7 @@ def _as_analysed(module: ir.Module, arch: str) -> ir.Module:
     from tilelang.passes import run_pipeline
 
     copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
-    run_pipeline(copy.operation, f"tile-unpermute-loads{{arch={arch}}}")
+    run_pipeline(copy.operation, f"tile-unpermute-loads{{arch={arch}}},tile-split-accumulators")
     return copy
 
 
@@ -302,6 +304,18 @@ def _prefetchable(loop: ir.Operation) -> bool:
 
 
 def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
+    report = _path_report(op, arch, warps)
+    if SPLIT_ATTR not in op.attributes:
+        return report
+    rows, cols, count = ops.array_attr(op, SPLIT_ATTR)
+    return dataclasses.replace(report, reasons=(
+        f"its {rows}x{cols} accumulator is computed in {count} blocks of {rows}x{cols // count} "
+        f"columns, one after the other (a thread of {warps} warps would hold "
+        f"{rows * cols // (32 * warps)} accumulator values, more than the registers allow)",
+        *report.reasons))
+
+
+def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     a, b, acc = list(op.operands)[:3]
     shape = (f"{'x'.join(map(str, shape_of(a.type)))} @ "
              f"{'x'.join(map(str, shape_of(b.type)))}")

@@ -17,7 +17,15 @@ BF16 = ml_dtypes.bfloat16
 def args(keys: int = 1000):
     q = np.zeros((4, 1, 128), BF16)
     k = np.zeros((4, keys, 128), BF16)
-    return (q, k, k, q, 0.1, 128, 128, 128)
+    return (q, k, k, q, 0.1, 128, 128, 128, True)
+
+
+def test_a_loaded_query_of_one_row_is_copied_once():
+    """Its array's row dimension has size 1 (not the contiguous one): copied to shared memory
+    once, read by wgmma through a descriptor, not held in registers."""
+    report = str(ct.explain(decode_attention.replace_hints(num_warps=8), (*args()[:-1], False),
+                            arch="sm_90"))
+    assert "wgmma, A and B from shared memory" in report and "SLOW" not in report
 
 
 def test_explain_names_the_held_operand():

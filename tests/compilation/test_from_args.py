@@ -3,6 +3,7 @@ and reads back (`signature_specs`) as the specialization a launch with them comp
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -165,7 +166,28 @@ def test_launch_errors_come_first():
 def test_reads_back_as_the_launch_specialization(args):
     for convention in (V1, V2):
         sig = KernelSignature.from_kernel_args(copy2d, args, convention)
-        assert signature_specs(copy2d, sig) == copy2d.specialize(args)
+        launch = copy2d.specialize(args)
+        if convention is V1:  # no extents: an axis of extent 1 and stride 1 reads as unit-stride
+            launch = tuple(_unit_where_one(spec, a) for spec, a in zip(launch, args, strict=True))
+        assert signature_specs(copy2d, sig) == launch
+
+
+def _unit_where_one(spec, arg):
+    if not isinstance(arg, np.ndarray):
+        return spec
+    strides = [s // arg.itemsize for s in arg.strides]
+    unit = tuple(u or (n == 1 and s == 1)
+                 for u, n, s in zip(spec.unit_stride, arg.shape, strides, strict=True))
+    return dataclasses.replace(spec, unit_stride=unit)
+
+
+def test_an_axis_of_extent_one_is_not_the_contiguous_one():
+    """(8, 1) with strides (1, 1) runs down its rows, as a query (B, H, 1, D) along D."""
+    x, q = aligned((8, 1)), aligned((2, 3, 1, 16))
+    assert copy2d.specialize((x, x, 4))[0].unit_stride == (True, False)
+    assert anything.specialize((q, 1, 2, 3))[0].unit_stride == (False, False, False, True)
+    sig = KernelSignature.from_kernel_args(copy2d, (x, x, 4), V2)  # shape_constant says 1
+    assert signature_specs(copy2d, sig)[0].unit_stride == (True, False)
 
 
 def test_reads_back_with_annotations_lists_and_tuples():

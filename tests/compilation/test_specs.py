@@ -53,7 +53,7 @@ def spec(c):
      (False, True), 8),  # powers of two of the factors
     ({"stride_constant": (6, 1), "base_addr_divisible_by": 16}, (False, True), 8),
     ({"shape_constant": (1, None), "stride_constant": (None, 1), "base_addr_divisible_by": 16},
-     (True, True), 16),  # an axis of extent 1 never moves
+     (False, True), 16),  # an axis of extent 1 never moves: not unit, nor in the alignment
 ])
 def test_unit_strides_and_alignment(facts, unit, align):
     s = spec(array(**facts))
@@ -62,9 +62,9 @@ def test_unit_strides_and_alignment(facts, unit, align):
 
 def test_compiled_in_extents_and_strides():
     s = spec(array(ndim=3, shape_constant=(48, 1, None), stride_constant=(64, None, 1)))
-    assert s.static_shape == (48, None, None)  # the extent 1 is a unit stride, not a constant
+    assert s.static_shape == (48, None, None)  # the extent 1 is not compiled in
     assert s.static_strides == (64, None, None)  # the stride 1 too
-    assert s.unit_stride == (False, True, True)
+    assert s.unit_stride == (False, False, True)
     assert spec(array(dtype=ct.float16, index_dtype=ct.int64)) == ArraySpec(
         ct.float16, 2, (False, False), 2, ct.int64)
 

@@ -134,10 +134,12 @@ def test_assemblers_and_turns(monkeypatch, tmp_path, assembler, ping_pong, seq_q
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("held", [True, False])
 @pytest.mark.parametrize("keys", [1000, 1024, 77])
-def test_query_held_in_registers_across_a_branching_loop(keys):
-    """One query row (not copied to shared memory once), a key loop that branches to mask the
-    last block: ptxas had given the probabilities the query's registers (errors of 0.2)."""
+def test_query_held_in_registers_across_a_branching_loop(keys, held):
+    """One query row, a key loop that branches to mask the last block. Held (scaled before
+    the loop, in registers): ptxas had given the probabilities the query's registers (errors
+    of 0.2); not held: copied to shared memory once."""
     from tilelang.testing.held_operand import decode_attention
 
     heads, d = 6, 128
@@ -146,7 +148,7 @@ def test_query_held_in_registers_across_a_branching_loop(keys):
     out = torch.full_like(q, float("nan"))
     scale = 1.4426950408889634 / math.sqrt(d)  # the kernel works in base 2
     ct.launch(torch.cuda.current_stream(), (heads,), decode_attention.replace_hints(num_warps=8),
-              (q, k, v, out, scale, 128, 128, d))
+              (q, k, v, out, scale, 128, 128, d, held))
     torch.cuda.synchronize()
     assert not out.isnan().any(), "every element is written"
     want = torch.softmax(q.double() @ k.double().transpose(-1, -2) / math.sqrt(d), -1) @ v.double()

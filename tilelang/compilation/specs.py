@@ -2,8 +2,9 @@
 checked against the kernel's parameters and their annotations.
 
 What the compiler specializes on, from each array constraint:
-- `stride_constant` 1, and `shape_constant` 1 (an axis that never moves), make the axis
-  unit-stride, as a launch does for such arrays (vector accesses along it);
+- `stride_constant` 1 makes the axis unit-stride, as a launch does for such arrays (vector
+  accesses along it), unless `shape_constant` is 1 (an axis that never moves: its stride
+  does not matter, and a launch does not count it);
 - the alignment (bytes, up to 16) is the largest power of two dividing
   `base_addr_divisible_by` and, in bytes, the stride (`stride_constant`, else
   `stride_divisible_by`) of every other axis: what a launch computes from an array;
@@ -194,7 +195,9 @@ def array_spec(c: ArrayConstraint, annotation: ArrayAnnotation, where: Path) -> 
     _require(shape_axes, c.shape_constant, "static_shape_dims", "shape", where)
     _require(stride_axes, c.stride_constant, "static_stride_dims", "stride", where)
     one = tuple(n == 1 for n in c.shape_constant)  # an axis that never moves
-    unit = tuple(s == 1 or (o and not stride_axes)
+    # (listing stride axes replaces the inferred unit strides; an axis that never moves is
+    # not the contiguous one: runtime/host_arrays.unit_strides)
+    unit = tuple(s == 1 and (not o or bool(stride_axes))
                  for s, o in zip(c.stride_constant, one, strict=True))
     shape = tuple(None if o and d not in shape_axes else n
                   for d, (n, o) in enumerate(zip(c.shape_constant, one, strict=True)))

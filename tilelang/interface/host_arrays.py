@@ -128,6 +128,11 @@ def alignment(facts: ArrayFacts) -> int:
 
 
 def unit_strides(facts: ArrayFacts) -> tuple[bool, ...]:
-    """Per dimension: the stride is 1 (a dimension of size 1 counts as unit stride)."""
-    return tuple(s == 1 or d == 1 for s, d in zip(facts.strides, facts.shape, strict=True))
+    """Per dimension: the stride is 1 and the dimension moves (size above 1).
+
+    A dimension of size 1 never moves, so its stride does not matter; counted as unit stride
+    it could pass for the contiguous one (a query of one row, (B, H, 1, D), would look like a
+    K = 1 operand whose rows are one element apart, and not be copied to shared memory).
+    """
+    return tuple(s == 1 and d != 1 for s, d in zip(facts.strides, facts.shape, strict=True))
 

@@ -21,6 +21,7 @@ from tilelang.passes import (
     rewrite_gathers,
     simplify_shapes,
     specialize_warps,
+    split_accumulators,
     split_masked_loops,
     unpermute_loads,
     unroll_single_iterations,
@@ -40,7 +41,7 @@ _ALL = (
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
     split_masked_loops, unroll_single_iterations,
-    unpermute_loads, pipeline_loads, pipeline_products, delay_products,
+    unpermute_loads, split_accumulators, pipeline_loads, pipeline_products, delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )

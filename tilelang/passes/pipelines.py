@@ -23,10 +23,12 @@ TILE_OPT = ",".join([
 
 # tile-opt -> layout (options: the target arch; whether stores may use TMA). Loads of
 # matrix-product loops are pipelined first (except in loops that run on wgmma, which stage their
-# own loads: passes/matmul_loops.py).
+# own loads: passes/matmul_loops.py), after products too large for the registers are split into
+# column blocks (which those passes then see as products of their own).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
 # rematerialized copies made for different consumers that wanted the same layout.
 LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
+          "tile-split-accumulators,"
           "tile-pipeline-loads{{arch={arch}}},"
           "tile-pipeline-products{{arch={arch} enabled={products}}},"
           "tile-delay-products{{arch={arch} enabled={delay}}},"

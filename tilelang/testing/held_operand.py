@@ -1,7 +1,9 @@
-"""A decoding attention kernel whose query tile stays in registers across the key loop (its
-array holds one row, so it is not copied to shared memory once) and whose loop branches to
-mask the keys past the end: the case where ptxas gave the probabilities the query's
-registers (passes/staged_loops.py refuses to stage it). Shared by the CPU and GPU tests."""
+"""A decoding attention kernel (one query row) whose loop branches to mask the keys past the
+end. With HELD the query is scaled before the loop, so it stays in registers across it: the
+case where ptxas gave the probabilities the query's registers (passes/staged_loops.py refuses
+to stage it). Without, the loaded query is copied to shared memory once (its array's row
+dimension has size 1, which is not taken for the contiguous one). Shared by the CPU and GPU
+tests."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ import tilelang as ct
 
 @ct.kernel
 def decode_attention(q, k, v, out, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
-                     D: ct.Constant[int]):
+                     D: ct.Constant[int], HELD: ct.Constant[bool]):
     """q, out: (heads, 1, D); k, v: (heads, keys, D)."""
     head = ct.bid(0)
     keys = k.shape[1]
     query = ct.load(q, index=(head, 0, 0), shape=(1, BM, D)).reshape((BM, D))
+    if HELD:  # computed before the loop: held in registers across it
+        query = (query.astype(np.float32) * scale).astype(q.dtype)
+        scale = 1.0
     best = ct.full((BM, 1), -np.inf, dtype=np.float32)
     total = ct.full((BM, 1), 0.0, dtype=np.float32)
     acc = ct.full((BM, D), 0.0, dtype=np.float32)

@@ -349,7 +349,7 @@ static PyObject *fast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
             uint64_t data = (uint64_t)(uintptr_t)t.data + t.byte_offset;
             unsigned mask = 0;
             for (int d = 0; d < t.ndim; d++)
-                if (t.strides[d] == 1 || t.shape[d] == 1) mask |= 1u << d;
+                if (t.strides[d] == 1 && t.shape[d] != 1) mask |= 1u << d;  /* unit_strides() */
             if (mask != p[4] || alignment_of(&t, data) != p[5]) MISS;
             if (p[6] && !fits_int32(&t)) MISS;
             facts[n].data = data; facts[n].shape = t.shape; facts[n].strides = t.strides;

@@ -1,0 +1,115 @@
+"""Products whose accumulator is too large for the registers, computed in column blocks one
+after the other (passes/split_accumulators.py): results against a float64 product on fresh
+random data of awkward sizes (not multiples of the tiles), every output element written (the
+output starts as NaN), on wgmma (sm_90) and on mma.sync (the sm_80 path on this device)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import tilelang as ct
+from tilelang.testing.kernels import make_batched_matmul, make_linear, make_matmul
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.gpu
+
+ENGINES = {"sm_90": "wgmma.mma_async", "sm_80": "mma.sync"}
+# (BM, BN, BK, warps): 256 and 256 accumulator values a thread before the split
+TILES = [(256, 256, 64, 8), (128, 256, 32, 4)]
+
+
+@pytest.fixture(params=sorted(ENGINES))
+def arch(request, monkeypatch):
+    monkeypatch.setenv("TILELANG_ARCH", request.param)
+    return request.param
+
+
+def check(c, a, b, bias=None):
+    want = a.double() @ b.double() + (0 if bias is None else bias.double())
+    size = a.double().abs() @ b.double().abs()
+    bound = 2 * (a.shape[-1] + 2) * 2.0**-22 * size + 1e-30
+    assert not c.isnan().any(), "every element is written"
+    bad = ((c.double() - want).abs() > bound).sum().item()
+    assert bad == 0, f"{bad} of {c.numel()} elements differ"
+
+
+def split_and_engine(kernel, args, arch):
+    text = str(ct.explain(kernel, args, arch=arch))
+    assert "accumulator is computed in 2 blocks" in text, text
+    assert ENGINES[arch] in ct.compile(kernel, args, arch=arch).ptx
+
+
+@pytest.mark.parametrize("tile", TILES, ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize(("m", "n", "k"), [(300, 520, 1000), (129, 264, 200)])
+def test_split_gemm(arch, tile, m, n, k):
+    bm, bn, bk, warps = tile
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    kernel, args = make_matmul(warps), (a, b, c, bm, bn, bk)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel, args)
+    torch.cuda.synchronize()
+    check(c, a, b)
+    split_and_engine(kernel, args, arch)
+
+
+def test_split_linear_with_k_major_weights(arch):
+    """y = x @ w.T, w (N, K): the column block is a block of w's rows (through the
+    transpose)."""
+    m, n, k = 300, 520, 700
+    x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.float16)
+    y = torch.full((m, n), float("nan"), device="cuda")
+    kernel, args = make_linear(8), (x, w, y, 256, 256, 64)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 256), ct.cdiv(n, 256)), kernel, args)
+    torch.cuda.synchronize()
+    check(y, x, w.T)
+    split_and_engine(kernel, args, arch)
+
+
+def test_split_batched_gemm(arch):
+    """3-d tiles reshaped to 2-d and back for the store (cuTile's batch_matmul spelling)."""
+    batch, m, n, k = 3, 300, 264, 500
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16)
+    c = torch.full((batch, m, n), float("nan"), device="cuda")
+    kernel, args = make_batched_matmul(8), (a, b, c, 256, 256, 64)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 256), ct.cdiv(n, 256), batch), kernel,
+              args)
+    torch.cuda.synchronize()
+    for z in range(batch):
+        check(c[z], a[z], b[z])
+    split_and_engine(kernel, args, arch)
+
+
+@ct.kernel(num_warps=8)
+def gemm_bias_tanh(a, b, bias, out, BM: ct.Constant[int], BN: ct.Constant[int],
+                   BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    acc = acc + ct.load(bias, (j,), (BN,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (i, j), ct.tanh(acc * 0.01))
+
+
+def test_split_epilogue_with_a_bias_row(arch):
+    """The bias row is loaded a column block at a time, beside its block of the product."""
+    m, n, k = 257, 300, 333
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(n, device="cuda")
+    out = torch.full((m, n), float("nan"), device="cuda")
+    args = (a, b, bias, out, 256, 256, 32)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 256), ct.cdiv(n, 256)), gemm_bias_tanh,
+              args)
+    torch.cuda.synchronize()
+    assert not out.isnan().any(), "every element is written"
+    want = torch.tanh((a.double() @ b.double() + bias.double()) * 0.01)
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5 * math.sqrt(k))
+    split_and_engine(gemm_bias_tanh, args, arch)
