@@ -50,6 +50,7 @@ from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
 from tilelang.passes.remarks import collecting
 from tilelang.passes.split_accumulators import SPLIT_ATTR
 from tilelang.passes.staged_loops import staged_loop
+from tilelang.passes.widen_k_steps import WIDENED_ATTR
 
 if TYPE_CHECKING:
     from tilelang.interface.kernel import Kernel
@@ -224,7 +225,8 @@ def _as_analysed(module: ir.Module, arch: str) -> ir.Module:
     from tilelang.passes import run_pipeline
 
     copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
-    run_pipeline(copy.operation, f"tile-unpermute-loads{{arch={arch}}},tile-split-accumulators")
+    run_pipeline(copy.operation, f"tile-unpermute-loads{{arch={arch}}},"
+                 f"tile-widen-k-steps{{arch={arch}}},tile-split-accumulators")
     return copy
 
 
@@ -305,14 +307,19 @@ def _prefetchable(loop: ir.Operation) -> bool:
 
 def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     report = _path_report(op, arch, warps)
-    if SPLIT_ATTR not in op.attributes:
-        return report
-    rows, cols, count = ops.array_attr(op, SPLIT_ATTR)
-    return dataclasses.replace(report, reasons=(
-        f"its {rows}x{cols} accumulator is computed in {count} blocks of {rows}x{cols // count} "
-        f"columns, one after the other (a thread of {warps} warps would hold "
-        f"{rows * cols // (32 * warps)} accumulator values, more than the registers allow)",
-        *report.reasons))
+    notes = []
+    if WIDENED_ATTR in op.attributes:
+        steps, factor = ops.array_attr(op, WIDENED_ATTR)
+        notes.append(f"its loop's K steps of {steps} are taken {factor} at a time (wgmma reads "
+                     "its operands from shared memory in rows of 128 bytes along K)")
+    if SPLIT_ATTR in op.attributes:
+        rows, cols, count = ops.array_attr(op, SPLIT_ATTR)
+        notes.append(
+            f"its {rows}x{cols} accumulator is computed in {count} blocks of "
+            f"{rows}x{cols // count} columns, one after the other (a thread of {warps} warps "
+            f"would hold {rows * cols // (32 * warps)} accumulator values, more than the "
+            "registers allow)")
+    return dataclasses.replace(report, reasons=(*notes, *report.reasons))
 
 
 def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:

@@ -20,8 +20,11 @@ torch = pytest.importorskip("torch")
 
 
 KERNELS = {4: make_matmul(4), 8: make_matmul(8)}
+# (BM, BN, BK, warps): (256, 128, 64, 8) has two 64-row blocks per group; BK = 32 takes two
+# steps an iteration on sm_90 (passes/widen_k_steps.py; K = 200: 7 steps, the last pair half
+# past K)
 TILES = [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4), (128, 64, 128, 4),
-         (256, 128, 64, 8)]  # (BM, BN, BK, warps): the last has two 64-row blocks per group
+         (256, 128, 64, 8), (128, 128, 32, 8)]
 
 
 ENGINES = {"sm_90": "wgmma.mma_async", "sm_80": "ldmatrix.sync.aligned.m8n8.x4.trans"}
@@ -165,7 +168,8 @@ def test_fp8_linear_on_wgmma(dtype):
 @pytest.mark.parametrize(("tile", "dtype"), [
     ((128, 128, 128, 8), torch.float8_e4m3fn), ((128, 128, 128, 8), torch.float8_e5m2),
     ((64, 128, 128, 4), torch.float8_e4m3fn), ((128, 128, 128, 4), torch.float8_e4m3fn),
-    ((128, 256, 128, 8), torch.float8_e4m3fn)], ids=str)
+    ((128, 256, 128, 8), torch.float8_e4m3fn),
+    ((128, 128, 64, 8), torch.float8_e4m3fn)], ids=str)  # two steps of 64 an iteration
 def test_fp8_gemm_with_b_given_k_by_n(monkeypatch, copies, tile, dtype):
     """fp8 x fp8 with B stored (K, N), as cuTile's matmul_kernel takes it: wgmma reads 8-bit B
     K-major only, so each stage's B is transposed in shared memory first

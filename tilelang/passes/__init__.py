@@ -25,6 +25,7 @@ from tilelang.passes import (
     split_masked_loops,
     unpermute_loads,
     unroll_single_iterations,
+    widen_k_steps,
 )
 from tilelang.passes.registry import (
     PassInfo,
@@ -41,7 +42,8 @@ _ALL = (
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
     split_masked_loops, unroll_single_iterations,
-    unpermute_loads, split_accumulators, pipeline_loads, pipeline_products, delay_products,
+    unpermute_loads, widen_k_steps, split_accumulators, pipeline_loads, pipeline_products,
+    delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )

@@ -241,3 +241,13 @@ def latency_hint(loads: list[ir.Operation]) -> int | None:
 def tma_allowed(accesses: list[ir.Operation]) -> bool:
     """Whether TMA may copy these loads' or stores' tiles: none says `allow_tma=False`."""
     return not any(ops.NO_TMA_ATTR in op.attributes for op in accesses)
+
+
+def unit_reshape_axis(source: tuple[int, ...], result: tuple[int, ...], axis: int) -> int | None:
+    """The axis of `source` that is `axis` of `result`, for a reshape that only adds or drops
+    unit dimensions (None for another reshape, or a unit `axis`)."""
+    kept = [a for a, d in enumerate(source) if d != 1]
+    made = [a for a, d in enumerate(result) if d != 1]
+    if [source[a] for a in kept] != [result[a] for a in made] or axis not in made:
+        return None
+    return kept[made.index(axis)]

@@ -43,6 +43,7 @@ from tilelang.passes.ir_utils import (
     has_side_effects,
     kernel_num_warps,
     name,
+    unit_reshape_axis,
     walk_ops,
 )
 
@@ -145,7 +146,7 @@ def _slice(plan: _Plan, value: ir.Value, axis: int) -> bool:
         source = op.operands[0]
         ok = shape_of(source.type)[axis] == 1 or _slice(plan, source, axis)
     elif n == op_table.RESHAPE.name:
-        source_axis = _reshaped_axis(shape_of(op.operands[0].type), shape, axis)
+        source_axis = unit_reshape_axis(shape_of(op.operands[0].type), shape, axis)
         ok = source_axis is not None and _slice(plan, op.operands[0], source_axis)
     elif n == op_table.PERMUTE.name:
         ok = _slice(plan, op.operands[0], list(ops.array_attr(op, "axes"))[axis])
@@ -157,16 +158,6 @@ def _slice(plan: _Plan, value: ir.Value, axis: int) -> bool:
         plan.axis[value] = axis
         plan.ops.add(op)
     return ok
-
-
-def _reshaped_axis(source: tuple[int, ...], result: tuple[int, ...], axis: int) -> int | None:
-    """The axis of `source` that is `axis` of `result`, for a reshape that only adds or drops
-    unit dimensions."""
-    kept = [a for a, d in enumerate(source) if d != 1]
-    made = [a for a, d in enumerate(result) if d != 1]
-    if [source[a] for a in kept] != [result[a] for a in made] or axis not in made:
-        return None
-    return kept[made.index(axis)]
 
 
 def _follow(plan: _Plan, value: ir.Value) -> bool:
@@ -193,7 +184,7 @@ def _follow(plan: _Plan, value: ir.Value) -> bool:
             elif n in (op_table.RESHAPE.name, op_table.PERMUTE.name):
                 result = op.results[0]
                 if n == op_table.RESHAPE.name:
-                    moved = _reshaped_axis(shape_of(result.type), shape_of(v.type), axis)
+                    moved = unit_reshape_axis(shape_of(result.type), shape_of(v.type), axis)
                 else:
                     moved = list(ops.array_attr(op, "axes")).index(axis)
                 if moved is None:
