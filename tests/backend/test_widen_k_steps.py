@@ -14,9 +14,10 @@ from tilelang.testing.kernels import make_matmul
 BF16 = ml_dtypes.bfloat16
 
 
-def args(bk, k=1000, dtype=BF16):
-    return (np.zeros((1000, k), dtype), np.zeros((k, 1000), dtype),
-            np.zeros((1000, 1000), np.float32), 128, 128, bk)
+def args(bk, n=1000, dtype=BF16):
+    """(rows of n elements: 16-byte multiples for 8-bit ones at n = 1024)"""
+    return (np.zeros((n, n), dtype), np.zeros((n, n), dtype), np.zeros((n, n), np.float32),
+            128, 128, bk)
 
 
 def test_steps_of_32_are_taken_two_at_a_time():
