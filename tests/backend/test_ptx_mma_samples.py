@@ -91,8 +91,9 @@ def test_gemm_sample_assembles_with_tensor_cores(name: str, arch: str) -> None:
 
 
 def test_fp8_gemm_sample_assembles_for_sm_90() -> None:
+    """BK = 32 float8 values: 4 K steps an iteration, wgmma (passes/widen_k_steps.py)."""
     compiled = ct.compile(fp8_gemm.fp8_gemm, fp8_args(), arch="sm_90")
-    assert "mma.sync.aligned" in compiled.ptx
+    assert "wgmma.mma_async" in compiled.ptx and "mma.sync" not in compiled.ptx
     resources = compiled.resources()
     assert resources.spill_stores == 0 and resources.spill_loads == 0, resources
 
