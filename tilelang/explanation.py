@@ -48,7 +48,7 @@ from tilelang.passes.ir_utils import (
 )
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
 from tilelang.passes.remarks import collecting
-from tilelang.passes.split_accumulators import SPLIT_ATTR
+from tilelang.passes.split_accumulators import BLOCKS_ATTR, SPLIT_ATTR
 from tilelang.passes.staged_loops import staged_loop
 from tilelang.passes.widen_k_steps import WIDENED_ATTR
 
@@ -172,6 +172,8 @@ def explain_compiled(compiled: CompiledKernel) -> Explanation:
         with compiled.tile_module.context:
             module = _as_analysed(compiled.tile_module, arch)
             for op in walk_ops(module.operation):
+                if BLOCKS_ATTR in op.attributes:
+                    continue  # a product's column blocks: its product's entry says so
                 if name(op) == "scf.for" and _products_in(op):
                     found.loops.append(_loop_report(op, arch, warps))
                 elif name(op) == "scf.for" and _loads_in(op):
@@ -226,7 +228,7 @@ def _as_analysed(module: ir.Module, arch: str) -> ir.Module:
 
     copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True))
     run_pipeline(copy.operation, f"tile-unpermute-loads{{arch={arch}}},"
-                 f"tile-widen-k-steps{{arch={arch}}},tile-split-accumulators")
+                 f"tile-split-accumulators,tile-widen-k-steps{{arch={arch}}}")
     return copy
 
 

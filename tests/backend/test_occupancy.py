@@ -32,10 +32,10 @@ def test_occupancy_must_be_a_small_int(bad):
 
 
 @ct.kernel
-def attention_like(q, k, v, out, BN: ct.Constant[int], D: ct.Constant[int]):
+def attention_like(q, k, v, out, BN: ct.Constant[int], D: ct.Constant[int],
+                   BM: ct.Constant[int]):
     """The key loop of flash attention without its softmax: two products per key block on
     staged operands (passes/staged_loops.py), q copied once."""
-    BM = 64
     x = ct.load(q, index=(ct.bid(0), 0), shape=(BM, D))
     acc = ct.zeros((BM, D), ct.float32)
     for j in range(ct.num_tiles(k, axis=0, shape=(BN, D))):
@@ -54,7 +54,7 @@ def test_occupancy_caps_a_staged_loops_ring(hint, blocks):
 
     q = np.zeros((1024, 64), ml_dtypes.bfloat16)
     kernel = attention_like.replace_hints(num_warps=4, occupancy=hint)
-    resources = ct.compile(kernel, (q, q, q, q, 128, 64), arch="sm_90").resources()
+    resources = ct.compile(kernel, (q, q, q, q, 128, 64, 64), arch="sm_90").resources()
     assert resources.blocks_per_sm == blocks
     assert (resources.shared_bytes > 228 * 1024 // 2) == (hint is None)
 
@@ -83,3 +83,18 @@ def test_an_occupancy_the_accumulator_cannot_have_gives_way(bn, warps, blocks):
     assert (".minnctapersm 2" in compiled.ptx) == (blocks == 2)
     resources = compiled.resources()
     assert resources.blocks_per_sm == blocks and resources.spill_stores == 0
+
+
+@pytest.mark.parametrize("bm, blocks", [(128, 1), (64, 2)])
+def test_products_live_together_count_together(bm, blocks):
+    """Attention's scores and output accumulator are live together: at 128x128 over 8 warps,
+    64 + 64 registers a thread and the rest of the softmax do not fit the 128 that two blocks
+    allow (cuTile's fmha with its B200 hint, occupancy 2, spilled and ran 12 times slower on an
+    H200), so the hint gives way; 64-row tiles keep it."""
+    import ml_dtypes
+
+    q = np.zeros((1024, 128), ml_dtypes.bfloat16)
+    kernel = attention_like.replace_hints(num_warps=8 if bm == 128 else 4, occupancy=2)
+    compiled = ct.compile(kernel, (q, q, q, q, 128, 128, bm), arch="sm_90")
+    assert (".minnctapersm 2" in compiled.ptx) == (blocks == 2)
+    assert compiled.resources().spill_stores == 0

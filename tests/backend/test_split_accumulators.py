@@ -6,6 +6,8 @@ GPU results: tests/gpu/test_split_accumulators_gpu.py."""
 from __future__ import annotations
 
 import shutil
+import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -50,3 +52,17 @@ def test_spills(arch, most):
     its 128 accumulator registers)."""
     resources = ct.compile(make_matmul(8), args((256, 256, 64)), arch=arch).resources()
     assert resources.spill_stores <= most and resources.registers <= 255
+
+
+def test_blocks_then_wider_steps():
+    """samples/gemm.py's GEMM + bias + GELU at 256x256x32: split into 256x128 blocks (each with
+    its bias block), whose K loop then takes two steps of 32 an iteration: a staged K loop."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
+    import gemm
+
+    a, b = np.zeros((257, 336), BF16), np.zeros((336, 296), BF16)
+    args = (a, b, np.zeros(296, BF16), np.zeros((257, 296), BF16), 256, 256, 32)
+    report = str(ct.explain(gemm.gemm_bias_gelu, args, arch="sm_90"))
+    assert "staged K loop (wgmma, 4 stages of 256x128x64)" in report
+    assert "steps of 32 are taken 2 at a time" in report and "in 2 blocks of 256x128" in report
+    assert "info" not in report  # the loop over the blocks is not listed as a loop of its own

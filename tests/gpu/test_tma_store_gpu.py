@@ -47,8 +47,8 @@ def test_gemm_stores_its_tiles_with_tma(c_dtype, tile, warps, m, n, k):
     frame, c = framed(m, n, c_dtype)
     kernel = make_matmul(warps)
     args = (a, b, c, *tile)
-    # a one-row array is specialized with unit strides on both axes: plain stores
-    assert (STORE in ct.compile(kernel, args, arch="sm_90").ptx) == (m > 1)
+    # a one-row array too: its row dimension (size 1) is not taken for the contiguous one
+    assert STORE in ct.compile(kernel, args, arch="sm_90").ptx
     bm, bn, _ = tile
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn), 1), kernel, args)
     torch.cuda.synchronize()

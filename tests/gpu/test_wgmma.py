@@ -20,11 +20,8 @@ torch = pytest.importorskip("torch")
 
 
 KERNELS = {4: make_matmul(4), 8: make_matmul(8)}
-# (BM, BN, BK, warps): (256, 128, 64, 8) has two 64-row blocks per group; BK = 32 takes two
-# steps an iteration on sm_90 (passes/widen_k_steps.py; K = 200: 7 steps, the last pair half
-# past K)
 TILES = [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4), (128, 64, 128, 4),
-         (256, 128, 64, 8), (128, 128, 32, 8)]
+         (256, 128, 64, 8)]  # (BM, BN, BK, warps): the last has two 64-row blocks per group
 
 
 ENGINES = {"sm_90": "wgmma.mma_async", "sm_80": "ldmatrix.sync.aligned.m8n8.x4.trans"}
@@ -73,6 +70,17 @@ def test_staged_gemm(arch, tile, dtype, m, n, k):
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(k, n, device="cuda", dtype=dtype)
     check(run(a, b, tile, arch), a, b)
+
+
+@pytest.mark.parametrize("tile", [(128, 128, 32, 8), (128, 256, 16, 8)],
+                         ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize(("m", "n", "k"), [(300, 520, 1000), (129, 264, 200)])
+def test_narrow_k_steps_taken_together(tile, m, n, k):
+    """BK = 32 (16) float16 values: two (four) steps an iteration on wgmma
+    (passes/widen_k_steps.py); K = 200 is 7 (13) steps, the last wide step partly past K."""
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    check(run(a, b, tile), a, b)
 
 
 def test_partial_chunks_of_strided_views(arch):

@@ -42,7 +42,7 @@ _ALL = (
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
     split_masked_loops, unroll_single_iterations,
-    unpermute_loads, widen_k_steps, split_accumulators, pipeline_loads, pipeline_products,
+    unpermute_loads, split_accumulators, widen_k_steps, pipeline_loads, pipeline_products,
     delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,

@@ -117,11 +117,13 @@ def kernel_num_warps(op: ir.Operation) -> int:
 def kernel_occupancy(op: ir.Operation) -> int:
     """The `tile.occupancy` hint (blocks per SM) of the function around `op`, lowered until
     its register cap (65536 over the blocks' threads, at most 255) leaves room for the
-    kernel's largest matrix-product accumulator; 1 without one.
+    matrix-product accumulators live together (those of one loop body); 1 without one.
 
     ptxas enforces the cap, and a wgmma whose accumulator needs more registers than it allows
     cannot be assembled at all ("Insufficient registers", e.g. a 128x256 float32 accumulator
-    over 8 warps with occupancy 2). A hint is a hint: cuTile's tuning spaces pair such tiles
+    over 8 warps with occupancy 2), and attention's two products under a cap of 128 spilled
+    so much that cuTile's fmha at 128x128 with its B200 hint (occupancy 2) ran 12 times slower
+    on an H200 than with occupancy 1. A hint is a hint: cuTile's tuning spaces pair such tiles
     with occupancies above 1, so the hint gives way rather than the kernel failing."""
     func = op
     while name(func) != "func.func":
@@ -152,8 +154,10 @@ ACCUMULATOR_MARGIN = 24
 
 
 def accumulator_registers(func: ir.Operation, threads: int) -> int:
-    """32-bit registers per thread of the largest tile.mma result, spread over every thread."""
-    largest = 0
+    """32-bit registers per thread of the tile.mma results of one block (a loop's body, say),
+    spread over every thread, for the block where they come to most: the products of a body
+    are live together (attention's scores beside its output's accumulator)."""
+    per_block: dict[ir.Block, int] = {}
     for op in walk_ops(func):
         if name(op) == MMA.name:
             result = op.results[0].type
@@ -161,8 +165,9 @@ def accumulator_registers(func: ir.Operation, threads: int) -> int:
             for extent in shape_of(result):
                 elements *= extent
             words = max(1, dtype_of(result).itemsize // 4)
-            largest = max(largest, -(-elements // threads) * words)
-    return largest
+            block = op.block
+            per_block[block] = per_block.get(block, 0) + -(-elements // threads) * words
+    return max(per_block.values(), default=0)
 
 
 def _kernel_option(op: ir.Operation, attribute: str, default: int) -> int:

@@ -23,14 +23,14 @@ TILE_OPT = ",".join([
 
 # tile-opt -> layout (options: the target arch; whether stores may use TMA). Loads of
 # matrix-product loops are pipelined first (except in loops that run on wgmma, which stage their
-# own loads: passes/matmul_loops.py), after K loops with steps narrower than a 128-byte row take
-# wider ones and products too large for the registers are split into column blocks (which those
-# passes then see as loops and products of their own).
+# own loads: passes/matmul_loops.py), after products too large for the registers are split into
+# column blocks and K loops with steps narrower than a 128-byte row take wider ones (split first:
+# whether the wider step fits wgmma depends on the block's accumulator).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
 # rematerialized copies made for different consumers that wanted the same layout.
 LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
-          "tile-widen-k-steps{{arch={arch}}},"
           "tile-split-accumulators,"
+          "tile-widen-k-steps{{arch={arch}}},"
           "tile-pipeline-loads{{arch={arch}}},"
           "tile-pipeline-products{{arch={arch} enabled={products}}},"
           "tile-delay-products{{arch={arch} enabled={delay}}},"

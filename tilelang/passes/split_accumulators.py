@@ -41,6 +41,7 @@ from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.passes.ir_utils import (
     defining_op,
     has_side_effects,
+    is_within,
     kernel_num_warps,
     name,
     unit_reshape_axis,
@@ -51,6 +52,7 @@ NAME = "tile-split-accumulators"
 MAX_REGISTERS = 128  # accumulator registers a thread may hold (128 x 256 on 8 warps)
 MIN_COLUMNS = 16  # the narrowest block: two n8 instructions
 SPLIT_ATTR = "tile.accumulator_split"  # on each block's product: (rows, columns, blocks)
+BLOCKS_ATTR = "tile.column_blocks"  # on the loop over the blocks: their count
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class _Plan:
     count: int
     axis: dict[ir.Value, int] = field(default_factory=dict)  # sliced values -> their axis
     ops: set[ir.Operation] = field(default_factory=set)  # ops whose clones are sliced
+    indices: dict[ir.Value, ir.Value] = field(default_factory=dict)  # index -> count * it + h
 
 
 def _plan(mma: ir.Operation) -> _Plan | None:
@@ -239,9 +242,17 @@ def _rewrite(plan: _Plan) -> None:
         i32 = ir.IntegerType.get_signless(32)
         bounds = [_constant(v, i32) for v in (0, plan.count, 1)]
         blocks = scf.ForOp(*bounds)
+        blocks.operation.attributes[BLOCKS_ATTR] = ir.IntegerAttr.get(i32, plan.count)
         with ir.InsertionPoint(blocks.body):
             mapping: dict[ir.Value, ir.Value] = {}
             column = blocks.induction_variable
+            # the blocks' tile indices first, so that the K loop's body stays loads and its
+            # product (a plain K loop for passes/matmul_loops.py and tile-widen-k-steps)
+            for op in sorted(plan.ops, key=lambda o: 0 if o in inner else listed.index(o)):
+                index = _sliced_index(plan, op)
+                if index is not None and index not in plan.indices and \
+                        not _inside(index, plan.loop):
+                    plan.indices[index] = _scaled(index, plan.count, column)
             before = [op for op in outside if listed.index(op) < listed.index(plan.loop)]
             for op in before:
                 _clone(plan, op, mapping, column)
@@ -279,15 +290,13 @@ def _clone(plan: _Plan, op: ir.Operation, mapping: dict[ir.Value, ir.Value],
     if op in plan.ops:
         results = [_narrower(r, plan.axis[r], plan.count) if r in plan.axis else r.type
                    for r in op.results]
-        n = name(op)
-        if n in (op_table.LOAD.name, op_table.STORE.name):
-            tile = op.results[0] if n == op_table.LOAD.name else op.operands[-1]
+        index = _sliced_index(plan, op)
+        if index is not None:
+            tile = op.results[0] if name(op) == op_table.LOAD.name else op.operands[-1]
             at = 1 + plan.axis[tile]
-            index = operands[at]
-            scaled = ops.create(op_table.MUL.short, [index, _constant(plan.count, index.type)],
-                                [index.type]).result
-            operands[at] = ops.create(op_table.ADD.short, [scaled, _cast(column, index.type)],
-                                      [index.type]).result
+            known = plan.indices.get(index)
+            operands[at] = known if known is not None else \
+                _scaled(operands[at], plan.count, column)
         if op == plan.mma:
             attributes[SPLIT_ATTR] = ir.DenseI64ArrayAttr.get(
                 [*shape_of(op.results[0].type), plan.count])
@@ -296,6 +305,32 @@ def _clone(plan: _Plan, op: ir.Operation, mapping: dict[ir.Value, ir.Value],
                                     attributes=attributes)
     for old, new in zip(op.results, clone.results, strict=True):
         mapping[old] = new
+
+
+def _sliced_index(plan: _Plan, op: ir.Operation) -> ir.Value | None:
+    """The tile index of a load or store along the axis the blocks split."""
+    n = name(op)
+    if n not in (op_table.LOAD.name, op_table.STORE.name):
+        return None
+    tile = op.results[0] if n == op_table.LOAD.name else op.operands[-1]
+    return op.operands[1 + plan.axis[tile]]
+
+
+def _scaled(index: ir.Value, count: int, column: ir.Value) -> ir.Value:
+    scaled = ops.create(op_table.MUL.short, [index, _constant(count, index.type)],
+                        [index.type]).result
+    return ops.create(op_table.ADD.short, [scaled, _cast(column, index.type)],
+                      [index.type]).result
+
+
+def _inside(value: ir.Value, loop: ir.Operation) -> bool:
+    """Whether `value` is computed in `loop` (or is its index)."""
+    op = defining_op(value)
+    if op is None:
+        owner = value.owner
+        return isinstance(owner, ir.Block) and owner.owner is not None and \
+            is_within(owner.owner.operation, loop)
+    return is_within(op, loop)
 
 
 def _narrower(value: ir.Value, axis: int, count: int) -> ir.Type:

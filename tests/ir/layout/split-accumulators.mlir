@@ -2,18 +2,20 @@
 
 // A K loop whose 128x256 float32 accumulator would take 256 registers a thread of 4 warps:
 // two column blocks of 128x128, one after the other, B and C indexed 2 * j + h.
+// The blocks' index is computed once, before the K loop, whose body stays a plain K loop.
 // CHECK-LABEL: @k_loop
 // CHECK: [[TWO:%[0-9a-z]+]] = "tile.constant"() {value = 2 : i32}
 // CHECK: scf.for [[H:%arg[0-9]+]] = {{%[0-9a-z]+}} to [[TWO]] step
-// CHECK: "tile.splat"({{.*}}) : (f32) -> tensor<128x128xf32>
-// CHECK: scf.for {{.*}} -> (tensor<128x128xf32>)
-// CHECK: "tile.load"(%arg0, {{.*}}) -> tensor<128x32xf16>
 // CHECK: [[S:%[0-9a-z]+]] = "tile.mul"(%arg4, {{%[0-9a-z]+}})
 // CHECK-NEXT: [[J:%[0-9a-z]+]] = "tile.add"([[S]], [[H]])
+// CHECK-NEXT: "tile.splat"({{.*}}) : (f32) -> tensor<128x128xf32>
+// CHECK-NEXT: scf.for {{.*}} -> (tensor<128x128xf32>)
+// CHECK-NEXT: "tile.load"(%arg0, {{.*}}) -> tensor<128x32xf16>
 // CHECK-NEXT: "tile.load"(%arg1, {{%arg[0-9]+}}, [[J]]) {{.*}} -> tensor<32x128xf16>
 // CHECK-NEXT: "tile.mma"({{.*}}) {tile.accumulator_split = array<i64: 128, 256, 2>} : (tensor<128x32xf16>, tensor<32x128xf16>, tensor<128x128xf32>) -> tensor<128x128xf32>
 // CHECK: "tile.cast"({{.*}}) : (tensor<128x128xf32>) -> tensor<128x128xf16>
-// CHECK: "tile.store"(%arg2, %arg3, {{%[0-9a-z]+}}, {{%[0-9a-z]+}}) {{.*}} tensor<128x128xf16>) -> ()
+// CHECK-NEXT: "tile.store"(%arg2, %arg3, [[J]], {{%[0-9a-z]+}}) {{.*}} tensor<128x128xf16>) -> ()
+// CHECK-NEXT: } {tile.column_blocks = 2 : i32}
 // CHECK-NOT: tensor<128x256xf32>
 func.func @k_loop(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>,
                   %b: !tile.array<f16, array<i64: -1, 1>, 16 : i64>,
@@ -40,8 +42,9 @@ func.func @k_loop(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>,
 // is loaded a column block at a time too; the 3-d store through a reshape as well.
 // CHECK-LABEL: @bias_epilogue
 // CHECK: scf.for [[H:%arg[0-9]+]] =
+// CHECK: [[J:%[0-9a-z]+]] = "tile.add"({{%[0-9a-z]+}}, [[H]])
 // CHECK: scf.for {{.*}} -> (tensor<128x128xf32>)
-// CHECK: "tile.load"(%arg3, {{%[0-9a-z]+}}) {{.*}} -> tensor<128xf32>
+// CHECK: "tile.load"(%arg3, [[J]]) {{.*}} -> tensor<128xf32>
 // CHECK-NEXT: "tile.reshape"({{.*}}) : (tensor<128xf32>) -> tensor<1x128xf32>
 // CHECK-NEXT: "tile.broadcast"({{.*}}) : (tensor<1x128xf32>) -> tensor<128x128xf32>
 // CHECK-NEXT: "tile.add"({{.*}}) : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
