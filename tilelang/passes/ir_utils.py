@@ -132,7 +132,7 @@ def kernel_occupancy(op: ir.Operation) -> int:
     if hint == 1:
         return 1
     threads = 32 * _kernel_option(func, "tile.num_warps", 4)
-    needed = accumulator_registers(func, threads) + ACCUMULATOR_MARGIN
+    needed = live_accumulator_registers(func, threads) + ACCUMULATOR_MARGIN
     while hint > 1 and launch_share(threads, hint) < needed:
         hint -= 1
     return hint
@@ -154,10 +154,23 @@ ACCUMULATOR_MARGIN = 24
 
 
 def accumulator_registers(func: ir.Operation, threads: int) -> int:
+    """32-bit registers per thread of the largest tile.mma result, spread over every thread."""
+    return max(_accumulators(func, threads).values(), default=0)
+
+
+def live_accumulator_registers(func: ir.Operation, threads: int) -> int:
     """32-bit registers per thread of the tile.mma results of one block (a loop's body, say),
-    spread over every thread, for the block where they come to most: the products of a body
-    are live together (attention's scores beside its output's accumulator)."""
+    for the block where they come to most: the products of a body are live together
+    (attention's scores beside its output's accumulator)."""
     per_block: dict[ir.Block, int] = {}
+    for op, registers in _accumulators(func, threads).items():
+        per_block[op.block] = per_block.get(op.block, 0) + registers
+    return max(per_block.values(), default=0)
+
+
+def _accumulators(func: ir.Operation, threads: int) -> dict[ir.Operation, int]:
+    """Each tile.mma's result in 32-bit registers per thread, spread over every thread."""
+    found = {}
     for op in walk_ops(func):
         if name(op) == MMA.name:
             result = op.results[0].type
@@ -165,9 +178,8 @@ def accumulator_registers(func: ir.Operation, threads: int) -> int:
             for extent in shape_of(result):
                 elements *= extent
             words = max(1, dtype_of(result).itemsize // 4)
-            block = op.block
-            per_block[block] = per_block.get(block, 0) + -(-elements // threads) * words
-    return max(per_block.values(), default=0)
+            found[op] = -(-elements // threads) * words
+    return found
 
 
 def _kernel_option(op: ir.Operation, attribute: str, default: int) -> int:
