@@ -24,8 +24,10 @@ loads and no control flow; the value the loop starts from, the product's B opera
 after the loop that use its result must each be made, column by column, of plain loads
 (`order` as the array's), splats, broadcasts, unit-dimension reshapes, permutes and
 element-wise ops; the loop's result ends in stores (as the array's order) in the loop's block,
-with no other memory writes between the loop and them. Split: the columns (N), into the fewest
-power-of-two blocks that leave at most MAX_REGISTERS accumulator registers a thread.
+with no other memory writes between the loop and them, into arrays the product's loads do not
+read (block h + 1 reads after block h stored; arrays of different parameters are taken not to
+overlap, as everywhere the compiler reads ahead across a store). Split: the columns (N), into
+the fewest power-of-two blocks that leave at most MAX_REGISTERS accumulator registers a thread.
 """
 
 from __future__ import annotations
@@ -119,6 +121,12 @@ def _plan(mma: ir.Operation) -> _Plan | None:
     plan.axis[loop.results[0]] = 1
     if not _follow(plan, loop.results[0]):
         return None
+    # block h + 1 reads its operands after block h stored its results: not where the kernel
+    # stores into an array it reads (in place; arrays of different parameters are taken not to
+    # overlap, as a persistent kernel's producer warpgroup, reading ahead, takes them)
+    read = {_root(op.operands[0]) for op in [*inner, *plan.ops] if name(op) == "tile.load"}
+    if any(_root(op.operands[0]) in read for op in plan.ops if name(op) == "tile.store"):
+        return None
     # a sliced op of the body is read only by sliced ops (its clone has the narrower type)
     readers = plan.ops | {inner[-1]}
     for op in inner:
@@ -126,6 +134,15 @@ def _plan(mma: ir.Operation) -> _Plan | None:
                                   for r in op.results for u in r.uses):
             return None
     return plan if _movable(plan) else None
+
+
+def _root(array: ir.Value) -> ir.Value:
+    """The array argument a view (slice, list element, raw view) is of."""
+    op = defining_op(array)
+    while op is not None and op_table.has_trait(op, op_table.Trait.ARRAY_VIEW):
+        array = op.operands[0]
+        op = defining_op(array)
+    return array
 
 
 def _slice(plan: _Plan, value: ir.Value, axis: int) -> bool:

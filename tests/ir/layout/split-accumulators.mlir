@@ -149,3 +149,27 @@ func.func @store_between(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>,
   "tile.store"(%c, %i, %j, %r) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x256xf32>) -> ()
   return
 }
+
+// -----
+
+// Left alone: the result is stored into the array A is read from (in place: the second block
+// would read what the first stored).
+// CHECK-LABEL: @in_place
+// CHECK-NOT: tile.accumulator_split
+func.func @in_place(%a: !tile.array<f16, array<i64: -1, 1>, 16 : i64>,
+                    %b: !tile.array<f16, array<i64: -1, 1>, 16 : i64>,
+                    %i: i32, %j: i32, %n: i32) attributes {tile.num_warps = 4 : i32} {
+  %zero = "tile.constant"() {value = 0.000000e+00 : f32} : () -> f32
+  %acc0 = "tile.splat"(%zero) : (f32) -> tensor<128x256xf32>
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<128x256xf32>) : i32 {
+    %x = "tile.load"(%a, %i, %k) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<128x32xf16>
+    %y = "tile.load"(%b, %k, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<32x256xf16>
+    %s = "tile.mma"(%x, %y, %acc) : (tensor<128x32xf16>, tensor<32x256xf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    scf.yield %s : tensor<128x256xf32>
+  }
+  %h = "tile.cast"(%r) : (tensor<128x256xf32>) -> tensor<128x256xf16>
+  "tile.store"(%a, %i, %j, %h) {order = array<i64: 0, 1>} : (!tile.array<f16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x256xf16>) -> ()
+  return
+}
