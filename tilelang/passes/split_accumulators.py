@@ -65,10 +65,15 @@ class Options:
 def run(module: ir.Operation, options: Options) -> None:
     """Split each matrix product whose accumulator would take more than MAX_REGISTERS
     registers a thread into column blocks computed one after the other."""
-    for mma in [op for op in walk_ops(module) if name(op) == "tile.mma"]:
-        plan = _plan(mma)
-        if plan is not None:
-            _rewrite(plan)
+    while True:  # one at a time: a rewrite erases the loop, and the products in it
+        plan = next((p for p in map(_plan, _products(module)) if p is not None), None)
+        if plan is None:
+            return
+        _rewrite(plan)
+
+
+def _products(module: ir.Operation) -> list[ir.Operation]:
+    return [op for op in walk_ops(module) if name(op) == "tile.mma"]
 
 
 def split_count(shape: tuple[int, ...], itemsize: int, num_warps: int) -> int:
