@@ -338,8 +338,38 @@ def attn_helper(q, k, v, out, scale: float, CAUSAL: ct.Constant[bool], BM: ct.Co
     ct.store(out, (batch, head, i, 0), (acc / total).astype(out.dtype).reshape((1, 1, BM, D)))
 
 
+@ct.kernel(num_warps=8)
+def attn_scaled_if(q, k, v, out, scale: float, CAUSAL: ct.Constant[bool], BM: ct.Constant[int],
+                   BN: ct.Constant[int], D: ct.Constant[int]):
+    """The query scaled before the loop (the product's A a computed tile, not a load), one
+    loop, the mask applied by a runtime `if` from the first masked block on."""
+    i, bh = ct.bid(0), ct.bid(1)
+    batch, head = bh // q.shape[1], bh % q.shape[1]
+    rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
+    x = ct.load(q, (batch, head, i, 0), (1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    x = (x.astype(ct.float32) * (scale * LOG2_E)).astype(q.dtype)
+    acc = ct.zeros((BM, D), ct.float32)
+    m = ct.full((BM, 1), -math.inf, ct.float32)
+    total = ct.zeros((BM, 1), ct.float32)
+    seq_k = k.shape[2]
+    seen = ct.minimum(seq_k, (i + 1) * BM) if CAUSAL else seq_k
+    full = (ct.minimum(seq_k, i * BM) if CAUSAL else seq_k) // BN
+    for j in range(ct.cdiv(seen, BN)):
+        keys, values = load_kv(k, v, batch, head, j, BN, D)
+        s = ct.mma(x, ct.transpose(keys), ct.zeros((BM, BN), ct.float32))
+        if j >= full:
+            s = ct.where(keep_mask(j, BN, rows, seq_k, CAUSAL), s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - mn, flush_to_zero=True)
+        alpha = ct.exp2(m - mn, flush_to_zero=True)
+        total = total * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(v.dtype), values, acc * alpha)
+        m = mn
+    ct.store(out, (batch, head, i, 0), (acc / total).astype(out.dtype).reshape((1, 1, BM, D)))
+
+
 ATTENTIONS = {"split": attn_split, "where": attn_where, "order_add": attn_order_add,
-              "helper": attn_helper}
+              "helper": attn_helper, "scaled_if": attn_scaled_if}
 ATTN_SEQS, ATTN_MODES, HEADS, HEAD_DIM, TOKENS = (1024, 8192), ("causal", "full"), 16, 128, 16384
 ATTN_BLOCK = (128, 128)  # the sample's configuration for d = 128 (8 warps)
 

@@ -77,3 +77,16 @@ def test_a_blocked_layout_maps_too():
     seen = {boxes.offset(layout.apply(r, lane, w)) for r in range(layout.num_registers)
             for lane in range(32) for w in range(4)}
     assert seen == set(range(64 * 64))
+
+
+@pytest.mark.parametrize(("rows", "cols", "itemsize"),
+                         [(128, 128, 2), (64, 64, 2), (256, 128, 2), (64, 256, 2), (128, 64, 1)])
+def test_boxes_of_whole_rows_are_the_k_major_operand_layout(rows, cols, itemsize):
+    """Up to 256 rows, the boxes of a tile are wgmma's K-major operand layout: a tile computed
+    before a staged loop is written this way from its registers (simt/staged_loop.py) and
+    read by the products through descriptors."""
+    boxes, op = BoxBuffer(rows, cols, itemsize), wgmma.Operand(rows, cols, True, itemsize)
+    chunk = 16 // itemsize
+    for r, c in itertools.product(range(rows), range(cols)):
+        byte = op.chunk_offset(r, c // chunk) + itemsize * (c % chunk)
+        assert boxes.offset((r, c)) * itemsize == byte

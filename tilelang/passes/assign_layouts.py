@@ -303,7 +303,10 @@ class _Assigner:
             b = staged_loops.chain_layout(staged.b, self.layouts.get(loaded) or
                                           self.default(loaded))
             a = staged_loops.a_layout(staged.m, staged.k, self.num_warps)
-            if staged.a is not None:  # copied to shared memory as loaded
+            if staged.a is not None and staged.a.registers:  # written to shared memory
+                value = op.operands[0]  # from its registers, in the layout it has
+                a = self.layouts.get(value) or self.default(value)
+            elif staged.a is not None:  # copied to shared memory as loaded
                 once = staged.a.load.results[0]
                 a = staged_loops.chain_layout(staged.a, self.layouts.get(once) or
                                               self.default(once))

@@ -32,6 +32,7 @@ from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, wgmma
+from tilelang.layout.boxes import MAX_BOX_ROWS, BoxBuffer
 from tilelang.passes.ir_utils import (
     defining_op,
     has_side_effects,
@@ -58,6 +59,9 @@ class StagedOperand:
     chain: tuple[ir.Operation, ...]
     operand: wgmma.Operand  # its stage layout: K-major (transposed) or N-major
     offset: int  # bytes from the stage's start
+    # an A operand computed before the loop (`load` is then the op that computes it, and the
+    # chain is empty): written to shared memory from its registers once, not copied
+    registers: bool = False
 
     @property
     def ops(self) -> tuple[ir.Operation, ...]:
@@ -71,8 +75,9 @@ class StagedMma:
     m: int
     n: int
     k: int
-    # A copied to shared memory once, before the loop, when it is a load from before the
-    # loop (attention's q): read through a descriptor, it holds no registers in the loop
+    # A put in shared memory once, before the loop, when it is computed before the loop
+    # (attention's q: copied when it is a load, else written from its registers): read
+    # through a descriptor, it holds no registers in the loop
     a: StagedOperand | None = None
 
 
@@ -146,7 +151,8 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         # that holds such an A operand to another value of the body: cuTile's fmha with one
         # query row and a masked branch (q from registers, loaded by ldmatrix before the key
         # loop) put the probabilities in q's registers, and every key block after the first
-        # multiplied them for q. Wrong answers; the loop takes the mma.sync path instead
+        # multiplied them for q. Wrong answers; the loop takes the mma.sync path instead.
+        # (Only where the tile cannot be written to shared memory once: _written_once)
         return no(f"the product{_line(held[0].mma)} reads A from registers held across the "
                   "loop, whose body branches (ptxas reuses those registers: wrong results)")
     loads = [m.b.load for m in mmas]
@@ -248,7 +254,7 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
     if not _fits(m, n, k, staged.operand, num_warps):
         return no(f"wgmma does not cover the product{line}, {m}x{k} @ {k}x{n} with "
                   f"{num_warps} warps, from its stage layout")
-    a_once = _once_operand(a, loop, once)
+    a_once = _once_operand(a, loop, once) or _written_once(a, loop, once)
     if a_once is not None and not _fits(m, n, k, a_once.operand, num_warps):
         a_once = None
     return StagedMma(op, staged, m, n, k, a_once)
@@ -289,6 +295,21 @@ def _once_operand(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOpe
     return StagedOperand(op, tuple(chain), wgmma.Operand(shape[-2], shape[-1], True,
                                                          dtype_of(op.results[0].type).itemsize),
                          offset)
+
+
+def _written_once(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOperand | None:
+    """A tile computed before the loop (a query scaled, or loaded from rows not known to be
+    contiguous), to be written to shared memory K-major from its registers: 16-bit, its
+    rows whole 128-byte panels (the layout layout/boxes.BoxBuffer gives one box of rows)."""
+    source = defining_op(value)
+    if source is None or is_within(source, loop):
+        return None
+    rows, cols = shape_of(value.type)
+    itemsize = dtype_of(value.type).itemsize
+    if not BoxBuffer.fits(rows, cols, itemsize) or rows > MAX_BOX_ROWS:
+        return None
+    return StagedOperand(source, (), wgmma.Operand(rows, cols, True, itemsize), offset,
+                         registers=True)
 
 
 def _stageable(load: ir.Operation) -> bool:

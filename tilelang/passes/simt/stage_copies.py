@@ -61,6 +61,15 @@ class _Chunks:
         return self.cols[i] if self.cols is not None else self.col
 
 
+def aligned_base(base_offset: ir.Value | None = None) -> ir.Value:
+    """The shared address stages start at: the first 1024-byte boundary (a swizzle atom) of
+    the buffer, past `base_offset` bytes of its other users."""
+    smem = llvm.ptrtoint(i64(), shared_base())
+    if base_offset is not None:
+        smem = arith.addi(smem, base_offset)
+    return arith.andi(arith.addi(smem, const(i64(), 1023)), const(i64(), ~1023))
+
+
 class Copies:
     """Each thread's share of one stage's copies. The loads read the last two dimensions of
     their arrays (their other tile dimensions are 1)."""
@@ -74,11 +83,7 @@ class Copies:
         self.threads = 32 * lw.num_warps
         warp, lane = lw.thread_index("warp"), lw.thread_index("lane")
         self.tid = arith.addi(arith.muli(warp, const(i32(), 32)), lane)
-        smem = llvm.ptrtoint(i64(), shared_base())
-        if base_offset is not None:  # past the buffer's other users
-            smem = arith.addi(smem, base_offset)
-        # the stages start at the first 1024-byte boundary of the buffer (swizzle atoms)
-        self.base = arith.andi(arith.addi(smem, const(i64(), 1023)), const(i64(), ~1023))
+        self.base = aligned_base(base_offset)
         self.chunk_elems = CHUNK_BYTES // self.itemsize
         self.chunks = [self._chunks(part.operand) for part in parts]
 

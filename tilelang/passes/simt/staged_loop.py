@@ -32,13 +32,16 @@ from tilelang.dialect import dtype_of
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
+from tilelang.layout.boxes import BoxBuffer
 from tilelang.passes.ir_utils import walk_ops
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.carried import bind, flat_operands
-from tilelang.passes.simt.context import RULES, Lowering, const
-from tilelang.passes.simt.stage_copies import Copies, CopyPart
+from tilelang.passes.simt.context import RULES, Lowering, const, when
+from tilelang.passes.simt.stage_copies import Copies, CopyPart, aligned_base
 from tilelang.passes.simt.staged_matmul import wrap_slot
+from tilelang.passes.simt.staging import thread_term
 from tilelang.passes.simt.tma_ring import TmaRing
+from tilelang.passes.simt.tma_store import write_boxes
 from tilelang.passes.simt.turns import Turns, takes_turns
 from tilelang.passes.simt.values import Distributed, i32, i64
 from tilelang.passes.simt.wgmma import (
@@ -65,13 +68,11 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     ring_bytes = plan.stages * plan.stage_bytes
     once = None
     if plan.once:  # after the ring (both start at 1024-byte boundaries)
-        once_parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.once]
-        once = Copies(lw, loop, once_parts, (), plan.once_bytes,
-                      arith.addi(offset, const(i64(), ring_bytes)))
+        once = _Once(lw, plan, arith.addi(offset, const(i64(), ring_bytes)))
     ahead = plan.ahead
     gpu.barrier()  # an earlier conversion may still read the shared buffer
     if once is not None:  # one commit group, older than the ring's: waited for by the first
-        once.issue(lb, ub, const(i32(), 0))
+        once.put(lb, ub)  # iteration (whose fence and barrier cover the register writes too)
     for d in range(ahead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         copies.issue(iv, ub, const(i32(), d))
@@ -91,7 +92,7 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
         copies.issue(ahead_iv, ub, wrap_slot(arith.addi(slot, const(i32(), ahead)), plan.stages))
         lw.set(body.arguments[0], iv)
         bind(lw, list(body.arguments)[1:], carried)
-        once_base = once.stage_address(const(i32(), 0)) if once is not None else None
+        once_base = once.base if once is not None else None
         terminator = _lower_body(lw, plan, body, copies.stage_address(slot), once_base)
         scf.YieldOp([*flat_operands(lw, list(terminator.operands)),
                      wrap_slot(arith.addi(slot, const(i32(), 1)), plan.stages)])
@@ -149,18 +150,16 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         ring.produce(iv, ub, const(i32(), d), refill=False)
     once_base = None
     if plan.once:  # after the ring (both start at 1024-byte boundaries)
-        once_parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.once]
-        once = Copies(lw, loop, once_parts, (), plan.once_bytes,
-                      arith.addi(offset, const(i64(), ring_bytes)))
+        once = _Once(lw, plan, arith.addi(offset, const(i64(), ring_bytes)))
         # copied by the loop before (the same tiles, when it ran) and still in place: the
         # ring lies past every buffer until the last loop (attention's masked key blocks)
         copied = spec.copied_once(plan.once) if spec is not None else None
         if copied is None:
-            once.issue(lb, ub, const(i32(), 0))
+            once.put(lb, ub)
         else:  # (a copy past the loop's end would fill zeros)
             missing = arith.xori(copied, arith.constant(copied.type, 1))
             with ir.InsertionPoint(scf.IfOp(missing, [], has_else=False).then_block):
-                once.issue(lb, ub, const(i32(), 0))
+                once.put(lb, ub)
                 scf.YieldOp([])
         if spec is not None:
             spec.record_once(plan.once, lb, ub)
@@ -168,7 +167,7 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
         nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
         gpu.barrier()
-        once_base = once.stage_address(const(i32(), 0))
+        once_base = once.base
     turns = Turns(lw) if takes_turns(lw, len(plan.mmas)) else None
     if turns is not None:
         turns.start()
@@ -210,6 +209,42 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024 +
                        tma_ring.barrier_bytes(stages)))
     bind(lw, list(loop.results), list(for_op.results)[:-1])
+
+
+class _Once:
+    """The A operands put in shared memory once, before the loop, past the ring: loads copied
+    by cp.async (one commit group), tiles computed before the loop written from their
+    registers (each thread its owned elements, up to 16 bytes a store, in the K-major
+    128-byte-swizzled layout: one TMA box of rows per panel, layout/boxes.py). The caller
+    fences the async proxy and waits at a barrier before a wgmma reads them."""
+
+    def __init__(self, lw: Lowering, plan: StagedLoop, offset: ir.Value):
+        self.lw = lw
+        staged = [m for m in plan.mmas if m.a is not None]
+        self.written = [m for m in staged if m.a is not None and m.a.registers]
+        copied = [CopyPart(m.a.load, m.a.operand, m.a.offset) for m in staged
+                  if m.a is not None and not m.a.registers]
+        self.copies = Copies(lw, plan.loop, copied, (), plan.once_bytes, offset) \
+            if copied else None
+        self.base = self.copies.base if self.copies is not None else aligned_base(offset)
+
+    def put(self, lb: ir.Value, ub: ir.Value) -> None:
+        if self.copies is not None:
+            self.copies.issue(lb, ub, const(i32(), 0))
+        for staged in self.written:
+            self._write(staged)
+
+    def _write(self, staged: StagedMma) -> None:
+        assert staged.a is not None
+        value = staged.mma.operands[0]
+        tile = self.lw.tile(value)
+        a = staged.a.operand
+        boxes = BoxBuffer(a.rows, a.cols, a.itemsize)
+        thread = thread_term(self.lw, boxes.offset_bases(tile.layout))
+        at = arith.addi(self.base, const(i64(), staged.a.offset))
+        every = list(range(len(boxes.boxes())))
+        when(self.lw.owner_predicate(tile.layout),
+             lambda: write_boxes(boxes, every, at, thread, tile, dtype_of(value.type)))
 
 
 def _lower_body(lw: Lowering, plan: StagedLoop, body: ir.Block, stage: ir.Value,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import mlir.ir as ir
 from mlir.dialects import arith, gpu, llvm, nvvm, vector
 
+from tilelang.language.dtypes import DType
 from tilelang.layout import owned_registers
 from tilelang.layout.boxes import CHUNK_BYTES, BoxBuffer
 from tilelang.layout.staging import contiguous_registers
@@ -53,7 +54,8 @@ def lower_tma_store(lw: Lowering, array: ArrayArgs, indices: list[ir.Value],
         if n >= slots:  # the store that read this slot two rounds ago is done reading it
             nvvm.CpAsyncBulkWaitGroupOp(slots - 1, read=True)
         gpu.barrier()  # earlier users of the slot are done with it
-        when(owner, lambda b=round_boxes, at=slot: _write_boxes(boxes, b, at, thread, tile, array))
+        when(owner, lambda b=round_boxes, at=slot: write_boxes(boxes, b, at, thread, tile,
+                                                               array.dtype))
         nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
         gpu.barrier()
@@ -61,11 +63,13 @@ def lower_tma_store(lw: Lowering, array: ArrayArgs, indices: list[ir.Value],
     nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
 
 
-def _write_boxes(boxes: BoxBuffer, round_boxes: list[int], slot: ir.Value, thread: ir.Value,
-                 tile: Distributed, array: ArrayArgs) -> None:
+def write_boxes(boxes: BoxBuffer, round_boxes: list[int], slot: ir.Value, thread: ir.Value,
+                tile: Distributed, dtype: DType) -> None:
     """The owned registers of this round's boxes into the slot, `width` consecutive ones per
-    access (a register's box is the same in every thread when there are several rounds)."""
-    mem = memory_type(array.dtype)
+    access (a register's box is the same in every thread when there are several rounds).
+    `thread`: thread_term of the boxes' offset_bases; the caller keeps out threads that do not
+    own their elements (a wgmma operand written once: simt/staged_loop.py)."""
+    mem = memory_type(dtype)
     start = llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), slot)
     box_elems = boxes.box_bytes // boxes.itemsize
     width = contiguous_registers(tile.layout, CHUNK_BYTES // boxes.itemsize)
@@ -79,7 +83,7 @@ def _write_boxes(boxes: BoxBuffer, round_boxes: list[int], slot: ir.Value, threa
         register_term = boxes.offset(coord) + (round_boxes.index(box) - box) * box_elems
         offset = arith.xori(thread, const(i32(), register_term)) if register_term else thread
         address = gep(start, arith.extui(i64(), offset), mem)
-        values = [to_memory(tile.regs[r + j], array.dtype) for j in range(width)]
+        values = [to_memory(tile.regs[r + j], dtype) for j in range(width)]
         if width == 1:
             llvm.store(values[0], address)
         else:
