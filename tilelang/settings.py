@@ -86,9 +86,8 @@ def warp_specialize_enabled() -> bool:
 
 def ping_pong_enabled() -> bool:
     """TILELANG_PING_PONG=1: the two consumer warpgroups of a warp-specialized staged loop
-    take turns at the tensor cores (simt/turns.py). Off by default: ptxas hoists each turn's
-    wait above the softmax before it, and the two softmaxes then run one after the other
-    (docs/compiler.md)."""
+    take turns at the tensor cores (simt/turns.py). Off by default: measured within the
+    machine's spread of off (docs/compiler.md)."""
     return os.environ.get("TILELANG_PING_PONG", "0").strip().lower() in (
         "1", "true", "yes", "on")
 

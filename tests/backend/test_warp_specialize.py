@@ -126,11 +126,11 @@ def test_a_persistent_kernel_keeps_one_ring_across_its_tiles(tile, stages):
 
 
 def test_warpgroups_take_turns_through_two_named_barriers(monkeypatch):
-    """TILELANG_PING_PONG=1 (off by default: ptxas moves each wait above the softmax before
-    it; docs/compiler.md): each consumer warpgroup waits
-    at its own named barrier (2 or 3, written out, so ptxas reserves 4 barriers, not all 16)
-    before the product that ends its turn and arrives at the other's after the one that starts
-    it."""
+    """TILELANG_PING_PONG=1 (off by default: no steady gain measured; docs/compiler.md): each
+    consumer warpgroup waits at its own named barrier (2 or 3, written out, so ptxas reserves
+    4 barriers, not all 16) before the product that ends its turn, in a loop whose back edge
+    is never taken (ptxas would hoist a bare wait above the softmax), and arrives at the
+    other's after the one that starts it."""
     import sys
     from pathlib import Path
 
@@ -144,6 +144,7 @@ def test_warpgroups_take_turns_through_two_named_barriers(monkeypatch):
     for barrier in (2, 3):
         assert f"bar.sync {barrier}, 256;" in ptx and f"bar.arrive {barrier}, 256;" in ptx
     assert "bar.sync \t%r" not in ptx and "bar.arrive %r" not in ptx
+    assert ptx.count("TURN_WAIT:") == ptx.count("@p bra TURN_WAIT;") >= 2
 
 
 def test_no_turns_by_default(monkeypatch):

@@ -145,7 +145,7 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         mmas.append(staged)
         offset += staged.b.operand.bytes
         once += staged.a.operand.bytes if staged.a is not None else 0
-    held = [m for m in mmas if m.a is None and _from_before(m.mma.operands[0], loop)]
+    held = [m for m in mmas if m.a is None and from_before(m.mma.operands[0], loop)]
     if held and any(name(op) in BRANCHES for op in inner[:-1]):
         # ptxas (13.0: the command, nvJitLink and the driver alike) then gives a register
         # that holds such an A operand to another value of the body: cuTile's fmha with one
@@ -263,7 +263,7 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
 BRANCHES = ("scf.if", "scf.for", "scf.while", "scf.index_switch")  # control flow in a body
 
 
-def _from_before(value: ir.Value, loop: ir.Operation) -> bool:
+def from_before(value: ir.Value, loop: ir.Operation) -> bool:
     """Whether `value` is computed before `loop` (not in its body, not carried by it)."""
     source = defining_op(value)
     return source is not None and not is_within(source, loop)

@@ -168,7 +168,7 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
                           space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
         gpu.barrier()
         once_base = once.base
-    turns = Turns(lw) if takes_turns(lw, len(plan.mmas)) else None
+    turns = Turns(lw) if takes_turns(lw, plan) else None
     if turns is not None:
         turns.start()
     body = loop.regions[0].blocks[0]

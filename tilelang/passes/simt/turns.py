@@ -14,6 +14,17 @@ and passes the turn on by arriving at the other's:
 
 Arrivals and waits pair up one to one (an extra arrival before a wait would complete the
 barrier without its warpgroup), and a loop of no iterations passes the turn twice.
+
+Where the wait lands in the machine code decides whether this pays: it must follow the
+softmax. Written as a bare `bar.sync` before the product, ptxas moves it to the top of its
+basic block, above the softmax, and the two warpgroups' softmaxes run one after the other
+(ping-pong lost a third of attention's speed, sessions 6-18). So the wait sits after the last
+product's `wgmma.fence`, in a loop of its own whose back edge is never taken (`Turns.wait`).
+That loop is a branch in the key loop's body, and with a branch ptxas 13.0 gave the registers
+of an A operand held across the key loop to the probabilities (the nineteenth session's wrong
+answers at one query row): turns are taken only in loops whose products hold no A operand in
+registers across the loop (`takes_turns`; since the twenty-first session such an operand is
+put in shared memory once where it can be, passes/staged_loops.py).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from tilelang import settings
 from tilelang.layout import wgmma
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.values import i32
+from tilelang.passes.staged_loops import StagedLoop, from_before
 
 TURN_BARRIERS = (2, 3)  # 0: the block's barrier; 1: the consumer warps' (warp_specialize)
 
@@ -48,7 +60,12 @@ class Turns:
                 scf.YieldOp([])
 
     def wait(self) -> None:
-        self._per_group(lambda mine, other: _asm(f"bar.sync {mine}, {self.count};"))
+        """Wait for this warpgroup's turn, in a loop whose back edge is never taken (%warpid
+        is below 64; ptxas cannot know it), which ptxas does not hoist above the softmax."""
+        self._per_group(lambda mine, other: _asm(
+            "{ .reg .pred p; .reg .u32 w; TURN_WAIT: "
+            f"bar.sync {mine}, {self.count}; mov.u32 w, %warpid; setp.gt.u32 p, w, 4096; "
+            "@p bra TURN_WAIT; }"))
 
     def pass_on(self) -> None:
         self._per_group(lambda mine, other: _asm(f"bar.arrive {other}, {self.count};"))
@@ -67,10 +84,12 @@ class Turns:
             scf.YieldOp([])
 
 
-def takes_turns(lw: Lowering, products: int) -> bool:
-    """Two consumer warpgroups fed by a producer warp, two products an iteration."""
+def takes_turns(lw: Lowering, plan: StagedLoop) -> bool:
+    """Two consumer warpgroups fed by a producer warp, two products an iteration, none reading
+    A from registers held across the loop."""
+    held = any(m.a is None and from_before(m.mma.operands[0], plan.loop) for m in plan.mmas)
     return lw.specialized is not None and lw.num_warps == 2 * wgmma.WARPGROUP and \
-        products == 2 and settings.ping_pong_enabled()
+        len(plan.mmas) == 2 and not held and settings.ping_pong_enabled()
 
 
 def _asm(text: str) -> None:
