@@ -21,6 +21,7 @@ from mlir.passmanager import PassManager
 from tilelang import settings
 from tilelang.backend.assemble import ASSEMBLERS, Resources, assemble, cubin, resources
 from tilelang.backend.occupancy import occupancy
+from tilelang.backend.occupancy_step import assemble_stepped
 from tilelang.backend.ptx import extract_ptx
 from tilelang.backend.targets import check_arch
 from tilelang.dialect import make_context
@@ -137,13 +138,17 @@ class CompiledKernel:
         if "resources" not in self.metadata:
             if self.ptx is None:
                 raise TileValueError("resources need the ptx stage (compile without stop_after)")
-            cubin, log = assemble(self.ptx, self.options.arch)
+            if "assembled_ptx" not in self.metadata:  # as the cubin stage assembles it
+                _assemble_stepped(self, self.ptx, self.options.cubin_arch or self.options.arch,
+                                  self.options)
+            log = self.metadata.get("assembled_log")
+            if log is None:
+                self.metadata["cubin"], log = assemble(self.ptx, self.options.arch)
             found = resources(log).get(self.name)
             if found is None:
                 raise TileCompilerExecutionError(
                     f"the assembler reported no resources for {self.name}:\n{log[-2000:]}"
                 )
-            self.metadata["cubin"] = cubin
             dynamic = self.metadata.get("shared_bytes", 0)  # sized at launch, not in the cubin
             shared = found.shared_bytes + dynamic
             threads = self.block_threads
@@ -319,7 +324,9 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
                              f"{', '.join(ASSEMBLERS)}")
 
     def assembled() -> bytes | None:
-        code = cubin(ptx, options.cubin_arch or options.arch, options.assembler)
+        arch = options.cubin_arch or options.arch
+        stepped = _assemble_stepped(result, ptx, arch, options)
+        code = stepped if stepped is not None else cubin(ptx, arch, options.assembler)
         if code is not None:
             dumper.write_bytes("cubin", code, ".cubin")
         return code
@@ -327,6 +334,24 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
     result.asm["cubin"] = assembled
     if dumper.dir is not None:  # the dump folder has every stage
         result.asm["cubin"]
+
+
+def _assemble_stepped(result: CompiledKernel, ptx: str, arch: str,
+                      options: CompileOptions) -> bytes | None:
+    """The cubin by the ptxas command with the registers capped at the next occupancy step
+    where a few registers hold a block back (backend/occupancy_step.py); None where that does
+    not apply (an occupancy hint, an assembler chosen, no ptxas command). The PTX assembled
+    and the step are kept in the metadata (`assembled_ptx`, `occupancy_step`)."""
+    if options.occupancy is not None or options.assembler != "auto" or \
+            settings.assembler() != "auto" or not settings.occupancy_step_enabled():
+        return None
+    done = assemble_stepped(ptx, arch, result.name, result.block_threads,
+                            result.metadata.get("shared_bytes", 0))
+    if done is None:
+        return None
+    result.metadata.update(assembled_ptx=done.ptx, assembled_log=done.log,
+                           occupancy_step=done.step, cubin=done.cubin)
+    return done.cubin
 
 
 def kernel_shared_bytes(module: ir.Module) -> int:

@@ -206,7 +206,12 @@ def _assembler_reports(compiled: CompiledKernel) -> list[AssemblerReport]:
         found.append(AssemblerReport(
             "ptxas serialized the kernel's wgmma (C7512-C7515: too few registers, or registers "
             "of a product still running read or written): each waits for the one before"))
-    if resources.spill_stores or resources.spill_loads:
+    step = compiled.metadata.get("occupancy_step")
+    if step is not None:  # the spills, if any, were accepted for the extra block
+        found.append(AssemblerReport(
+            f"registers capped at {step.registers} a thread (ptxas chose {step.before}) for "
+            f"{step.blocks} blocks an SM ({resources.spill_stores} bytes spilled)", fast=True))
+    elif resources.spill_stores or resources.spill_loads:
         found.append(AssemblerReport(
             f"{resources.spill_stores} bytes spilled to local memory, {resources.spill_loads} "
             f"loaded back ({resources.registers} registers a thread)"))

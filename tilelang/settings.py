@@ -84,6 +84,13 @@ def warp_specialize_enabled() -> bool:
         "0", "false", "no", "off")
 
 
+def occupancy_step_enabled() -> bool:
+    """TILELANG_OCCUPANCY_STEP=0: kernels held back from one more block an SM by a few
+    registers are not assembled again with the registers capped (backend/occupancy_step.py)."""
+    return os.environ.get("TILELANG_OCCUPANCY_STEP", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
 def ping_pong_enabled() -> bool:
     """TILELANG_PING_PONG=1: the two consumer warpgroups of a warp-specialized staged loop
     take turns at the tensor cores (simt/turns.py). Off by default: measured within the
@@ -166,6 +173,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "warp-specialize=off")
     if ping_pong_enabled():
         found = (*found, "ping-pong=on")
+    if not occupancy_step_enabled():
+        found = (*found, "occupancy-step=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if delay_products_enabled():

@@ -84,7 +84,8 @@ def _export(kernel: Kernel | Callable[..., Any], directory: Path, entries: tuple
                     version=__version__)
     ptx_path, json_path, header_path = (directory / f"{name}{ext}"
                                         for ext in (".ptx", ".json", ".h"))
-    _write(ptx_path, ptx.encode())
+    # the PTX its cubin was assembled from (with `.minnctapersm` at an occupancy step)
+    _write(ptx_path, compiled.metadata.get("assembled_ptx", ptx).encode())
     if assemble:
         _write(directory / f"{name}.cubin", compiled.metadata["cubin"])
     _write(json_path, (json.dumps(desc, indent=2) + "\n").encode())

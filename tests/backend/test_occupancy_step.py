@@ -1,0 +1,103 @@
+"""A kernel held back from one more block an SM by a few registers is assembled again with
+`.minnctapersm` (backend/occupancy_step.py): which kernels qualify, the directive's place, and
+a kernel compiled end to end (ptxas on this machine) whose capped code the runtime gets."""
+
+from __future__ import annotations
+
+import shutil
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang.backend.occupancy import occupancy
+from tilelang.backend.occupancy_step import next_step, registers_for, with_blocks
+
+PTX = ".visible .entry k(\n.param .u64 a\n)\n.reqntid 256, 1, 1\n{\nret;\n}\n"
+
+
+@pytest.mark.parametrize(("blocks", "threads", "registers"),
+                         [(2, 256, 128), (3, 128, 168), (4, 128, 128), (5, 128, 96),
+                          (2, 384, 80), (1, 1024, 64)])
+def test_registers_for_a_count_of_blocks(blocks, threads, registers):
+    assert registers_for(blocks, threads) == registers
+    assert occupancy("sm_90", threads, registers, 0).blocks_per_sm >= blocks
+    assert occupancy("sm_90", threads, registers + 8, 0).blocks_per_sm < blocks
+
+
+def test_a_few_registers_over_the_step():
+    """cuTile's MoE product: 8 warps at 134 registers, 83 KB of shared memory."""
+    step = next_step(PTX, "sm_90", 256, 134, 83008)
+    assert step is not None and (step.blocks, step.registers, step.before) == (2, 128, 134)
+
+
+@pytest.mark.parametrize(("registers", "shared", "why"), [
+    (150, 83008, "128 is more than an eighth below 150"),
+    (134, 120_000, "two blocks' shared memory does not fit"),
+    (120, 83008, "registers do not limit it"),
+])
+def test_kernels_left_as_they_are(registers, shared, why):
+    assert next_step(PTX, "sm_90", 256, registers, shared) is None, why
+
+
+@pytest.mark.parametrize("directive", [".minnctapersm 2", ".maxnreg 128", "setmaxnreg.inc"])
+def test_a_kernel_that_says_what_it_wants_is_left_alone(directive):
+    ptx = PTX.replace(".reqntid 256, 1, 1", f".reqntid 256, 1, 1\n{directive}")
+    assert next_step(ptx, "sm_90", 256, 134, 83008) is None
+
+
+def test_the_directive_follows_the_block_size():
+    stepped = with_blocks(PTX, 2)
+    assert ".reqntid 256, 1, 1\n.minnctapersm 2\n{" in stepped
+
+
+@ct.kernel
+def k_loop(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, 1, (BM, BK))):
+        acc = ct.mma(ct.load(a, (i, k), (BM, BK)), ct.load(b, (k, j), (BK, BN)), acc)
+    ct.store(c, (i, j), (acc * 0.5).astype(c.dtype))
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs the ptxas command")
+def test_a_kernel_assembled_at_the_next_step(monkeypatch):
+    """sm_80's 128 x 128 K loop on 8 warps (about 200 registers, one block an SM): with the
+    slack widened, it is assembled again for two blocks; its resources, its cubin and explain
+    follow the capped code. Left alone with TILELANG_OCCUPANCY_STEP=0."""
+    from tilelang.backend import occupancy_step
+
+    monkeypatch.setattr(occupancy_step, "SLACK", 1)  # any cap
+    monkeypatch.setattr(occupancy_step, "MAX_SPILL_BYTES", 1 << 20)
+    x = np.zeros((512, 512), ml_dtypes.bfloat16)
+    kernel = k_loop.replace_hints(num_warps=8)
+    compiled = ct.compile(kernel, (x, x, x, 128, 128, 32), arch="sm_80")
+    r = compiled.resources()
+    step = compiled.metadata["occupancy_step"]
+    assert step is not None and step.blocks == 2 and step.before > 128 >= r.registers
+    assert r.occupancy.blocks_per_sm == 2
+    assert ".minnctapersm 2" in compiled.metadata["assembled_ptx"]
+    assert ".minnctapersm" not in compiled.ptx
+    assert compiled.cubin == compiled.metadata["cubin"]
+    report = str(ct.explain(kernel, (x, x, x, 128, 128, 32), arch="sm_80"))
+    assert f"registers capped at {r.registers} a thread (ptxas chose {step.before}) for 2 " \
+        "blocks an SM" in report
+
+    monkeypatch.setenv("TILELANG_OCCUPANCY_STEP", "0")
+    plain = ct.compile(kernel, (x, x, x, 128, 128, 32), arch="sm_80")
+    assert plain.resources().occupancy.blocks_per_sm == 1
+    assert plain.metadata.get("occupancy_step") is None
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs the ptxas command")
+def test_an_occupancy_hint_is_the_users_choice(monkeypatch):
+    from tilelang.backend import occupancy_step
+
+    monkeypatch.setattr(occupancy_step, "SLACK", 1)
+    monkeypatch.setattr(occupancy_step, "MAX_SPILL_BYTES", 1 << 20)
+    x = np.zeros((512, 512), ml_dtypes.bfloat16)
+    compiled = ct.compile(k_loop.replace_hints(num_warps=8, occupancy=1), (x, x, x, 128, 128, 32),
+                          arch="sm_80")
+    assert compiled.resources().occupancy.blocks_per_sm == 1
+    assert "occupancy_step" not in compiled.metadata

@@ -1,0 +1,123 @@
+"""Backend: a kernel held back from one more block an SM by a few registers gets them capped.
+
+ptxas allocates what a kernel's code wants; a block of 8 warps at 134 registers a thread takes
+34,816 of an SM's 65,536 registers, so one block an SM runs where 128 would have let two. When
+the shared memory, warps and block slots would allow one more block, and the registers that
+block needs are within an eighth of what ptxas chose, the kernel is assembled again asking for
+that many blocks (`.minnctapersm`: ptxas caps the registers to fit them), and the capped code is
+kept when it spills at most MAX_SPILL_BYTES. cuTile's fused MoE kernel (its down product, 930 x
+16 blocks of 8 warps at 134 registers) ran 0.727 -> 0.539 ms so, capped by hand (eighteenth
+session). A kernel with an occupancy hint, or with setmaxnreg (warp-specialized: the producer
+hands its registers over), is left as it is. TILELANG_OCCUPANCY_STEP=0 turns it off.
+
+The figures are ptxas's (`-v`), so this runs where the ptxas command is installed; elsewhere
+kernels are assembled as they are.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+
+from tilelang.backend.occupancy import (
+    REGISTER_UNIT,
+    REGISTERS_PER_SM,
+    SUB_PARTITIONS,
+    WARP,
+    occupancy,
+)
+
+SLACK = 8  # the cap may take up to 1/SLACK of the registers ptxas chose
+MAX_SPILL_BYTES = 32  # spilled a thread by the capped code, at most (the MoE kernel: 12)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One more block an SM: `blocks` of them, each thread at most `registers`."""
+
+    blocks: int
+    registers: int
+    before: int  # the registers ptxas chose without the cap
+
+
+def next_step(ptx: str, arch: str, threads: int, registers: int, shared_bytes: int) -> Step | None:
+    """The step to ask for, or None: the kernel is not held back by its registers alone, the
+    registers one more block needs are too far below `registers`, or the kernel says itself
+    how many blocks (or registers) it wants."""
+    if _DIRECTIVES.search(ptx) or "setmaxnreg" in ptx:
+        return None
+    now = occupancy(arch, threads, registers, shared_bytes)
+    if now.blocks_per_sm == 0 or now.limited_by != "registers":
+        return None
+    blocks = now.blocks_per_sm + 1
+    cap = registers_for(blocks, threads)
+    if cap < registers - registers // SLACK:
+        return None
+    if occupancy(arch, threads, cap, shared_bytes).blocks_per_sm < blocks:
+        return None  # something else (shared memory, warps) stops the next block
+    return Step(blocks, cap, registers)
+
+
+def registers_for(blocks: int, threads: int) -> int:
+    """The most registers a thread may have for `blocks` blocks of `threads` to fit an SM
+    (whole allocation units of 8 a thread, each block's warps spread over the four
+    sub-partitions)."""
+    warps = -(-threads // WARP)
+    warps_per_part = -(-warps * blocks // SUB_PARTITIONS)
+    per_warp = REGISTERS_PER_SM // SUB_PARTITIONS // warps_per_part
+    return per_warp // REGISTER_UNIT * REGISTER_UNIT // WARP
+
+
+def with_blocks(ptx: str, blocks: int) -> str:
+    """`ptx` asking ptxas for `blocks` blocks an SM: `.minnctapersm` after each entry's
+    `.reqntid` / `.maxntid` (ptxas needs the block's size to use it)."""
+    return _THREADS.sub(lambda m: f"{m.group(0)}\n.minnctapersm {blocks}", ptx)
+
+
+# the performance directives that fix a kernel's registers or blocks an SM already
+_DIRECTIVES = re.compile(r"^\s*\.(minnctapersm|maxnreg)\b", re.M)
+_THREADS = re.compile(r"^\s*\.(reqntid|maxntid)\s+[\d, ]+$", re.M)
+
+
+@dataclass(frozen=True)
+class Assembled:
+    cubin: bytes
+    ptx: str  # what was assembled: the kernel's PTX, or it with `.minnctapersm`
+    log: str  # ptxas's -v lines for it
+    step: Step | None
+
+
+def assemble_stepped(ptx: str, arch: str, name: str, threads: int,
+                     dynamic_shared: int) -> Assembled | None:
+    """The kernel assembled by the ptxas command, at the next occupancy step where it takes
+    it; None where the command is not installed (or rejects the PTX: the caller's assembler
+    then reports it)."""
+    from tilelang.backend.assemble import assemble, resources
+    from tilelang.errors import TileCompilerExecutionError
+
+    if shutil.which("ptxas") is None:
+        return None
+    try:
+        code, log = assemble(ptx, arch)
+    except TileCompilerExecutionError:
+        return None
+    plain = Assembled(code, ptx, log, None)
+    found = resources(log).get(name)
+    if found is None:
+        return plain
+    step = next_step(ptx, arch, threads, found.registers, found.shared_bytes + dynamic_shared)
+    if step is None:
+        return plain
+    stepped = with_blocks(ptx, step.blocks)
+    try:
+        capped, capped_log = assemble(stepped, arch)
+    except TileCompilerExecutionError:
+        return plain
+    after = resources(capped_log).get(name)
+    if after is None or after.spill_stores > MAX_SPILL_BYTES or \
+            occupancy(arch, threads, after.registers,
+                      after.shared_bytes + dynamic_shared).blocks_per_sm < step.blocks:
+        return plain
+    return Assembled(capped, stepped, capped_log,
+                     Step(step.blocks, after.registers, found.registers))
