@@ -325,8 +325,8 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
 
     def assembled() -> bytes | None:
         arch = options.cubin_arch or options.arch
-        stepped = _assemble_stepped(result, ptx, arch, options)
-        code = stepped if stepped is not None else cubin(ptx, arch, options.assembler)
+        _assemble_stepped(result, ptx, arch, options)
+        code = cubin(result.metadata.get("assembled_ptx", ptx), arch, options.assembler)
         if code is not None:
             dumper.write_bytes("cubin", code, ".cubin")
         return code
@@ -337,21 +337,21 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
 
 
 def _assemble_stepped(result: CompiledKernel, ptx: str, arch: str,
-                      options: CompileOptions) -> bytes | None:
-    """The cubin by the ptxas command with the registers capped at the next occupancy step
-    where a few registers hold a block back (backend/occupancy_step.py); None where that does
-    not apply (an occupancy hint, an assembler chosen, no ptxas command). The PTX assembled
-    and the step are kept in the metadata (`assembled_ptx`, `occupancy_step`)."""
+                      options: CompileOptions) -> None:
+    """Decide, by the ptxas command's figures, whether the kernel is assembled with its
+    registers capped at the next occupancy step (backend/occupancy_step.py): the PTX to
+    assemble, ptxas's log and cubin for it and the step (or None) go in the metadata
+    (`assembled_ptx`, `assembled_log`, `cubin`, `occupancy_step`). Nothing where it does not
+    apply (an occupancy hint, an assembler chosen, no ptxas command). The launch's cubin is
+    still made by the usual assembler, from `assembled_ptx`."""
     if options.occupancy is not None or options.assembler != "auto" or \
             settings.assembler() != "auto" or not settings.occupancy_step_enabled():
-        return None
+        return
     done = assemble_stepped(ptx, arch, result.name, result.block_threads,
                             result.metadata.get("shared_bytes", 0))
-    if done is None:
-        return None
-    result.metadata.update(assembled_ptx=done.ptx, assembled_log=done.log,
-                           occupancy_step=done.step, cubin=done.cubin)
-    return done.cubin
+    if done is not None:
+        result.metadata.update(assembled_ptx=done.ptx, assembled_log=done.log,
+                               occupancy_step=done.step, cubin=done.cubin)
 
 
 def kernel_shared_bytes(module: ir.Module) -> int:
