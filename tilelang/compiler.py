@@ -326,7 +326,10 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
     def assembled() -> bytes | None:
         arch = options.cubin_arch or options.arch
         _assemble_stepped(result, ptx, arch, options)
-        code = cubin(result.metadata.get("assembled_ptx", ptx), arch, options.assembler)
+        # at a step, ptxas's capped code (the figures the step was decided on: nvJitLink
+        # kept 62 registers under layer norm's `.minnctapersm`, H200); else the usual assembler
+        code = result.metadata["cubin"] if result.metadata.get("occupancy_step") else \
+            cubin(ptx, arch, options.assembler)
         if code is not None:
             dumper.write_bytes("cubin", code, ".cubin")
         return code
@@ -342,8 +345,7 @@ def _assemble_stepped(result: CompiledKernel, ptx: str, arch: str,
     registers capped at the next occupancy step (backend/occupancy_step.py): the PTX to
     assemble, ptxas's log and cubin for it and the step (or None) go in the metadata
     (`assembled_ptx`, `assembled_log`, `cubin`, `occupancy_step`). Nothing where it does not
-    apply (an occupancy hint, an assembler chosen, no ptxas command). The launch's cubin is
-    still made by the usual assembler, from `assembled_ptx`."""
+    apply (an occupancy hint, an assembler chosen, no ptxas command)."""
     if options.occupancy is not None or options.assembler != "auto" or \
             settings.assembler() != "auto" or not settings.occupancy_step_enabled():
         return

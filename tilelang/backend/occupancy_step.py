@@ -11,8 +11,8 @@ session). A kernel with an occupancy hint, or with setmaxnreg (warp-specialized:
 hands its registers over), is left as it is. TILELANG_OCCUPANCY_STEP=0 turns it off.
 
 The figures are ptxas's (`-v`), so this runs where the ptxas command is installed; elsewhere
-kernels are assembled as they are. The decision is made on the ptxas command's code; the
-launch's cubin is made from the PTX chosen by the usual assembler (compiler._cubin_stage).
+kernels are assembled as they are. A stepped kernel's cubin is the ptxas command's (the code
+the step was decided on); the others keep the usual assembler (compiler._cubin_stage).
 """
 
 from __future__ import annotations
