@@ -502,8 +502,9 @@ def assembler_in_use() -> str:
     chosen = settings.assembler()
     if chosen != "auto":
         return f"{chosen} (TILELANG_ASSEMBLER)"
-    fallback = "the ptxas command" if shutil.which("ptxas") else "the driver"
-    return f"auto: nvJitLink, warp-specialized kernels {fallback}"
+    if shutil.which("ptxas"):  # (before the twenty-first session: nvJitLink but for those)
+        return "auto: the ptxas command"
+    return "auto: nvJitLink, warp-specialized kernels the driver"
 
 
 def plot(rows: list[dict], name: str, heading: str) -> None:

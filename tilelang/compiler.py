@@ -326,9 +326,8 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
     def assembled() -> bytes | None:
         arch = options.cubin_arch or options.arch
         _assemble_stepped(result, ptx, arch, options)
-        # at a step, ptxas's capped code (the figures the step was decided on: nvJitLink
-        # kept 62 registers under layer norm's `.minnctapersm`, H200); else the usual assembler
-        code = result.metadata["cubin"] if result.metadata.get("occupancy_step") else \
+        # the ptxas command's code, stepped or not, where it decided (what `auto` picks)
+        code = result.metadata["cubin"] if "assembled_log" in result.metadata else \
             cubin(ptx, arch, options.assembler)
         if code is not None:
             dumper.write_bytes("cubin", code, ".cubin")
@@ -345,9 +344,10 @@ def _assemble_stepped(result: CompiledKernel, ptx: str, arch: str,
     registers capped at the next occupancy step (backend/occupancy_step.py): the PTX to
     assemble, ptxas's log and cubin for it and the step (or None) go in the metadata
     (`assembled_ptx`, `assembled_log`, `cubin`, `occupancy_step`). Nothing where it does not
-    apply (an occupancy hint, an assembler chosen, no ptxas command)."""
-    if options.occupancy is not None or options.assembler != "auto" or \
-            settings.assembler() != "auto" or not settings.occupancy_step_enabled():
+    apply (an occupancy hint, nvJitLink or the driver chosen, no ptxas command)."""
+    if options.occupancy is not None or options.assembler not in ("auto", "ptxas") or \
+            settings.assembler() not in ("auto", "ptxas") or \
+            not settings.occupancy_step_enabled():
         return
     done = assemble_stepped(ptx, arch, result.name, result.block_threads,
                             result.metadata.get("shared_bytes", 0))

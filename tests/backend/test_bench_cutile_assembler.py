@@ -13,7 +13,7 @@ import bench_cutile_kernels as bench
 def test_the_default_names_the_warp_specialized_kernels_assembler(monkeypatch):
     monkeypatch.delenv("TILELANG_ASSEMBLER", raising=False)
     monkeypatch.setattr("shutil.which", lambda name: "/usr/bin/ptxas")
-    assert bench.assembler_in_use() == "auto: nvJitLink, warp-specialized kernels the ptxas command"
+    assert bench.assembler_in_use() == "auto: the ptxas command"
     monkeypatch.setattr("shutil.which", lambda name: None)
     assert bench.assembler_in_use().endswith("the driver")
 

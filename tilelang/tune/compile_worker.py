@@ -116,21 +116,22 @@ def compile_job(job: BuildJob, assembler: str) -> Built | Failure:
 
 def gpu_free_assembler() -> str:
     """How a worker makes the cubin without a GPU context (backend/assemble.py's ASSEMBLERS):
-    "nvjitlink", "ptxas", or "none" when neither is available (the caller then assembles the
-    PTX: cuda.core's fallback, the driver's linker, needs CUDA, which a forked process must not
+    "ptxas" where the command is installed (what `auto` prefers: a whole program), else
+    "nvjitlink", or "none" when neither is available (the caller then assembles the PTX:
+    cuda.core's fallback, the driver's linker, needs CUDA, which a forked process must not
     use). Chosen in the caller before the fork, so the workers load nothing to find out."""
+    import shutil
+
+    if shutil.which("ptxas") is not None:
+        import tilelang.backend.assemble  # noqa: F401  (imported once, before the fork)
+
+        return "ptxas"
     try:
         from cuda.bindings import nvjitlink
 
         nvjitlink.version()
     except Exception:
-        import shutil
-
-        if shutil.which("ptxas") is None:
-            return "none"
-        import tilelang.backend.assemble  # noqa: F401  (imported once, before the fork)
-
-        return "ptxas"
+        return "none"
     with contextlib.suppress(Exception):  # cuda.core decides on nvJitLink (asking the driver
         from cuda.core import _linker  # its version) once per process: here, not in a fork
 
