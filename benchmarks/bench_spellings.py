@@ -34,6 +34,8 @@ cuDNN and on flash. Spellings:
                and -inf, the rescale written `acc * alpha + ct.mma(p, v, 0)` (Triton's
                `acc = acc * alpha; acc += dot`)
   helper       split loop, the online-softmax step in a helper function
+  scaled_if    the query scaled before the loop (the product's A a computed tile), one loop,
+               the mask applied under a runtime `if` from the first masked block
 Every spelling takes exp2 with flush_to_zero=True, as the sample and cuTile's FMHA kernel do
 (the bare ex2 instruction; without it, three more instructions an element keep subnormal
 probabilities): that is a choice of precision, not of spelling.
