@@ -6,8 +6,8 @@ from typing import Any
 
 import mlir.ir as ir
 
-from tilelang.dialect import dtype_of, ops
-from tilelang.dialect.op_table import EFFECTS, GATHER, MMA, Trait, has_trait
+from tilelang.dialect import dtype_of, ops, parse_array_type
+from tilelang.dialect.op_table import CONSTANT, EFFECTS, GATHER, MMA, Trait, has_trait
 from tilelang.dialect.types import shape_of
 
 
@@ -268,3 +268,18 @@ def unit_reshape_axis(source: tuple[int, ...], result: tuple[int, ...], axis: in
     if [source[a] for a in kept] != [result[a] for a in made] or axis not in made:
         return None
     return kept[made.index(axis)]
+
+
+def constant_of(value: int, t: ir.Type) -> ir.Value:
+    """A tile.constant of type `t` (a scalar or a splat tile) holding `value`, at the
+    insertion point."""
+    return ops.create(CONSTANT.short, [], [t], value=ops.constant_attr(value, dtype_of(t))).result
+
+
+def has_copyable_rows(load: ir.Operation) -> bool:
+    """Whether the array a tile.load (or store) reads has contiguous rows 16 bytes apart: its
+    last dimension unit-stride, the one before not (rows one element apart, as a K = 1
+    operand's, are not 16 bytes apart), its base and other strides multiples of 16 bytes. What
+    cp.async and TMA copy in 16-byte chunks."""
+    _, unit, align = parse_array_type(load.operands[0].type)
+    return len(unit) >= 2 and bool(unit[-1]) and not unit[-2] and align >= 16

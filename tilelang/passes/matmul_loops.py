@@ -31,6 +31,7 @@ from tilelang.language import dtypes as dt
 from tilelang.layout import wgmma
 from tilelang.layout.mma import split_warps
 from tilelang.passes.ir_utils import (
+    has_copyable_rows,
     has_effects,
     kernel_occupancy,
     latency_hint,
@@ -225,12 +226,11 @@ def _is_operand_load(load: ir.Operation | None, body: ir.Block,
                       "loaded before the loop)")
     if len(list(load.results[0].uses)) != 1 or "steps" in load.attributes:
         return refuse(f"the load of {which} is also read by other ops, or is a tiled view's")
-    dtype, unit, align = parse_array_type(load.operands[0].type)
+    dtype = parse_array_type(load.operands[0].type)[0]
     shape = shape_of(load.results[0].type)
     if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
         return refuse(f"{which}'s tile {shape} has more than two dimensions above 1")
-    # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
-    if not (unit[-1] and not unit[-2] and align >= 16):
+    if not has_copyable_rows(load):
         return refuse(f"{which}'s array is not known to have contiguous, 16-byte aligned rows "
                       "(its last stride 1, its base and other strides multiples of 16 bytes)")
     if dtype.itemsize > 2:

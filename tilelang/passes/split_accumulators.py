@@ -41,6 +41,7 @@ from mlir.dialects import scf
 from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.passes.ir_utils import (
+    constant_of,
     defining_op,
     has_side_effects,
     is_within,
@@ -262,7 +263,7 @@ def _rewrite(plan: _Plan) -> None:
     last = max(listed.index(op) for op in [*outside, plan.loop])
     with ir.InsertionPoint(listed[last + 1]), plan.loop.location:
         i32 = ir.IntegerType.get_signless(32)
-        bounds = [_constant(v, i32) for v in (0, plan.count, 1)]
+        bounds = [constant_of(v, i32) for v in (0, plan.count, 1)]
         blocks = scf.ForOp(*bounds)
         blocks.operation.attributes[BLOCKS_ATTR] = ir.IntegerAttr.get(i32, plan.count)
         with ir.InsertionPoint(blocks.body):
@@ -339,7 +340,7 @@ def _sliced_index(plan: _Plan, op: ir.Operation) -> ir.Value | None:
 
 
 def _scaled(index: ir.Value, count: int, column: ir.Value) -> ir.Value:
-    scaled = ops.create(op_table.MUL.short, [index, _constant(count, index.type)],
+    scaled = ops.create(op_table.MUL.short, [index, constant_of(count, index.type)],
                         [index.type]).result
     return ops.create(op_table.ADD.short, [scaled, _cast(column, index.type)],
                       [index.type]).result
@@ -360,11 +361,6 @@ def _narrower(value: ir.Value, axis: int, count: int) -> ir.Type:
     shape = list(tile.shape)
     shape[axis] //= count
     return ir.RankedTensorType.get(shape, tile.element_type)
-
-
-def _constant(value: int, t: ir.Type) -> ir.Value:
-    return ops.create(op_table.CONSTANT.short, [], [t],
-                      value=ops.constant_attr(value, dtype_of(t))).result
 
 
 def _cast(value: ir.Value, t: ir.Type) -> ir.Value:

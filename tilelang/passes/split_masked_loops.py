@@ -41,7 +41,14 @@ import mlir.ir as ir
 
 from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.types import is_tile_type
-from tilelang.passes.ir_utils import defining_op, is_within, name, uniform_constant, walk_ops
+from tilelang.passes.ir_utils import (
+    constant_of,
+    defining_op,
+    is_within,
+    name,
+    uniform_constant,
+    walk_ops,
+)
 
 NAME = "tile-split-masked-loops"
 PASS_THROUGH = (op_table.SPLAT.name, op_table.BROADCAST.name, op_table.RESHAPE.name)
@@ -253,19 +260,14 @@ def _extreme(bounds: list[tuple[Affine, int, int]], pick, t: ir.Type) -> ir.Valu
 def _bound(expr: Affine, divisor: int, add: int, t: ir.Type) -> ir.Value:
     """floor(expr / divisor) + 1 for a lower bound (add = 1), -floor(expr / divisor) for an
     upper one (add = 0)."""
-    total = _const(expr.const, t)
+    total = constant_of(expr.const, t)
     for v, c in expr.terms.items():
-        term = v if c == 1 else _binary(op_table.MUL, v, _const(c, t))
+        term = v if c == 1 else _binary(op_table.MUL, v, constant_of(c, t))
         total = _binary(op_table.ADD, total, term)
-    quotient = _binary(op_table.FLOORDIV, total, _const(divisor, t))
+    quotient = _binary(op_table.FLOORDIV, total, constant_of(divisor, t))
     if add:  # a lower bound: floor(rest / d) + 1
-        return _binary(op_table.ADD, quotient, _const(add, t))
-    return _binary(op_table.SUB, _const(0, t), quotient)  # an upper one: -floor(rest / d)
-
-
-def _const(value: int, t: ir.Type) -> ir.Value:
-    return ops.create(op_table.CONSTANT.short, [], [t],
-                      value=ops.constant_attr(value, dtype_of(t))).results[0]
+        return _binary(op_table.ADD, quotient, constant_of(add, t))
+    return _binary(op_table.SUB, constant_of(0, t), quotient)  # an upper one: -floor(rest / d)
 
 
 def _binary(op, a: ir.Value, b: ir.Value) -> ir.Value:

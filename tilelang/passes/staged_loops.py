@@ -28,13 +28,14 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.dialect import dtype_of, ops, parse_array_type
+from tilelang.dialect import dtype_of, ops
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, wgmma
 from tilelang.layout.boxes import MAX_BOX_ROWS, BoxBuffer
 from tilelang.passes.ir_utils import (
     defining_op,
+    has_copyable_rows,
     has_side_effects,
     is_within,
     kernel_occupancy,
@@ -316,11 +317,9 @@ def _stageable(load: ir.Operation) -> bool:
     """A tile.load cp.async can copy in 16-byte chunks: the array's last dimension
     contiguous and 16-byte aligned, the tile's other dimensions 1 but the last two, zero
     padding, the tile's axes in the array's order."""
-    _, unit, align = parse_array_type(load.operands[0].type)
     shape = shape_of(load.results[0].type)
     order = tuple(ops.array_attr(load, "order"))
-    # (rows one element apart, as a K = 1 operand's, are not 16 bytes apart)
-    if not (len(unit) >= 2 and unit[-1] and not unit[-2] and align >= 16):
+    if not has_copyable_rows(load):
         return refuse("its array is not known to have contiguous, 16-byte aligned rows")
     if order != tuple(range(len(shape))):
         return refuse(f"it is loaded with order={order} (the tile's axes must be the array's)")

@@ -39,11 +39,13 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.dialect import dtype_of, op_table, ops, parse_array_type
+from tilelang.dialect import dtype_of, op_table, ops
 from tilelang.dialect.types import shape_of
 from tilelang.layout import wgmma
 from tilelang.passes.ir_utils import (
+    constant_of,
     defining_op,
+    has_copyable_rows,
     is_within,
     kernel_num_warps,
     name,
@@ -105,7 +107,7 @@ def _plan(loop: ir.Operation) -> tuple[ir.Operation, list[_Operand], int] | None
     # only where the wider loop is a staged K loop: its rows copyable in 16-byte chunks, the
     # product one wgmma covers (else wider steps only hold more registers on mma.sync)
     rows, cols = shape_of(mma.results[0].type)
-    if not all(_copyable(o.load) for o in found) or \
+    if not all(has_copyable_rows(o.load) for o in found) or \
             not wgmma.fits(rows, cols, steps * factor, itemsize, kernel_num_warps(loop)):
         return None
     count = loop.operands[1]
@@ -150,12 +152,6 @@ def _operand(mma: ir.Operation, which: int, loop: ir.Operation) -> _Operand | No
                                 if k != axis):
         return None
     return _Operand(op, tuple(chain), axis)
-
-
-def _copyable(load: ir.Operation) -> bool:
-    """The load's array has contiguous rows 16 bytes apart (TMA and cp.async copy those)."""
-    _, unit, align = parse_array_type(load.operands[0].type)
-    return len(unit) >= 2 and unit[-1] and not unit[-2] and align >= 16
 
 
 def _inside(value: ir.Value, loop: ir.Operation) -> bool:
@@ -214,9 +210,9 @@ def _widen(loop: ir.Operation, mma: ir.Operation, operands: list[_Operand],
     steps = shape_of(mma.operands[0].type)[-1]
     count = loop.operands[1]
     with ir.InsertionPoint(loop), loop.location:
-        bump = ops.create(op_table.ADD.short, [count, _const(factor - 1, count.type)],
+        bump = ops.create(op_table.ADD.short, [count, constant_of(factor - 1, count.type)],
                           [count.type]).result
-        wide = ops.create(op_table.FLOORDIV.short, [bump, _const(factor, count.type)],
+        wide = ops.create(op_table.FLOORDIV.short, [bump, constant_of(factor, count.type)],
                           [count.type]).result
     loop.operands[1] = wide
     values = []
@@ -251,6 +247,3 @@ def _widen(loop: ir.Operation, mma: ir.Operation, operands: list[_Operand],
             op.erase()
 
 
-def _const(value: int, t: ir.Type) -> ir.Value:
-    return ops.create(op_table.CONSTANT.short, [], [t],
-                      value=ops.constant_attr(value, dtype_of(t))).result

@@ -37,7 +37,7 @@ def scaled_query_attention(q, k, v, out, scale: float, BM: ct.Constant[int],
             keep = cols[None, :] < keys
             if CAUSAL:
                 keep = keep & (cols[None, :] <= rows[:, None])
-            s = ct.where(keep, s, -np.inf)
+            s = ct.where(keep, s, -np.inf)  # type: ignore[assignment]
         new_best = ct.maximum(best, ct.max(s, axis=-1, keepdims=True))
         p = ct.exp2(s - new_best)
         alpha = ct.exp2(best - new_best)
