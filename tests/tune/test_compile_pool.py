@@ -188,3 +188,18 @@ def test_one_process_means_no_workers(monkeypatch) -> None:
     assert compile_pool._worker_count(5) == 4 and compile_pool._worker_count(2) == 2
     monkeypatch.delenv("TILELANG_COMPILE_WORKERS")
     assert 1 <= compile_pool._worker_count(100) <= compile_pool.MAX_WORKERS
+
+
+def test_workers_assemble_with_the_ptxas_command_where_it_is_installed(monkeypatch):
+    """What `auto` prefers (a whole program: fewer registers than nvJitLink's unit of a link);
+    nvJitLink without the command; "none" (the caller assembles) without either."""
+    import shutil
+    import sys
+
+    from tilelang.tune import compile_worker
+
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/ptxas")
+    assert compile_worker.gpu_free_assembler() == "ptxas"
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setitem(sys.modules, "cuda.bindings.nvjitlink", None)  # not importable
+    assert compile_worker.gpu_free_assembler() == "none"
