@@ -41,8 +41,11 @@ def test_kernels_left_as_they_are(registers, shared, why):
     assert next_step(PTX, "sm_90", 256, registers, shared) is None, why
 
 
-@pytest.mark.parametrize("directive", [".minnctapersm 2", ".maxnreg 128", "setmaxnreg.inc"])
+@pytest.mark.parametrize("directive", [".minnctapersm 2", ".maxnreg 128", "setmaxnreg.inc",
+                                       "mov.u32 %r1, %nctaid.x;"])
 def test_a_kernel_that_says_what_it_wants_is_left_alone(directive):
+    """Its own directives, warp specialization, or the grid's size read (a persistent kernel
+    launches the blocks it walks its work with)."""
     ptx = PTX.replace(".reqntid 256, 1, 1", f".reqntid 256, 1, 1\n{directive}")
     assert next_step(ptx, "sm_90", 256, 134, 83008) is None
 

@@ -8,7 +8,8 @@ that many blocks (`.minnctapersm`: ptxas caps the registers to fit them), and th
 kept when it spills at most MAX_SPILL_BYTES. cuTile's fused MoE kernel (its down product, 930 x
 16 blocks of 8 warps at 134 registers) ran 0.727 -> 0.539 ms so, capped by hand (eighteenth
 session). A kernel with an occupancy hint, or with setmaxnreg (warp-specialized: the producer
-hands its registers over), is left as it is. TILELANG_OCCUPANCY_STEP=0 turns it off.
+hands its registers over), or one that reads the grid's size (persistent), is left as it is.
+TILELANG_OCCUPANCY_STEP=0 turns it off.
 
 The figures are ptxas's (`-v`), so this runs where the ptxas command is installed; elsewhere
 kernels are assembled as they are. A stepped kernel's cubin is the ptxas command's (the code
@@ -44,9 +45,11 @@ class Step:
 
 def next_step(ptx: str, arch: str, threads: int, registers: int, shared_bytes: int) -> Step | None:
     """The step to ask for, or None: the kernel is not held back by its registers alone, the
-    registers one more block needs are too far below `registers`, or the kernel says itself
-    how many blocks (or registers) it wants."""
-    if _DIRECTIVES.search(ptx) or "setmaxnreg" in ptx:
+    registers one more block needs are too far below `registers`, the kernel says itself how
+    many blocks (or registers) it wants, or it reads the grid's size (`ct.num_blocks`: a
+    persistent kernel walks its work with the blocks it launched, so a slot for one more
+    block an SM would idle and only the cap would remain)."""
+    if _DIRECTIVES.search(ptx) or "setmaxnreg" in ptx or "%nctaid" in ptx:
         return None
     now = occupancy(arch, threads, registers, shared_bytes)
     if now.blocks_per_sm == 0 or now.limited_by != "registers":
