@@ -325,10 +325,8 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
 
     def assembled() -> bytes | None:
         arch = options.cubin_arch or options.arch
-        _assemble_stepped(result, ptx, arch, options)
-        # the ptxas command's code, stepped or not, where it decided (what `auto` picks)
-        code = result.metadata["cubin"] if "assembled_log" in result.metadata else \
-            cubin(ptx, arch, options.assembler)
+        _assemble_stepped(result, ptx, arch, options)  # (its assembly is remembered)
+        code = cubin(result.metadata.get("assembled_ptx", ptx), arch, options.assembler)
         if code is not None:
             dumper.write_bytes("cubin", code, ".cubin")
         return code

@@ -4,6 +4,7 @@ when installed, else nvJitLink with -v); and the per-kernel resources read from 
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -97,11 +98,15 @@ def to_cubin(ptx: str, arch: str) -> bytes | None:
 
 
 def assemble(ptx: str, arch: str) -> tuple[bytes, str]:
-    """(cubin, assembler log) for `ptx`; the log has the `-v` resource lines."""
-    arch = assembly_arch(ptx, arch)
-    if shutil.which("ptxas"):
-        return _with_ptxas(ptx, arch)
-    return _with_nvjitlink(ptx, arch)
+    """(cubin, assembler log) for `ptx`; the log has the `-v` resource lines. The last few
+    are remembered: the occupancy step, the cubin stage and `resources()` assemble the same
+    PTX one after another."""
+    return _assembled(ptx, assembly_arch(ptx, arch), shutil.which("ptxas") is not None)
+
+
+@functools.lru_cache(maxsize=8)
+def _assembled(ptx: str, arch: str, command: bool) -> tuple[bytes, str]:
+    return _with_ptxas(ptx, arch) if command else _with_nvjitlink(ptx, arch)
 
 
 def _with_ptxas(ptx: str, arch: str) -> tuple[bytes, str]:
