@@ -22,6 +22,7 @@ import re
 import shutil
 from dataclasses import dataclass
 
+from tilelang.backend.assemble import assemble, resources
 from tilelang.backend.occupancy import (
     REGISTER_UNIT,
     REGISTERS_PER_SM,
@@ -29,6 +30,7 @@ from tilelang.backend.occupancy import (
     WARP,
     occupancy,
 )
+from tilelang.errors import TileCompilerExecutionError
 
 SLACK = 8  # the cap may take up to 1/SLACK of the registers ptxas chose
 MAX_SPILL_BYTES = 32  # spilled a thread by the capped code, at most (the MoE kernel: 12)
@@ -97,9 +99,6 @@ def assemble_stepped(ptx: str, arch: str, name: str, threads: int,
     """The kernel assembled by the ptxas command, at the next occupancy step where it takes
     it; None where the command is not installed (or rejects the PTX: the caller's assembler
     then reports it)."""
-    from tilelang.backend.assemble import assemble, resources
-    from tilelang.errors import TileCompilerExecutionError
-
     if shutil.which("ptxas") is None:
         return None
     try:
