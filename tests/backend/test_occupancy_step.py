@@ -104,3 +104,22 @@ def test_an_occupancy_hint_is_the_users_choice(monkeypatch):
                           arch="sm_80")
     assert compiled.resources().occupancy.blocks_per_sm == 1
     assert "occupancy_step" not in compiled.metadata
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs the ptxas command")
+def test_no_spills_for_a_block_where_warps_are_plenty():
+    """The RMS norm sample's column sums on sm_80 (6 blocks of 4 warps at 86 registers): 7
+    blocks would spill; at 24 warps an SM the step must spill nothing, so it is not taken."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
+    import torch_rms_norm
+
+    n = 1000
+    part, w = np.zeros((16, n), np.float32), np.zeros(n, ml_dtypes.bfloat16)
+    compiled = ct.compile(torch_rms_norm.column_sums_kernel, (part, w, 32, 128), arch="sm_80",
+                          num_warps=4)
+    r = compiled.resources()
+    assert compiled.metadata.get("occupancy_step") is None
+    assert r.spill_stores == 0 and r.occupancy.warps_per_sm > 16

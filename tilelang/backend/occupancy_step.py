@@ -5,7 +5,8 @@ ptxas allocates what a kernel's code wants; a block of 8 warps at 134 registers 
 the shared memory, warps and block slots would allow one more block, and the registers that
 block needs are within an eighth of what ptxas chose, the kernel is assembled again asking for
 that many blocks (`.minnctapersm`: ptxas caps the registers to fit them), and the capped code is
-kept when it spills at most MAX_SPILL_BYTES. cuTile's fused MoE kernel (its down product, 930 x
+kept when it spills nothing, or at most MAX_SPILL_BYTES where the SM ran at most LOW_WARPS
+warps. cuTile's fused MoE kernel (its down product, 930 x
 16 blocks of 8 warps at 134 registers) ran 0.727 -> 0.539 ms so, capped by hand (eighteenth
 session). A kernel with an occupancy hint, or with setmaxnreg (warp-specialized: the producer
 hands its registers over), or one that reads the grid's size (persistent), is left as it is.
@@ -33,7 +34,10 @@ from tilelang.backend.occupancy import (
 from tilelang.errors import TileCompilerExecutionError
 
 SLACK = 8  # the cap may take up to 1/SLACK of the registers ptxas chose
-MAX_SPILL_BYTES = 32  # spilled a thread by the capped code, at most (the MoE kernel: 12)
+MAX_SPILL_BYTES = 32  # spilled a thread by the capped code, at most (the MoE kernel: 16),
+LOW_WARPS = 16  # and only where at most this many warps an SM ran: an SM that starved for
+# warps gains most from one more block; with more, the spills' traffic may cost what the block
+# buys (the RMS norm sample's column sums: 6 -> 7 blocks of 4 warps for 32 bytes: not taken)
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,9 @@ def assemble_stepped(ptx: str, arch: str, name: str, threads: int,
     except TileCompilerExecutionError:
         return plain
     after = resources(capped_log).get(name)
-    if after is None or after.spill_stores > MAX_SPILL_BYTES or \
+    before = occupancy(arch, threads, found.registers, found.shared_bytes + dynamic_shared)
+    allowed = MAX_SPILL_BYTES if before.warps_per_sm <= LOW_WARPS else 0
+    if after is None or max(after.spill_stores, after.spill_loads) > allowed or \
             occupancy(arch, threads, after.registers,
                       after.shared_bytes + dynamic_shared).blocks_per_sm < step.blocks:
         return plain
