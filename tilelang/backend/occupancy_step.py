@@ -6,15 +6,15 @@ the shared memory, warps and block slots would allow one more block, and the reg
 block needs are within an eighth of what ptxas chose, the kernel is assembled again asking for
 that many blocks (`.minnctapersm`: ptxas caps the registers to fit them), and the capped code is
 kept when it spills nothing, or at most MAX_SPILL_BYTES where the SM ran at most LOW_WARPS
-warps. cuTile's fused MoE kernel (its down product, 930 x
-16 blocks of 8 warps at 134 registers) ran 0.727 -> 0.539 ms so, capped by hand (eighteenth
-session). A kernel with an occupancy hint, or with setmaxnreg (warp-specialized: the producer
-hands its registers over), or one that reads the grid's size (persistent), is left as it is.
-TILELANG_OCCUPANCY_STEP=0 turns it off.
+warps. cuTile's fused MoE kernel (8 warps at 138 registers, one block an SM) took 128 and two:
+0.733 -> 0.68 ms (H200, twenty-first session). A kernel with an occupancy hint, with
+setmaxnreg (warp-specialized: the producer hands its registers over), or reading the grid's
+size (persistent) is left as it is. TILELANG_OCCUPANCY_STEP=0 turns it off.
 
 The figures are ptxas's (`-v`), so this runs where the ptxas command is installed; elsewhere
-kernels are assembled as they are. A stepped kernel's cubin is the ptxas command's (the code
-the step was decided on); the others keep the usual assembler (compiler._cubin_stage).
+kernels are assembled as they are. The cubin stage then assembles the PTX chosen through
+`cubin()`, which under `auto` takes the same command (`assemble` remembers the code, so
+nothing is assembled twice; compiler._cubin_stage).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class Step:
     blocks: int
     registers: int
     before: int  # the registers ptxas chose without the cap
+    warps: int = 0  # the warps an SM ran without it
 
 
 def next_step(ptx: str, arch: str, threads: int, registers: int, shared_bytes: int) -> Step | None:
@@ -66,7 +67,7 @@ def next_step(ptx: str, arch: str, threads: int, registers: int, shared_bytes: i
         return None
     if occupancy(arch, threads, cap, shared_bytes).blocks_per_sm < blocks:
         return None  # something else (shared memory, warps) stops the next block
-    return Step(blocks, cap, registers)
+    return Step(blocks, cap, registers, now.warps_per_sm)
 
 
 def registers_for(blocks: int, threads: int) -> int:
@@ -122,11 +123,10 @@ def assemble_stepped(ptx: str, arch: str, name: str, threads: int,
     except TileCompilerExecutionError:
         return plain
     after = resources(capped_log).get(name)
-    before = occupancy(arch, threads, found.registers, found.shared_bytes + dynamic_shared)
-    allowed = MAX_SPILL_BYTES if before.warps_per_sm <= LOW_WARPS else 0
+    allowed = MAX_SPILL_BYTES if step.warps <= LOW_WARPS else 0
     if after is None or max(after.spill_stores, after.spill_loads) > allowed or \
             occupancy(arch, threads, after.registers,
                       after.shared_bytes + dynamic_shared).blocks_per_sm < step.blocks:
         return plain
     return Assembled(capped, stepped, capped_log,
-                     Step(step.blocks, after.registers, found.registers))
+                     Step(step.blocks, after.registers, found.registers, step.warps))

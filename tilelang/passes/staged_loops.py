@@ -302,15 +302,14 @@ def _written_once(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOpe
     """A tile computed before the loop (a query scaled, or loaded from rows not known to be
     contiguous), to be written to shared memory K-major from its registers: 16-bit, its
     rows whole 128-byte panels (the layout layout/boxes.BoxBuffer gives one box of rows)."""
-    source = defining_op(value)
-    if source is None or is_within(source, loop):
+    if not from_before(value, loop):
         return None
     rows, cols = shape_of(value.type)
     itemsize = dtype_of(value.type).itemsize
     if not BoxBuffer.fits(rows, cols, itemsize) or rows > MAX_BOX_ROWS:
         return None
-    return StagedOperand(source, (), wgmma.Operand(rows, cols, True, itemsize), offset,
-                         registers=True)
+    return StagedOperand(defining_op(value), (), wgmma.Operand(rows, cols, True, itemsize),
+                         offset, registers=True)
 
 
 def _stageable(load: ir.Operation) -> bool:
