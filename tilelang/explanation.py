@@ -257,15 +257,13 @@ def _chunk_report(loop: ir.Operation) -> LoopReport:
     count = len(_loads_in(loop))
     loads = f"{count} load{'s' if count > 1 else ''} an iteration"
     if pipeline_loads.chunk_loop(loop):
-        moved = pipeline_loads.indexed_loads(loop)
+        moved = pipeline_loads.movable_loads(loop)
         if moved and pipeline_loads.fits_budget(loop, moved):
             return LoopReport(_line(loop), 0, "prefetched into registers",
                               f"{loads}, {len(moved)} loaded one iteration ahead", True)
-        why = ("no load's index follows the loop variable" if not moved else
-               "the next iteration's tiles would hold more than "
-               f"{pipeline_loads.CHUNK_BYTES_PER_THREAD} bytes a thread")
+        why = pipeline_loads.why_not_moved(loop)
     else:
-        why = "the loop writes memory or holds another loop"
+        why = "the loop writes memory other than by stores (an atomic, a print) or holds another loop"
     return LoopReport(_line(loop), 0, "loads in their iteration",
                       f"{loads}, not prefetched: {why}", True)
 

@@ -154,18 +154,44 @@ def test_a_loop_over_chunks_is_listed_for_what_it_is_and_is_no_fallback() -> Non
 
 @ct.kernel(num_warps=4)
 def row_copy(x, out, CHUNK: ct.Constant[int]):
-    """A loop over chunks that stores: its loads stay in their iteration."""
+    """A loop over chunks that stores: its loads stay (other blocks hide their latency)."""
     for c in range(ct.num_tiles(x, 1, (1, CHUNK))):
         t = ct.load(x, (ct.bid(0), c), (1, CHUNK), padding_mode=ct.PaddingMode.ZERO)
         ct.store(out, (ct.bid(0), c), t)
 
 
-def test_a_chunk_loop_that_writes_keeps_its_loads_in_their_iteration() -> None:
+@ct.kernel(num_warps=4)
+def rows_update(x, CHUNK: ct.Constant[int]):
+    """A grid-stride loop that stores into the array it loads: its load stays."""
+    for r in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        t = ct.load(x, (r, 0), (1, CHUNK), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(x, (r, 0), t * 2)
+
+
+@ct.kernel(num_warps=4)
+def row_count(x, counter, CHUNK: ct.Constant[int]):
+    """A loop over chunks with an atomic: its loads stay."""
+    total = ct.zeros((1, CHUNK), ct.float32)
+    for c in range(ct.num_tiles(x, 1, (1, CHUNK))):
+        total += ct.load(x, (ct.bid(0), c), (1, CHUNK), padding_mode=ct.PaddingMode.ZERO)
+        ct.atomic_add(counter, (0,), 1)
+    ct.store(x, (ct.bid(0), 0), total)
+
+
+def test_why_a_chunk_loop_that_writes_keeps_its_loads_in_their_iteration() -> None:
     x = np.zeros((8, 3000), np.float32)
-    (loop,) = ct.explain(row_copy, (x, x, 1024)).loops
+    (loop,) = ct.explain(row_copy, (x, np.zeros_like(x), 1024)).loops
     assert loop.path == "loads in their iteration" and loop.fast
-    assert loop.detail == ("1 load an iteration, not prefetched: the loop writes memory or "
-                           "holds another loop")
+    assert loop.detail == ("1 load an iteration, not prefetched: the loop stores (other blocks "
+                           "on the SM hide its loads' latency; a grid-stride loop's are loaded "
+                           "ahead)")
+    (loop,) = ct.explain(rows_update, (x, 1024)).loops
+    assert loop.detail == ("1 load an iteration, not prefetched: each load whose index follows "
+                           "the loop variable reads an array the loop stores to")
+    (loop,) = ct.explain(row_count, (x, np.zeros(1, np.int32), 1024)).loops
+    assert loop.path == "loads in their iteration"
+    assert loop.detail == ("1 load an iteration, not prefetched: the loop writes memory other "
+                           "than by stores (an atomic, a print) or holds another loop")
 
 
 def test_the_assembler_s_verdict_is_reported(monkeypatch):
@@ -221,3 +247,16 @@ def test_products_rounded_before_they_accumulate_are_a_fallback() -> None:
     q = np.zeros((256, 64), BF16)
     (product,) = ct.explain(rescaled_matmul, (q, q, q, 128, 64)).products
     assert not product.fast and "rounded to bfloat16" in product.reasons[0]
+
+
+def test_a_grid_stride_loop_is_prefetched_with_the_larger_budget() -> None:
+    """cuTile's persistent RMS norm in short: 2x1024 float32 over 128 threads is 64 bytes a
+    thread; 4x1024, 128 bytes, fits only the grid-stride budget."""
+    from tilelang.testing.norm_kernels import persistent_rms_norm
+
+    x = np.zeros((64, 1024), np.float32)
+    (loop,) = ct.explain(persistent_rms_norm, (x, np.zeros(1024, np.float32), x, 4, 1024)).loops
+    assert loop.path == "prefetched into registers"
+    (loop,) = ct.explain(persistent_rms_norm, (x, np.zeros(1024, np.float32), x, 8, 1024)).loops
+    assert loop.detail == ("1 load an iteration, not prefetched: the next iteration's tiles "
+                           "would hold more than 128 bytes a thread")

@@ -47,7 +47,7 @@ def ordered_accesses(func: ir.Operation) -> list[ir.Operation]:
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name in ACCESSES:
             order.append(op)
-            for array in _root_arrays(op.operands[0]):
+            for array in root_arrays(op.operands[0]):
                 accesses.setdefault(array, []).append(op)
                 if op.name not in ("tile.load", "tile.gather"):
                     stored.add(array)
@@ -65,7 +65,7 @@ def ordered_accesses(func: ir.Operation) -> list[ir.Operation]:
     return [op for op in order if op in needed]
 
 
-def _root_arrays(value: ir.Value) -> list[ir.Value]:
+def root_arrays(value: ir.Value) -> list[ir.Value]:
     """The kernel arguments a (possibly sliced or selected) array value may view: accesses
     through slices of one array are ordered like accesses to the array itself, and accesses
     through a `tile.array_select` like accesses to each array it may pick."""
@@ -75,7 +75,7 @@ def _root_arrays(value: ir.Value) -> list[ir.Value]:
     if isinstance(value.owner, ir.OpView | ir.Operation) and \
             value.owner.operation.name == "tile.array_select":
         arrays = list(value.owner.operation.operands)[1:]
-        return list(dict.fromkeys(r for a in arrays for r in _root_arrays(a)))
+        return list(dict.fromkeys(r for a in arrays for r in root_arrays(a)))
     if _chosen_at_run_time(value):  # carried through scf: it may be any array argument
         return _array_arguments(value)
     return [value]

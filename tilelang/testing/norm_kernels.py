@@ -34,3 +34,17 @@ def reload_after_store(x, y, z, T: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=t * 2.0)
     u = ct.load(x, index=(ct.bid(0),), shape=(T,))
     ct.store(z, index=(ct.bid(0),), tile=u + 1.0)
+
+
+@ct.kernel
+def persistent_rms_norm(x, w, y, ROWS: ct.Constant[int], N: ct.Constant[int]):
+    """cuTile's static persistent RMS norm, in short: each block walks row tiles with a
+    grid-stride loop (its step the number of blocks), loading, normalizing and storing one
+    tile an iteration; with `y` a different array the next tile is loaded during this one."""
+    scale = ct.load(w, index=(0,), shape=(N,), padding_mode=ct.PaddingMode.ZERO)
+    for tile in range(ct.bid(0), ct.cdiv(x.shape[0], ROWS), ct.num_blocks(0)):
+        t = ct.load(x, index=(tile, 0), shape=(ROWS, N), padding_mode=ct.PaddingMode.ZERO)
+        t = t.astype(ct.float32)
+        rstd = ct.rsqrt(ct.sum(t * t, axis=1, keepdims=True) / x.shape[1] + 1e-6)
+        ct.store(y, index=(tile, 0), tile=(t * rstd * scale.astype(ct.float32)).astype(y.dtype))
+

@@ -95,7 +95,7 @@ func.func @chunk_sum(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %row: i3
 
 // -----
 
-// Chunk loops that write, or whose tiles would hold too many registers (64 KiB over 128
+// Chunk loops that store into the array they load, or whose tiles would hold too many registers (64 KiB over 128
 // threads), are left alone.
 // CHECK-LABEL: @chunk_left_alone
 // CHECK: scf.for {{.*}} iter_args({{%[0-9a-z]+}} = %arg3) ->
@@ -151,4 +151,94 @@ func.func @chunk_gather(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %row:
     scf.yield %v : tensor<256xf32>
   }
   return %r : tensor<256xf32>
+}
+
+// -----
+
+// A grid-stride loop (a persistent kernel's walk over row tiles, step = the number of blocks)
+// that stores into another array prefetches the loads of arrays it does not store to (arrays
+// of different parameters do not overlap: the launch contract); the load of the array it
+// stores to stays in its iteration. The same loop with a constant step keeps both loads in
+// their iteration (other blocks on the SM hide their latency).
+// CHECK-LABEL: @stores_elsewhere
+// CHECK: scf.for [[J:%[0-9a-z]+]] = {{.*}} iter_args([[X:%[0-9a-z]+]] = {{%[0-9a-z]+}}) ->
+// CHECK-NEXT: [[NEXT:%[0-9a-z]+]] = "tile.add"([[J]]
+// CHECK-NEXT: [[XN:%[0-9a-z]+]] = "tile.load"(%arg0, [[NEXT]], %arg2)
+// CHECK-NEXT: [[Y:%[0-9a-z]+]] = "tile.load"(%arg1, [[J]], %arg2)
+// CHECK: "tile.store"(%arg1, [[J]], %arg2
+// CHECK: scf.yield [[XN]]
+// CHECK: scf.for {{.*}} : i32 {
+// CHECK-NEXT: "tile.load"(%arg0
+// CHECK-NEXT: "tile.load"(%arg1
+func.func @stores_elsewhere(%x: !tile.array<f32, array<i64: -1, 1>, 16 : i64>,
+                            %y: !tile.array<f32, array<i64: -1, 1>, 16 : i64>,
+                            %col: i32, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %lb = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %nb = "tile.num_blocks"() {axis = 0 : i64} : () -> i32
+  %one = "tile.constant"() {value = 1 : i32} : () -> i32
+  scf.for %j = %lb to %n step %nb : i32 {
+    %a = "tile.load"(%x, %j, %col) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %b = "tile.load"(%y, %j, %col) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %s = "tile.add"(%a, %b) : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1x1024xf32>
+    "tile.store"(%y, %j, %col, %s) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<1x1024xf32>) -> ()
+  }
+  scf.for %j = %lb to %n step %one : i32 {
+    %a = "tile.load"(%x, %j, %col) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %b = "tile.load"(%y, %j, %col) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %s = "tile.add"(%a, %b) : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1x1024xf32>
+    "tile.store"(%y, %j, %col, %s) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<1x1024xf32>) -> ()
+  }
+  return
+}
+
+// -----
+
+// An atomic in the body (a lock, or a flag another block sets) keeps every load in its
+// iteration: an acquire orders other blocks' writes before the loads after it.
+// CHECK-LABEL: @chunk_atomic
+// CHECK: scf.for {{.*}} iter_args({{%[0-9a-z]+}} = %arg4) ->
+// CHECK-NEXT: "tile.atomic_cas"
+// CHECK-NEXT: "tile.load"
+func.func @chunk_atomic(%x: !tile.array<f32, array<i64: -1, 1>, 16 : i64>,
+                        %lock: !tile.array<i32, array<i64: 1>, 16 : i64>,
+                        %row: i32, %n: i32, %acc0: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %r = scf.for %j = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<1x1024xf32>) : i32 {
+    %old = "tile.atomic_cas"(%lock, %lb, %lb, %step) {check_bounds = true, memory_order = "acquire", memory_scope = "device"} : (!tile.array<i32, array<i64: 1>, 16 : i64>, i32, i32, i32) -> i32
+    %a = "tile.load"(%x, %row, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<1x1024xf32>
+    %t = "tile.add"(%acc, %a) : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1x1024xf32>
+    scf.yield %t : tensor<1x1024xf32>
+  }
+  return %r : tensor<1x1024xf32>
+}
+
+// -----
+
+// A grid-stride loop (a persistent kernel's walk over row tiles, step = the number of blocks)
+// may carry 128 bytes a thread (2x4096 bf16 over 128 threads); the same loop with another
+// step carries at most 64 and is left alone.
+// CHECK-LABEL: @grid_stride
+// CHECK: scf.for [[I:%[0-9a-z]+]] = %arg2 to %arg3 step [[NB:%[0-9a-z]+]] iter_args([[X:%[0-9a-z]+]] = {{%[0-9a-z]+}}) ->
+// CHECK-NEXT: [[NEXT:%[0-9a-z]+]] = "tile.add"([[I]], [[NB]])
+// CHECK-NEXT: "tile.load"(%arg0, [[NEXT]]
+// CHECK: scf.for {{.*}} : i32 {
+// CHECK-NEXT: "tile.load"
+func.func @grid_stride(%x: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>,
+                       %y: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>,
+                       %first: i32, %tiles: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = "tile.constant"() {value = 0 : i32} : () -> i32
+  %c3 = "tile.constant"() {value = 3 : i32} : () -> i32
+  %nb = "tile.num_blocks"() {axis = 0 : i64} : () -> i32
+  scf.for %i = %first to %tiles step %nb : i32 {
+    %a = "tile.load"(%x, %i, %c0) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<2x4096xbf16>
+    %s = "tile.add"(%a, %a) : (tensor<2x4096xbf16>, tensor<2x4096xbf16>) -> tensor<2x4096xbf16>
+    "tile.store"(%y, %i, %c0, %s) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<2x4096xbf16>) -> ()
+  }
+  scf.for %i = %first to %tiles step %c3 : i32 {
+    %a = "tile.load"(%x, %i, %c0) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<2x4096xbf16>
+    %s = "tile.add"(%a, %a) : (tensor<2x4096xbf16>, tensor<2x4096xbf16>) -> tensor<2x4096xbf16>
+    "tile.store"(%y, %i, %c0, %s) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<2x4096xbf16>) -> ()
+  }
+  return
 }
