@@ -263,7 +263,8 @@ def _chunk_report(loop: ir.Operation) -> LoopReport:
                               f"{loads}, {len(moved)} loaded one iteration ahead", True)
         why = pipeline_loads.why_not_moved(loop)
     else:
-        why = "the loop writes memory other than by stores (an atomic, a print) or holds another loop"
+        why = ("the loop writes memory other than by stores (an atomic, a print) or holds "
+               "another loop")
     return LoopReport(_line(loop), 0, "loads in their iteration",
                       f"{loads}, not prefetched: {why}", True)
 

@@ -108,11 +108,11 @@ def chunk_loads(loop: ir.Operation) -> list[ir.Operation]:
 
 
 def movable_loads(loop: ir.Operation) -> list[ir.Operation]:
-    """The loads of a chunk loop indexed by its induction variable; in a loop that stores,
-    none that its author already loads ahead, and only a grid-stride loop's (`budget`: elsewhere other blocks on the SM hide the latency, and
-    the registers the moved tiles take cost blocks: cuTile's layer norm forward ran 7% slower
-    with its storing pass prefetched, 10 blocks an SM instead of 12), and only those that read
-    no array the body stores to."""
+    """The loads of a chunk loop indexed by its induction variable. In a loop that stores:
+    only a grid-stride loop's (`budget`: elsewhere other blocks on the SM hide the latency,
+    and the registers the moved tiles take cost blocks: cuTile's layer norm forward ran 7%
+    slower with its storing pass prefetched, 10 blocks an SM instead of 12), none its author
+    already loads ahead, and none reading an array the body stores to."""
     stores = _stores(loop) or []
     if not stores:
         return indexed_loads(loop)
