@@ -1,9 +1,20 @@
 """Passes (simt): tile-order-accesses: which memory accesses need a block barrier before them.
 
 A block's accesses to one array happen in program order (as cuTile orders them), but a store
-and a later access of the same element are usually made by different threads. So for every
-array that is stored to and accessed more than once, each access gets a barrier except the
-first one in program order, when that one is not inside a loop.
+and a later access of the same element are usually made by different threads. So an access
+needs a block barrier before it when, since the last such barrier, on some path through the
+kernel's control flow (around loops too), the block made an access to the same array that
+conflicts with it: either of the two writes (a store, a scatter, an atomic). Two reads never
+conflict, and one barrier orders every earlier access of every thread before every later one,
+so an access the barrier of another array's access already follows needs none of its own (a
+lock's critical section, `load(dw); load(db); store(dw); store(db)` after the lock's
+acquire, gets one barrier, before the first store, where program-order rules put one before
+each of the four).
+
+A barrier ends the accesses pending only where the kernel surely executes it: not in a kernel
+with a matrix product (a staged or warp-specialized loop lowers its loads through shared
+memory rings, and the marks of those loads are not barriers), where this pass then only spares
+reads that follow reads.
 
 The pass marks those accesses with the unit attribute `tile.barrier_before`;
 tile-distribute-to-threads emits a `gpu.barrier` before each marked access and before no other
@@ -17,12 +28,17 @@ from dataclasses import dataclass
 
 import mlir.ir as ir
 
-from tilelang.passes.ir_utils import name
+from tilelang.passes.ir_utils import name, walk_ops
 
 NAME = "tile-order-accesses"
 BARRIER_ATTR = "tile.barrier_before"  # unit attribute on a memory access
 ACCESSES = ("tile.load", "tile.store", "tile.gather", "tile.scatter", "tile.atomic_rmw",
             "tile.atomic_cas")  # ops whose operand 0 is the array they access
+READS = ("tile.load", "tile.gather")
+LOOPS = ("scf.for", "scf.while")
+
+# The accesses made since the last barrier: (kernel argument, whether the access wrote it).
+Pending = frozenset[tuple[ir.Value, bool]]
 
 
 @dataclass(frozen=True)
@@ -40,29 +56,57 @@ def run(module: ir.Operation, options: Options) -> None:
 
 def ordered_accesses(func: ir.Operation) -> list[ir.Operation]:
     """The loads and stores of `func` that need a barrier before them, in program order."""
-    accesses: dict[ir.Value, list[ir.Operation]] = {}
-    stored: set[ir.Value] = set()
-    order: list[ir.Operation] = []
+    clears = not any(name(o) == "tile.mma" for o in walk_ops(func))
+    flow = _Flow(clears)
+    flow.block(func.regions[0].blocks[0], frozenset())
+    return [op for op in walk_ops(func) if op in flow.needed]
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ACCESSES:
-            order.append(op)
-            for array in root_arrays(op.operands[0]):
-                accesses.setdefault(array, []).append(op)
-                if op.name not in ("tile.load", "tile.gather"):
-                    stored.add(array)
-        return ir.WalkResult.ADVANCE
 
-    func.walk(visit)
-    needed: set[ir.Operation] = set()
-    for array, ops in accesses.items():
-        if array not in stored or len(ops) < 2:
-            continue
-        first = ops[0]
-        needed.update(ops[1:])
-        if _inside_loop(first):
-            needed.add(first)
-    return [op for op in order if op in needed]
+class _Flow:
+    """The pending accesses forward through the kernel's structured control flow."""
+
+    def __init__(self, clears: bool):
+        self.clears = clears  # whether a barrier ends the accesses pending (module doc)
+        self.needed: set[ir.Operation] = set()
+
+    def block(self, block: ir.Block, pending: Pending) -> Pending:
+        for op in block.operations:
+            pending = self.op(op.operation, pending)
+        return pending
+
+    def op(self, op: ir.Operation, pending: Pending) -> Pending:
+        if name(op) in ACCESSES:
+            return self.access(op, pending)
+        if name(op) in LOOPS:
+            return self.loop(op, pending)
+        # scf.if and any other op with regions: each region may run (or not), in turn
+        for region in op.regions:
+            for block in region.blocks:
+                pending = pending | self.block(block, pending)
+        return pending
+
+    def access(self, op: ir.Operation, pending: Pending) -> Pending:
+        writes = name(op) not in READS
+        arrays = root_arrays(op.operands[0])
+        conflicting = (True, False) if writes else (True,)  # a write conflicts with anything
+        if any((a, w) in pending for a in arrays for w in conflicting):
+            self.needed.add(op)
+            if self.clears:
+                pending = frozenset()
+        return pending | {(a, writes) for a in arrays}
+
+    def loop(self, op: ir.Operation, pending: Pending) -> Pending:
+        """A loop's body may run again after itself: iterate to the fixed point (the pending
+        set only grows, and a larger one marks no fewer accesses)."""
+        while True:
+            after = pending
+            for region in op.regions:  # scf.while: the condition's region, then the body's
+                for block in region.blocks:
+                    after = self.block(block, after)
+            grown = pending | after
+            if grown == pending:
+                return pending
+            pending = grown
 
 
 def root_arrays(value: ir.Value) -> list[ir.Value]:
@@ -97,12 +141,3 @@ def _array_arguments(value: ir.Value) -> list[ir.Value]:
         op = op.parent
     return [a for a in op.regions[0].blocks[0].arguments
             if str(a.type).startswith("!tile.array")]
-
-
-def _inside_loop(op: ir.Operation) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.for", "scf.while"):
-            return True
-        parent = parent.parent
-    return False

@@ -31,6 +31,7 @@ from mlir.dialects import arith, gpu, llvm, scf
 
 from tilelang.dialect import op_table, ops
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.order_accesses import BARRIER_ATTR
 from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, to_memory, to_register
 from tilelang.passes.simt.context import Lowering, const, lowers, when
 from tilelang.passes.simt.shapes import coordinate
@@ -156,14 +157,16 @@ def _fence(order: str, scope: str | None, kinds: tuple[str, ...]) -> None:
                      syncscope=scope)
 
 
-def _block_barrier(order: str, scope: str | None, kinds: tuple[str, ...]) -> None:
+def _block_barrier(order: str, scope: str | None, kinds: tuple[str, ...]) -> bool:
     """Beyond the block, a barrier on the far side of the fences of `kinds`: the block's other
     threads' accesses are ordered with the fencing threads' by it, and the fences are
     cumulative (as in a grid-wide barrier, where one thread fences), so only the threads that
     issue atomics fence: a fence waits for its thread's own outstanding stores, which in every
-    thread would stall the whole block."""
+    thread would stall the whole block. Whether it placed one."""
     if order in kinds and scope != SCOPES["block"]:
         gpu.barrier()
+        return True
+    return False
 
 
 def _rmw_kind(kind: str, dtype) -> llvm.AtomicBinOp:
@@ -177,7 +180,10 @@ def _rmw_kind(kind: str, dtype) -> llvm.AtomicBinOp:
 def _atomic(lw: Lowering, op: ir.Operation, extra: int,
             issue: Callable[[_Indexed, ir.Value, int], ir.Value],
             fallback: Callable[[_Indexed, int], ir.Value]) -> None:
-    """Shared skeleton: fences, owner-only atomics, old values spread to every copy."""
+    """Shared skeleton: fences, owner-only atomics, old values spread to every copy. Two
+    barriers with nothing between them are one: the access's own (tile-order-accesses) serves
+    as the release's, the acquire's as the first of the spread's."""
+    ordered = BARRIER_ATTR in op.attributes
     lw.order_access(op)
     a = _Indexed(lw, op, extra)
     order = ops.str_attr(op, "memory_order")
@@ -197,7 +203,8 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
         _fence(order, scope, acquires)
         return old
 
-    _block_barrier(order, scope, releases)
+    if not ordered:
+        _block_barrier(order, scope, releases)
     owner = lw.owner_predicate(a.layout)
     if owner is None:
         old = run_owned()
@@ -208,9 +215,9 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([fallback(a, r) for r in owned])
         old = list(branch.results)
-    _block_barrier(order, scope, acquires)
+    fresh = _block_barrier(order, scope, acquires)
     regs = _spread(lw, a, dict(zip(owned, old, strict=True)), owner is not None,
-                   bool(list(op.results[0].uses)))
+                   bool(list(op.results[0].uses)), fresh)
     lw.set(op.results[0], Distributed(tuple(regs), a.layout, a.array.dtype, a.shape))
 
 
@@ -266,8 +273,9 @@ def lower_atomic_cas(lw: Lowering, op: ir.Operation) -> None:
 
 
 def _spread(lw: Lowering, a: _Indexed, old: dict[int, ir.Value], across_threads: bool,
-            used: bool) -> list[ir.Value]:
-    """Every register's old value from its owner slot's (see the module docstring)."""
+            used: bool, fresh: bool) -> list[ir.Value]:
+    """Every register's old value from its owner slot's (see the module docstring); `fresh`:
+    a barrier was just placed."""
     copy_of = a.layout.owner_masks()["register"]
     local = [old[r & ~copy_of] for r in range(a.layout.num_registers)]
     if not (across_threads and used):
@@ -279,7 +287,8 @@ def _spread(lw: Lowering, a: _Indexed, old: dict[int, ir.Value], across_threads:
     lw.need_shared(size * a.array.dtype.itemsize)
     base = llvm.AddressOfOp(ir.Type.parse("!llvm.ptr<3>"), SHARED_SYMBOL).result
     offsets = [_shared_offset(lw, a.layout, r) for r in range(a.layout.num_registers)]
-    gpu.barrier()  # an earlier user of the shared buffer may still be reading it
+    if not fresh:
+        gpu.barrier()  # an earlier user of the shared buffer may still be reading it
 
     def write() -> None:
         for r in old:
