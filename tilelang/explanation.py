@@ -259,10 +259,8 @@ def _chunk_report(loop: ir.Operation) -> LoopReport:
     if pipeline_loads.chunk_loop(loop):
         moved = pipeline_loads.movable_loads(loop)
         if moved and pipeline_loads.fits_budget(loop, moved):
-            ahead = pipeline_loads.iterations_ahead(loop, moved)
-            when = "one iteration" if ahead == 1 else f"{ahead} iterations"
             return LoopReport(_line(loop), 0, "prefetched into registers",
-                              f"{loads}, {len(moved)} loaded {when} ahead", True)
+                              f"{loads}, {len(moved)} loaded one iteration ahead", True)
         why = pipeline_loads.why_not_moved(loop)
     else:
         why = ("the loop writes memory other than by stores (an atomic, a print) or holds "

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import mlir.ir as ir
 
-from tilelang.dialect import dtype_of, ops
+from tilelang.dialect import dtype_of
 from tilelang.dialect.op_table import GATHER, MMA
 from tilelang.dialect.semantics import np_dtype
 from tilelang.dialect.types import shape_of
@@ -58,8 +58,6 @@ from tilelang.passes.staged_loops import staged_loop
 NAME = "tile-pipeline-loads"
 CHUNK_BYTES_PER_THREAD = 64  # 16 registers carried through a chunk loop's body
 GRID_STRIDE_BYTES_PER_THREAD = 128  # 32 registers, in a loop whose step is the grid's size
-AHEAD_BYTES_PER_THREAD = 256  # a grid-stride loop's tiles in flight together, at most
-MAX_AHEAD = 2  # iterations a grid-stride loop's loads are issued ahead, at most
 PLAIN_STORES = ("tile.store", "tile.scatter")
 
 
@@ -80,9 +78,6 @@ def run(module: ir.Operation, options: Options) -> None:
                 loads = [o for o in _body_ops(op) if name(o) == "tile.load" and _indices_ok(op, o)]
         elif chunk_loop(op):
             loads = chunk_loads(op)
-            if loads:
-                _pipeline(op, loads, iterations_ahead(op, loads))
-                continue
         if loads:
             _pipeline(op, loads)
     eliminate_dead_code(module, None)  # the index computations of the moved loads
@@ -191,19 +186,6 @@ def budget(loop: ir.Operation) -> int:
     return GRID_STRIDE_BYTES_PER_THREAD if _grid_stride(loop) else CHUNK_BYTES_PER_THREAD
 
 
-def iterations_ahead(loop: ir.Operation, loads: list[ir.Operation]) -> int:
-    """How many iterations ahead a chunk loop's loads are issued: one, and in a grid-stride
-    loop as many as AHEAD_BYTES_PER_THREAD hold (at most MAX_AHEAD): with about one block an
-    SM, one tile in flight (cuTile's persistent RMS norm: 16 KB an SM) is too few bytes to
-    cover memory latency. (The tiles of one iteration stay within the smaller `budget`: the
-    samples' RMS norm backward, whose body holds more, spilled with 256 bytes of them.)"""
-    if not _grid_stride(loop):
-        return 1
-    per_thread = sum(_tile_bytes(o.results[0].type) for o in loads) // \
-        (32 * kernel_num_warps(loop))
-    return max(1, min(MAX_AHEAD, AHEAD_BYTES_PER_THREAD // max(per_thread, 1)))
-
-
 def _grid_stride(loop: ir.Operation) -> bool:
     step = defining_op(loop.operands[2])
     return step is not None and name(step) == "tile.num_blocks"
@@ -252,26 +234,15 @@ def _clone(loop: ir.Operation, load: ir.Operation, mapping: dict[ir.Value, ir.Va
     return mapping[load.results[0]]
 
 
-def _pipeline(loop: ir.Operation, loads: list[ir.Operation], ahead: int = 1) -> None:
-    """Issue `loads` `ahead` iterations early: the prologue loads iterations lb .. lb + (ahead
-    - 1) * step, the loop carries `ahead` tiles a load (the oldest is this iteration's), and
-    each iteration loads iteration k + ahead * step and yields the others one place on."""
-    lower, step = loop.operands[0], loop.operands[2]
+def _pipeline(loop: ir.Operation, loads: list[ir.Operation]) -> None:
+    lower = loop.operands[0]
     iv_old = loop.regions[0].blocks[0].arguments[0]
     with ir.InsertionPoint(loop), loop.location:
-        first, at = [], lower
-        for i in range(ahead):
-            if i:
-                at = ops.create("add", [at, step], [at.type]).result
-            first += [_clone(loop, load, {iv_old: at}) for load in loads]
+        first = [_clone(loop, load, {iv_old: lower}) for load in loads]
         w = carry_more(loop, first)
     with ir.InsertionPoint(w.moved[0]), loop.location:
-        target = w.following
-        for _ in range(ahead - 1):
-            target = ops.create("add", [target, step], [target.type]).result
-        issued = [_clone(w.new.operation, load, {w.iv: target}) for load in loads]
-    count = len(loads)
-    for load, value in zip(loads, w.extra[:count], strict=True):
+        ahead = [_clone(w.new.operation, load, {w.iv: w.following}) for load in loads]
+    for load, value in zip(loads, w.extra, strict=True):
         load.results[0].replace_all_uses_with(value)
         load.erase()
-    finish(w, [*w.extra[count:], *issued])
+    finish(w, ahead)
