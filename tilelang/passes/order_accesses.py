@@ -96,16 +96,22 @@ class _Flow:
         return pending | {(a, writes) for a in arrays}
 
     def loop(self, op: ir.Operation, pending: Pending) -> Pending:
-        """A loop's body may run again after itself: iterate to the fixed point (the pending
-        set only grows, and a larger one marks no fewer accesses)."""
+        """A loop's body may run again after itself: iterate to the fixed point of what is
+        pending at its top (the set only grows, and a larger one marks no fewer accesses).
+        An scf.for leaves after its body or before the first iteration (that fixed point); an
+        scf.while after its condition's region, the first of its two: what is pending there,
+        joined with the fixed point (a superset, so sound; it keeps the barriers the analysis
+        placed after such loops before their exit was told apart)."""
         while True:
-            after = pending
-            for region in op.regions:  # scf.while: the condition's region, then the body's
+            after, exits = pending, pending
+            for i, region in enumerate(op.regions):  # scf.while: the condition's, the body's
                 for block in region.blocks:
                     after = self.block(block, after)
+                if i == 0:
+                    exits = after
             grown = pending | after
             if grown == pending:
-                return pending
+                return pending | exits if name(op) == "scf.while" else pending
             pending = grown
 
 

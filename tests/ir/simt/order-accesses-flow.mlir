@@ -74,3 +74,34 @@ func.func @with_a_product(%x: !tile.array<f32, array<i64: 1>, 16 : i64>,
   %m = "tile.mma"(%p, %p, %acc) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
   return
 }
+
+// -----
+
+// An scf.while leaves after its condition's region: what that region accessed since the last
+// barrier is pending after the loop even when the body's first access always takes a barrier
+// (here the load of y, which the store before the loop wrote). The store of x after the loop
+// follows the other threads' loads of x in the condition: a barrier.
+// CHECK-LABEL: func.func @while_exit
+// CHECK: scf.while
+// CHECK: "tile.load"(%arg0, {{.*}}) {order = array<i64: 0>, padding_mode = "zero"} :
+// CHECK: "tile.load"(%arg1, {{.*}}) {order = array<i64: 0>, padding_mode = "zero", tile.barrier_before}
+// CHECK: "tile.store"(%arg0, {{.*}}) {order = array<i64: 0>, tile.barrier_before}
+func.func @while_exit(%x: !tile.array<f32, array<i64: 1>, 16 : i64>,
+                      %y: !tile.array<f32, array<i64: 1>, 16 : i64>,
+                      %t: tensor<128xf32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = "tile.constant"() {value = 0 : i32} : () -> i32
+  %c1 = "tile.constant"() {value = 1 : i32} : () -> i32
+  "tile.store"(%y, %c0, %t) {order = array<i64: 0>} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32, tensor<128xf32>) -> ()
+  %r = scf.while (%i = %c0) : (i32) -> i32 {
+    %a = "tile.load"(%x, %i) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<128xf32>
+    %go = "tile.cmp"(%i, %n) {predicate = "lt"} : (i32, i32) -> i1
+    scf.condition(%go) %i : i32
+  } do {
+  ^bb0(%j: i32):
+    %b = "tile.load"(%y, %j) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32) -> tensor<128xf32>
+    %k = "tile.add"(%j, %c1) : (i32, i32) -> i32
+    scf.yield %k : i32
+  }
+  "tile.store"(%x, %c0, %t) {order = array<i64: 0>} : (!tile.array<f32, array<i64: 1>, 16 : i64>, i32, tensor<128xf32>) -> ()
+  return
+}
