@@ -139,10 +139,11 @@ def test_the_generator_covers_the_language() -> None:
         seen.update(f"kloop:{n.attrs['layout']}" for n in p.nodes if n.op == "kloop")
         seen.update(f"kloop:{p.arrays[n.attrs['array']].dtype}" for n in p.nodes
                     if n.op == "kloop")
+        seen.update(["persistent"] if p.launched else [])
     wanted = ["load", "where", "astype", "reshape", "permute", "expand_dims", "broadcast_to",
               "gather", "mma", "loop", "if", "scan:cumsum", "scan:cumprod", "order", "ragged",
               "nan-reduction", "out:scatter", "out:atomic", "binary:floordiv", "binary:mod",
-              "binary:bitwise_lshift", "binary:bitwise_rshift", "unary:exp",
+              "binary:bitwise_lshift", "binary:bitwise_rshift", "unary:exp", "persistent",
               *(f"reduce:{f}" for f in ("sum", "prod", "max", "min", "argmax", "argmin")),
               *(f"padding:{m}" for m in ("ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF")),
               *(f"dtype:{d}" for d in ref.NP_DTYPES),
@@ -165,6 +166,20 @@ def test_k_loops_match_the_reference_exactly() -> None:
         assert all(tolerances(p)[a] == 0.0 for a in arrays)  # compared exactly
         stored += len(arrays)
     assert stored >= 3
+
+
+def test_persistent_programs_walk_their_tiles_with_fewer_blocks() -> None:
+    """A program with `launched` blocks walks its `grid` tiles with a grid-stride loop (what
+    tile-pipeline-loads loads ahead across the loop's stores); its results are the
+    one-block-a-tile program's."""
+    programs = [p for p in map(generate, range(200)) if 0 < p.launched < p.grid]
+    assert len(programs) >= 5
+    for p in programs[:5]:
+        source = kernel_source(p)
+        assert f"for tile in range(ct.bid(0), {p.grid}, ct.num_blocks(0)):" in source
+        assert source.count("ct.bid(0)") == 1  # every other use is the loop's tile
+        report = check(p, SIDES)
+        assert report.ok, (p.seed, report)
 
 
 def test_command_line_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> None:

@@ -143,7 +143,7 @@ def _run_interpreter(p: Program, arrays: list[np.ndarray]) -> None:
     import tilelang as ct
 
     kernel = kernel_of(p).replace_hints(interpret=True)
-    ct.launch(None, (p.grid,), kernel, (*arrays, *p.scalars))
+    ct.launch(None, (p.launched or p.grid,), kernel, (*arrays, *p.scalars))
 
 
 def _compile(p: Program, arrays: list[np.ndarray]) -> None:
@@ -158,7 +158,8 @@ def _run_gpu(p: Program, arrays: list[np.ndarray]) -> list[np.ndarray]:
     import tilelang as ct
 
     device = [to_torch(a).cuda() for a in arrays]
-    ct.launch(torch.cuda.current_stream(), (p.grid,), kernel_of(p), (*device, *p.scalars))
+    ct.launch(torch.cuda.current_stream(), (p.launched or p.grid,), kernel_of(p),
+              (*device, *p.scalars))
     torch.cuda.synchronize()
     return [from_torch(t, a.dtype) for t, a in zip(device, arrays, strict=True)]
 

@@ -418,8 +418,10 @@ class Generator:
             self.scatter()
         if r.random() < 0.15:
             self.atomic()
+        # drawn last, so that a seed's program is the same but for it
+        launched = r.randint(1, self.grid) if r.random() < 0.25 else 0
         return Program(self.seed, self.grid, self.arrays, self.nodes, self.outputs,
-                       self.scalars)
+                       self.scalars, launched)
 
     def _output_nodes(self) -> list[int]:
         """Every value no other node uses (so no computed node goes unchecked), at most five,

@@ -61,6 +61,10 @@ class Program:
     nodes: list[Node]
     outputs: list[Output]
     scalars: list[int] = field(default_factory=list)  # values of the int scalar parameters
+    # a persistent kernel: this many blocks launched (0: one block a tile), each walking the
+    # `grid` tiles with a grid-stride loop (`range(ct.bid(0), grid, ct.num_blocks(0))`): what
+    # tile-pipeline-loads loads ahead across the loop's stores
+    launched: int = 0
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1)
@@ -78,7 +82,8 @@ class Program:
                     n.attrs[key] = tuple(n.attrs[key])
         arrays = [Array(a["role"], a["dtype"], tuple(a["shape"])) for a in data["arrays"]]
         outputs = [Output(**o) for o in data["outputs"]]
-        return cls(data["seed"], data["grid"], arrays, nodes, outputs, data["scalars"])
+        return cls(data["seed"], data["grid"], arrays, nodes, outputs, data["scalars"],
+                   data.get("launched", 0))
 
 
 # ----- source ---------------------------------------------------------------------------------
@@ -225,6 +230,9 @@ def kernel_source(p: Program, name: str = "fuzz_kernel") -> str:
     params = [f"x{k}" for k in range(len(p.arrays))] + [f"s{k}" for k in range(len(p.scalars))]
     body = [line for i, n in enumerate(p.nodes) for line in _statements(p, i, n)]
     body += [_write(p, o) for o in p.outputs]
+    if p.launched:  # the same tiles, walked by fewer blocks
+        body = [f"for tile in range(ct.bid(0), {p.grid}, ct.num_blocks(0)):",
+                *[f"    {line.replace('ct.bid(0)', 'tile')}" for line in body]]
     lines = ["import tilelang as ct", "", "", "@ct.kernel",
              f"def {name}({', '.join(params)}):", *[f"    {line}" for line in body], ""]
     return "\n".join(lines)

@@ -48,7 +48,9 @@ def _size(p: Program) -> tuple[int, int, int]:
 
 def _candidates(p: Program) -> Iterator[Program]:
     if p.grid > 1:
-        yield dataclasses.replace(copy.deepcopy(p), grid=1)
+        yield dataclasses.replace(copy.deepcopy(p), grid=1, launched=min(p.launched, 1))
+    if p.launched:
+        yield dataclasses.replace(copy.deepcopy(p), launched=0)
     for k in range(len(p.outputs)):
         if len(p.outputs) > 1:
             q = copy.deepcopy(p)
@@ -101,7 +103,7 @@ def prune(p: Program) -> Program:
                       None if o.index is None else renumber[o.index],
                       None if o.mask is None else renumber[o.mask], o.fn) for o in p.outputs]
     return Program(p.seed, p.grid, [p.arrays[a] for a in used], nodes, outputs,
-                   list(p.scalars))
+                   list(p.scalars), p.launched)
 
 
 def save(p: Program, folder: Path, note: str) -> Path:
