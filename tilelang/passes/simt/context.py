@@ -93,11 +93,14 @@ class Lowering:
             self.shared_bytes = size
             self.shared_location = ir.Location.current
 
-    def order_access(self, op: ir.Operation) -> None:
+    def order_access(self, op: ir.Operation) -> bool:
         """A block barrier before `op` when tile-order-accesses marked it (an earlier access to
-        its array by other threads may conflict with it: passes/order_accesses.py)."""
+        its array by other threads may conflict with it: passes/order_accesses.py); whether
+        it placed one."""
         if BARRIER_ATTR in op.attributes:
             gpu.barrier()
+            return True
+        return False
 
     # ----- thread indices and layout coordinates ----------------------------------------------
 

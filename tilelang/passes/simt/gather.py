@@ -31,7 +31,6 @@ from mlir.dialects import arith, gpu, llvm, scf
 
 from tilelang.dialect import op_table, ops
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
-from tilelang.passes.order_accesses import BARRIER_ATTR
 from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, to_memory, to_register
 from tilelang.passes.simt.context import Lowering, const, lowers, when
 from tilelang.passes.simt.shapes import coordinate
@@ -183,8 +182,7 @@ def _atomic(lw: Lowering, op: ir.Operation, extra: int,
     """Shared skeleton: fences, owner-only atomics, old values spread to every copy. Two
     barriers with nothing between them are one: the access's own (tile-order-accesses) serves
     as the release's, the acquire's as the first of the spread's."""
-    ordered = BARRIER_ATTR in op.attributes
-    lw.order_access(op)
+    ordered = lw.order_access(op)
     a = _Indexed(lw, op, extra)
     order = ops.str_attr(op, "memory_order")
     scope = SCOPES[ops.str_attr(op, "memory_scope")]
