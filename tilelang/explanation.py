@@ -356,10 +356,15 @@ def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
         if staged is not None:
             mma = staged.mma_of(op)
             where = "A and B" if mma is not None and mma.a is not None else "B"
-            written = " (A written there once, before the loop, from its registers)" \
-                if mma is not None and mma.a is not None and mma.a.registers else ""
+            written = ""
+            if mma is not None and mma.a_in_ring:
+                written = " (A's rows gathered into each stage by cp.async)"
+            elif mma is not None and mma.a is not None and mma.a.registers:
+                written = " (A written there once, before the loop, from its registers)"
+            kept = tuple(f"A is gathered into registers each iteration: {r}"
+                         for r in (mma.a_reasons if mma is not None else ()))
             return ProductReport(_line(op), shape, dtypes,
-                                 f"wgmma, {where} from shared memory{written}", True)
+                                 f"wgmma, {where} from shared memory{written}", True, kept)
     atom = layout_rules.mma_atom(dtype_of(a.type), dtype_of(b.type), dtype_of(acc.type))
     if atom is None:
         return ProductReport(_line(op), shape, dtypes, "CUDA cores (fma)", False,

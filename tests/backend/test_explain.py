@@ -260,3 +260,31 @@ def test_a_grid_stride_loop_is_prefetched_with_the_larger_budget() -> None:
     (loop,) = ct.explain(persistent_rms_norm, (x, np.zeros(1024, np.float32), x, 8, 1024)).loops
     assert loop.detail == ("1 load an iteration, not prefetched: the next iteration's tiles "
                            "would hold more than 128 bytes a thread")
+
+
+def gathered_args():
+    x = np.zeros((300, 1024), BF16)[:, :512]  # rows 2 KB apart
+    return (x, np.zeros((512, 256), BF16), np.zeros((256, 256), BF16),
+            np.zeros(256, np.int32), 128, 128, 64)
+
+
+def test_an_a_operand_gathered_by_rows_is_staged_through_the_ring() -> None:
+    from tilelang.testing.gather_kernels import gathered_matmul
+
+    report = ct.explain(gathered_matmul, gathered_args())
+    (loop,), (product,) = report.loops, report.products
+    assert loop.path == "staged products" and loop.fast
+    assert product.engine == ("wgmma, A and B from shared memory (A's rows gathered into each "
+                               "stage by cp.async)")
+    assert report.instructions["cp.async"] > 0 and report.instructions["ldmatrix"] == 0
+    assert report.fallbacks == []
+
+
+def test_a_masked_gather_stays_in_registers_and_says_why() -> None:
+    from tilelang.testing.gather_kernels import masked_gather_matmul
+
+    report = ct.explain(masked_gather_matmul, gathered_args())
+    (product,) = report.products
+    assert product.engine == "wgmma, B from shared memory"
+    assert product.reasons == ("A is gathered into registers each iteration: its gather has a "
+                               "mask (only unmasked gathers are copied by rows)",)

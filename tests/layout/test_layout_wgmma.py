@@ -88,3 +88,20 @@ def test_descriptor_fields():
 def test_fits(shape, ok):
     m, n, k, warps = shape
     assert wgmma.fits(m, n, k, 2, warps) is ok
+
+
+@pytest.mark.parametrize("rows, cols, itemsize, warps", [
+    (128, 64, 2, 8), (64, 64, 2, 4), (128, 128, 2, 8), (64, 128, 1, 4), (256, 64, 2, 4)])
+def test_copy_layout_is_the_ring_copies_chunk_assignment(rows, cols, itemsize, warps):
+    """Thread tid's i-th 16-byte chunk is chunk q = tid + threads * i, numbered row by row:
+    the element the layout puts in register i * elems + e is element e of that chunk."""
+    layout = wgmma.copy_layout(rows, cols, itemsize, warps)
+    elems, threads = wgmma.CHUNK_BYTES // itemsize, 32 * warps
+    per_row = cols // elems
+    assert layout.is_bijective()
+    for tid in (0, 1, 7, 8, 33, threads - 1):
+        for i in range(rows * per_row // threads):
+            q = tid + threads * i
+            for e in range(elems):
+                got = layout.apply(register=i * elems + e, lane=tid % 32, warp=tid // 32)
+                assert got == (q // per_row, q % per_row * elems + e)

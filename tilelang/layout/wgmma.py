@@ -137,6 +137,33 @@ class Operand:
             (SWIZZLE_128B << 62)
 
 
+def copy_layout(rows: int, cols: int, itemsize: int, num_warps: int) -> LinearLayout:
+    """The rows x cols tile as a ring stage's copies hold it (simt/stage_copies.py): its
+    16-byte chunks numbered row by row, chunk q = tid + threads * i is thread tid's i-th, so
+    register j * elems + e holds element e of the thread's chunk j. An operand gathered by
+    rows into a stage takes this layout: each thread's row indices are then in its registers
+    (register j * elems holds chunk j's). Needs whole rows of chunks, powers of two, and at
+    least one chunk a thread."""
+    elems = CHUNK_BYTES // itemsize
+    per_row, threads = cols // elems, 32 * num_warps
+    chunks = rows * per_row
+    log2_exact(per_row, "16-byte chunks a row")
+    chunk_bits = log2_exact(chunks, "chunks")
+    if chunks < threads:
+        raise ValueError(f"{chunks} chunks for {threads} threads")
+
+    def chunk(bit: int) -> tuple[int, int]:  # bit `bit` of q as (row, column) offsets
+        q = 1 << bit
+        return (0, q * elems) if q < per_row else (q // per_row, 0)
+
+    thread_bits = log2_exact(threads, "threads")
+    regs = [(0, 1 << j) for j in range(log2_exact(elems, "elements a chunk"))]
+    regs += [chunk(b) for b in range(thread_bits, chunk_bits)]
+    lanes = [chunk(b) for b in range(5)]
+    warps = [chunk(b) for b in range(5, thread_bits)]
+    return LinearLayout({"register": regs, "lane": lanes, "warp": warps}, (rows, cols))
+
+
 def read_by_instruction(op: Operand, start: int, rows: int, k: int) -> dict[tuple[int, int], int]:
     """What one wgmma reads through a descriptor at byte `start` (relative to a 1024-aligned
     base): (i, kk) -> byte offset of element i (M or N index), kk (0..k-1) — a model of the

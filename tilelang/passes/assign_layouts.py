@@ -19,7 +19,7 @@ import mlir.ir as ir
 from tilelang.dialect import dtype_of, ops, parse_array_type, with_layout
 from tilelang.dialect.op_table import Trait, has_trait
 from tilelang.dialect.types import is_tile_type, shape_of
-from tilelang.layout import LinearLayout, to_text
+from tilelang.layout import LinearLayout, to_text, wgmma
 from tilelang.layout.wgmma import accumulator_layout
 from tilelang.passes import layout_rules as rules
 from tilelang.passes import staged_loops
@@ -123,6 +123,11 @@ class _Assigner:
         if has_trait(op, Trait.SUBTILE):
             return self._subtile_layouts(op)[0]
         if n in INDEXED:  # memory accesses are never deferred (nor repeated)
+            gathered = next((m.a for m in self.staged
+                             if m.a is not None and m.a_in_ring and m.a.load == op), None)
+            if gathered is not None:  # copied into a ring's stages: each thread its chunks
+                a = gathered.operand
+                return wgmma.copy_layout(a.rows, a.cols, a.itemsize, self.num_warps)
             return self._first_fixed(op) or self.default(result)
         if n == "tile.mma":
             return self.mma_layouts(op)[2]
@@ -303,7 +308,10 @@ class _Assigner:
             b = staged_loops.chain_layout(staged.b, self.layouts.get(loaded) or
                                           self.default(loaded))
             a = staged_loops.a_layout(staged.m, staged.k, self.num_warps)
-            if staged.a is not None and staged.a.registers:  # written to shared memory
+            if staged.a_in_ring:  # gathered into the stages, in the copies' layout
+                value = op.operands[0]
+                a = self.layouts.get(value) or self.default(value)
+            elif staged.a is not None and staged.a.registers:  # written to shared memory
                 value = op.operands[0]  # from its registers, in the layout it has
                 a = self.layouts.get(value) or self.default(value)
             elif staged.a is not None:  # copied to shared memory as loaded

@@ -80,8 +80,8 @@ def run(module: ir.Operation, options: Options) -> None:
 
 def _tail(loop: ir.Operation, arch: str) -> _Tail | None:
     plan = staged_loop(loop, arch, kernel_num_warps(loop))
-    if plan is None or len(plan.mmas) < 2:
-        return None
+    if plan is None or len(plan.mmas) < 2 or plan.mmas[-1].a_in_ring:
+        return None  # (a gathered A is copied into the product's stage: it stays with it)
     body = loop.regions[0].blocks[0]
     inner = [o.operation for o in body.operations]
     if any(o.regions and not _closed(o) for o in inner):

@@ -9,7 +9,8 @@ shared with the layout passes, which must agree on them):
   (passes/staged_loops.py), on wgmma;
 and each of them is filled either by `cp.async` (simt/staged_matmul.py, simt/staged_loop.py)
 or, on sm_90 with `tma`, by TMA boxes (simt/tma_matmul.py, simt/tma_ring.py) when every
-operand is a kernel parameter and whole boxes cover its tiles.
+operand is a kernel parameter and whole boxes cover its tiles (an A operand gathered by rows
+is copied by cp.async, and so is the rest of its ring).
 
 The pass records the choice on the loop as `tile.ring = {copy = "tma" | "cp.async",
 loop = "matmul" | "staged", engine = "wgmma" | "mma.sync", stages = N}`. The lowering reads it:
@@ -86,6 +87,8 @@ def tma_plan(plan: MatmulLoop | StagedLoop) -> MatmulLoop | StagedLoop | None:
             return None
         boxed: MatmulLoop | StagedLoop = dataclasses.replace(plan, tma=True)
         return boxed if boxes_fit([plan.a, plan.b]) else None
+    if any(o.gathered is not None for o in plan.operands):
+        return None  # rows picked by index: no box covers them
     loads = [o.load for o in plan.operands]
     if not _kernel_arrays(loads) or not tma_allowed(loads):
         return None

@@ -19,6 +19,12 @@ two. Its A operand stays in registers, in the layout wgmma reads A from register
 accumulator's, layout/wgmma.accumulator_layout), so a product of probabilities computed from an
 earlier product needs no conversion. The loads' index arithmetic (pure scalar ops of the body)
 is replayed `ahead` iterations early to issue the copies.
+
+An A operand gathered by rows in the body (MoE's tokens: `ct.gather(x, (rows[:, None],
+k * TK + ct.arange(TK)[None, :]))`, `rows` computed before the loop) is staged in the ring too:
+each row's TK elements are contiguous, so cp.async copies them in 16-byte chunks from the row
+its index names (GatheredRows), and the product reads A from shared memory. Its registers,
+and the gather's latency each iteration, are gone.
 """
 
 from __future__ import annotations
@@ -28,8 +34,8 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.dialect import dtype_of, ops
-from tilelang.dialect.types import shape_of
+from tilelang.dialect import dtype_of, ops, parse_array_type
+from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, wgmma
 from tilelang.layout.boxes import MAX_BOX_ROWS, BoxBuffer
@@ -43,6 +49,7 @@ from tilelang.passes.ir_utils import (
     name,
     relabelling_chain,
     scalar_slice,
+    uniform_constant,
 )
 from tilelang.passes.remarks import collecting, no, refuse
 from tilelang.target import target
@@ -53,16 +60,27 @@ MIN_STAGES = 3  # the stage multiplied, the one its wgmma may still read, one be
 
 
 @dataclass(frozen=True)
+class GatheredRows:
+    """How a gathered A operand's rows are found: `tile.gather(x, (rows, cols))` with `rows`
+    a broadcast along the row of indices computed before the loop, `cols` = `start +
+    arange(K)` along it, `start` a multiple of 16 bytes of elements."""
+
+    rows: ir.Value  # the gather's row-index tile (row_source finds its value before the loop)
+    start: ir.Value | None  # the run's first column, a scalar of the body (None: 0)
+
+
+@dataclass(frozen=True)
 class StagedOperand:
     """A tile.load staged in shared memory, and the reshapes/transposes from it to the mma."""
 
-    load: ir.Operation
+    load: ir.Operation  # (a tile.gather for a gathered operand)
     chain: tuple[ir.Operation, ...]
     operand: wgmma.Operand  # its stage layout: K-major (transposed) or N-major
     offset: int  # bytes from the stage's start
     # an A operand computed before the loop (`load` is then the op that computes it, and the
     # chain is empty): written to shared memory from its registers once, not copied
     registers: bool = False
+    gathered: GatheredRows | None = None  # an A operand copied into each stage by rows
 
     @property
     def ops(self) -> tuple[ir.Operation, ...]:
@@ -77,9 +95,21 @@ class StagedMma:
     n: int
     k: int
     # A put in shared memory once, before the loop, when it is computed before the loop
-    # (attention's q: copied when it is a load, else written from its registers): read
-    # through a descriptor, it holds no registers in the loop
+    # (attention's q: copied when it is a load, else written from its registers), or into
+    # each stage when it is gathered by rows in the loop: read through a descriptor, it
+    # holds no registers in the loop
     a: StagedOperand | None = None
+    # why a gather in the loop that A is stays in registers (for explain)
+    a_reasons: tuple[str, ...] = ()
+
+    @property
+    def a_in_ring(self) -> bool:
+        return self.a is not None and self.a.gathered is not None
+
+    @property
+    def ring_operands(self) -> tuple[StagedOperand, ...]:
+        """The operands copied into each stage: B, and a gathered A."""
+        return (self.b, self.a) if self.a is not None and self.a_in_ring else (self.b,)
 
 
 @dataclass(frozen=True)
@@ -93,7 +123,8 @@ class StagedLoop:
 
     @property
     def operands(self) -> tuple[StagedOperand, ...]:
-        return tuple(m.b for m in self.mmas)
+        """What each stage holds (B operands, gathered A operands), in stage order."""
+        return tuple(o for m in self.mmas for o in m.ring_operands)
 
     @property
     def ahead(self) -> int:
@@ -108,7 +139,7 @@ class StagedLoop:
     @property
     def once(self) -> tuple[StagedOperand, ...]:
         """The A operands copied once, before the loop (offsets in their own region)."""
-        return tuple(m.a for m in self.mmas if m.a is not None)
+        return tuple(m.a for m in self.mmas if m.a is not None and not m.a_in_ring)
 
     @property
     def once_bytes(self) -> int:
@@ -144,8 +175,8 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         if staged is None:
             return None
         mmas.append(staged)
-        offset += staged.b.operand.bytes
-        once += staged.a.operand.bytes if staged.a is not None else 0
+        offset += sum(o.operand.bytes for o in staged.ring_operands)
+        once += staged.a.operand.bytes if staged.a is not None and not staged.a_in_ring else 0
     held = [m for m in mmas if m.a is None and from_before(m.mma.operands[0], loop)]
     if held and any(name(op) in BRANCHES for op in inner[:-1]):
         # ptxas (13.0: the command, nvJitLink and the driver alike) then gives a register
@@ -163,6 +194,11 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     if not all(scalar_slice(loop, v, index_ops) for load in loads for v in load.operands):
         return no("a staged load's indices depend on more than the loop's index and values "
                   "from before the loop")
+    starts = [m.a.gathered.start for m in mmas if m.a is not None and m.a.gathered is not None]
+    if not all(scalar_slice(loop, v, index_ops) for v in starts if v is not None):
+        return no("a gathered operand's first column depends on more than the loop's index "
+                  "and values from before the loop")
+    loads += [m.a.load for m in mmas if m.a is not None and m.a_in_ring]
     # the body's own shared-memory conversions go below the ring: how much they need is known
     # once they are placed (tile-assign-layouts), so the count of stages is settled then
     limit = target(arch).shared_per_block - 1024 - once
@@ -175,10 +211,30 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     hint = latency_hint(loads)  # `latency=`: the stages the user asks for (16 bytes of
     most = MAX_STAGES if hint is None else hint  # barriers each)
     reserve = 0 if hint is None else 16 * hint
-    stages = max(MIN_STAGES, min(most, (limit - reserve - _scratch_bytes(inner)) // offset))
+    scratch = _scratch_bytes(inner)
+    stages = max(MIN_STAGES, min(most, (limit - reserve - scratch) // offset))
+    if hint is None and occupancy == 1 and target(arch).known and \
+            _accumulators(mmas, num_warps) <= PAIRED_ACCUMULATORS:
+        # a second block an SM, where the stages are all that keep it out: it overlaps this
+        # block's prologue and epilogue (its gathers, its stores), which more stages do not.
+        # cuTile's MoE down product (one K step a block): 4 stages 0.44 ms, 3 with two
+        # blocks an SM 0.29 (H200)
+        paired = (target(arch).shared_for(2) - 1024 - once - scratch) // offset
+        if MIN_STAGES <= paired < stages:
+            stages = paired
     order = {op: i for i, op in enumerate(inner)}
     return StagedLoop(loop, tuple(mmas), tuple(sorted(index_ops, key=order.__getitem__)),
                       stages)
+
+
+# accumulator registers a thread under which two blocks an SM leave room for the rest (128
+# registers a thread at 8 warps: a 128x128 float32 accumulator over 256 threads is 64)
+PAIRED_ACCUMULATORS = 64
+
+
+def _accumulators(mmas: list[StagedMma], num_warps: int) -> int:
+    """The products' float32 accumulators, in registers a thread."""
+    return sum(m.m * m.n for m in mmas) // (32 * num_warps)
 
 
 def _scratch_bytes(body: list[ir.Operation]) -> int:
@@ -255,10 +311,17 @@ def _staged_mma(op: ir.Operation, loop: ir.Operation, num_warps: int,
     if not _fits(m, n, k, staged.operand, num_warps):
         return no(f"wgmma does not cover the product{line}, {m}x{k} @ {k}x{n} with "
                   f"{num_warps} warps, from its stage layout")
+    with collecting() as why_a:
+        gathered = _gathered_operand(a, loop, offset + staged.operand.bytes, num_warps)
+    if gathered is not None and _fits(m, n, k, gathered.operand, num_warps):
+        return StagedMma(op, staged, m, n, k, gathered)
+    if gathered is not None:
+        why_a.append(f"wgmma does not read a {m}x{k} A from its stage layout with "
+                     f"{num_warps} warps")
     a_once = _once_operand(a, loop, once) or _written_once(a, loop, once)
     if a_once is not None and not _fits(m, n, k, a_once.operand, num_warps):
         a_once = None
-    return StagedMma(op, staged, m, n, k, a_once)
+    return StagedMma(op, staged, m, n, k, a_once, tuple(why_a))
 
 
 BRANCHES = ("scf.if", "scf.for", "scf.while", "scf.index_switch")  # control flow in a body
@@ -310,6 +373,120 @@ def _written_once(value: ir.Value, loop: ir.Operation, offset: int) -> StagedOpe
         return None
     return StagedOperand(defining_op(value), (), wgmma.Operand(rows, cols, True, itemsize),
                          offset, registers=True)
+
+
+def _gathered_operand(value: ir.Value, loop: ir.Operation, offset: int,
+                      num_warps: int) -> StagedOperand | None:
+    """The gather `value` is, when cp.async can copy it into a stage by rows (GatheredRows):
+    a 2-d array with contiguous, 16-byte aligned rows, every element kept (a mask of true),
+    zero padding (cp.async's fill). None, silently, when `value` is no gather of the body."""
+    op = defining_op(value)
+    if op is None or name(op) != "tile.gather" or op.parent != loop:
+        return None
+    operands = list(op.operands)
+    array, indices, mask, padding = operands[0], operands[1:-2], operands[-2], operands[-1]
+    if len(list(op.results[0].uses)) != 1:
+        return no("its gather is also read by other ops")
+    if len(indices) != 2:
+        return no(f"it gathers from an array of {len(indices)} dimensions (rows of a 2-d "
+                  "array are staged)")
+    _, unit, align = parse_array_type(array.type)
+    if not (unit[-1] and not unit[-2] and align >= 16):
+        return no("its array is not known to have contiguous, 16-byte aligned rows")
+    kept, fill = uniform_constant(mask), uniform_constant(padding)
+    if kept is None or kept[0] is not True:
+        return no("its gather has a mask (only unmasked gathers are copied by rows)")
+    if fill is None or fill[0] != 0 or str(fill[0]).startswith("-"):
+        return no("its gather pads with another value than zero (cp.async fills zeros)")
+    rows, cols = shape_of(value.type)
+    itemsize = dtype_of(value.type).itemsize
+    source = row_source(indices[0], loop)
+    if source is None:
+        return no("its row indices are not one index per row (`rows[:, None]`) computed "
+                  "before the loop")
+    found = _run_start(indices[1], cols)
+    if found is None:
+        return no("its column indices are not one run along the row (`start + "
+                  "ct.arange(K)`)")
+    start = found if isinstance(found, ir.Value) else None
+    if start is not None and not _multiple_of(start, wgmma.CHUNK_BYTES // itemsize):
+        return no(f"the run's first column is not known to be a multiple of "
+                  f"{wgmma.CHUNK_BYTES // itemsize} elements (16 bytes)")
+    operand = wgmma.Operand(rows, cols, True, itemsize)
+    if rows * cols * itemsize // wgmma.CHUNK_BYTES % (32 * num_warps):
+        return no(f"its {rows}x{cols} tile is not a whole number of 16-byte chunks a thread")
+    return StagedOperand(op, (), operand, offset, gathered=GatheredRows(indices[0], start))
+
+
+def row_source(index: ir.Value, loop: ir.Operation) -> ir.Value | None:
+    """The value of `index` (a gather's row indices, R x K) that the loop reads from before
+    it: through reshapes and a broadcast of an R x 1 tile along the row; None when `index`
+    is not such a broadcast of values computed before the loop."""
+    rows = shape_of(index.type)[0]
+    value, before, broadcast = index, None, False
+    while True:
+        if before is None and not _in_loop(value, loop):
+            before = value
+        op = defining_op(value)
+        if op is None or name(op) not in ("tile.broadcast", "tile.reshape"):
+            break
+        src = op.operands[0]
+        if not is_tile_type(src.type) or shape_of(src.type)[:1] != (rows,) or \
+                (any(d != 1 for d in shape_of(src.type)[1:]) and name(op) == "tile.broadcast"):
+            return None
+        broadcast = broadcast or name(op) == "tile.broadcast"
+        value = src
+    if not broadcast and any(d != 1 for d in shape_of(index.type)[1:]):
+        return None
+    return before
+
+
+def _in_loop(value: ir.Value, loop: ir.Operation) -> bool:
+    op = defining_op(value)
+    if op is None:
+        return value.owner == loop.regions[0].blocks[0]
+    return is_within(op, loop)
+
+
+def _run_start(index: ir.Value, length: int) -> ir.Value | int | None:
+    """`start` when `index` (R x K) is `start + arange(K)` along its rows (through a
+    broadcast and reshapes of a 1 x K or K tile): a scalar, or 0 for `arange(K)` alone."""
+    value = index
+    op = defining_op(value)
+    while op is not None and name(op) in ("tile.broadcast", "tile.reshape"):
+        src = op.operands[0]
+        if not is_tile_type(src.type) or [d for d in shape_of(src.type) if d != 1] != [length]:
+            return None
+        value = src
+        op = defining_op(value)
+    if op is None or shape_of(value.type)[-1:] != (length,):
+        return None
+    if name(op) == "tile.arange":
+        return 0
+    if name(op) != "tile.add":
+        return None
+    for first, second in (tuple(op.operands), tuple(reversed(list(op.operands)))):
+        inner, splat = defining_op(second), defining_op(first)
+        if inner is not None and name(inner) == "tile.arange" and splat is not None and \
+                name(splat) == "tile.splat" and not is_tile_type(splat.operands[0].type):
+            return splat.operands[0]
+    return None
+
+
+def _multiple_of(value: ir.Value, factor: int) -> bool:
+    """Whether the scalar `value` is known to be a multiple of `factor`: a constant, or a
+    product or sum of such terms (a constant factor that is a multiple)."""
+    constant = uniform_constant(value)
+    if constant is not None:
+        return isinstance(constant[0], int) and constant[0] % factor == 0
+    op = defining_op(value)
+    if op is None:
+        return False
+    if name(op) == "tile.mul":
+        return any(_multiple_of(v, factor) for v in op.operands)
+    if name(op) in ("tile.add", "tile.sub"):
+        return all(_multiple_of(v, factor) for v in op.operands)
+    return False
 
 
 def _stageable(load: ir.Operation) -> bool:

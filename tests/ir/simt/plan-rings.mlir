@@ -115,3 +115,47 @@ func.func @row_block_sums(%a: !tile.array<f32, array<i64: -1, 1>, 16 : i64>, %ou
   "tile.store"(%out, %lb, %lb, %r) {order = array<i64: 0, 1>} : (!tile.array<f32, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<64x64xf32>) -> ()
   return
 }
+
+// -----
+
+// An A operand gathered by rows in the loop (a mixture of experts' tokens: each row's 64
+// elements contiguous, its index computed before the loop) is copied into the stages by
+// cp.async, and so is the rest of its ring, even where TMA may copy B: no box covers rows
+// picked by index. A stage holds A and B (16 KiB each): 4 stages.
+// TMA-LABEL: func.func @gathered_rows
+// TMA: } {tile.ring = {copy = "cp.async", engine = "wgmma", loop = "staged", stages = 4 : i64}}
+// CP-LABEL: func.func @gathered_rows
+// CP: } {tile.ring = {copy = "cp.async", engine = "wgmma", loop = "staged", stages = 4 : i64}}
+// SM80-LABEL: func.func @gathered_rows
+// SM80-NOT: tile.ring
+func.func @gathered_rows(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %c: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %ids: !tile.array<i32, array<i64: 1>, 16 : i64>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %j = "tile.bid"() {axis = 1 : i64} : () -> i32
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %rows = "tile.load"(%ids, %i) {order = array<i64: 0>, padding_mode = "zero"} : (!tile.array<i32, array<i64: 1>, 16 : i64>, i32) -> tensor<128xi32>
+  %zero = "tile.constant"() {value = 0.000000e+00 : f32} : () -> f32
+  %acc0 = "tile.splat"(%zero) : (f32) -> tensor<128x128xf32>
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %true = "tile.constant"() {value = true} : () -> i1
+  %pad = "tile.constant"() {value = 0.000000e+00 : bf16} : () -> bf16
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<128x128xf32>) : i32 {
+    %t = "tile.constant"() {value = 64 : i32} : () -> i32
+    %s = "tile.mul"(%k, %t) : (i32, i32) -> i32
+    %ar = "tile.arange"() : () -> tensor<64xi32>
+    %ss = "tile.splat"(%s) : (i32) -> tensor<64xi32>
+    %cols = "tile.add"(%ss, %ar) : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+    %r2 = "tile.reshape"(%rows) : (tensor<128xi32>) -> tensor<128x1xi32>
+    %c2 = "tile.reshape"(%cols) : (tensor<64xi32>) -> tensor<1x64xi32>
+    %rb = "tile.broadcast"(%r2) : (tensor<128x1xi32>) -> tensor<128x64xi32>
+    %cb = "tile.broadcast"(%c2) : (tensor<1x64xi32>) -> tensor<128x64xi32>
+    %m = "tile.splat"(%true) : (i1) -> tensor<128x64xi1>
+    %p = "tile.splat"(%pad) : (bf16) -> tensor<128x64xbf16>
+    %x = "tile.gather"(%a, %rb, %cb, %m, %p) {check_bounds = true} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, tensor<128x64xi32>, tensor<128x64xi32>, tensor<128x64xi1>, tensor<128x64xbf16>) -> tensor<128x64xbf16>
+    %w = "tile.load"(%b, %k, %j) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<64x128xbf16>
+    %prod = "tile.mma"(%x, %w, %acc) : (tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32>) -> tensor<128x128xf32>
+    scf.yield %prod : tensor<128x128xf32>
+  }
+  %o = "tile.cast"(%r) : (tensor<128x128xf32>) -> tensor<128x128xbf16>
+  "tile.store"(%c, %i, %j, %o) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x128xbf16>) -> ()
+  return
+}

@@ -10,6 +10,12 @@ matter: the products' accumulators fill most of them). Each stage's copies go on
 chosen uniformly: every tile inside its array, 16 unchecked bytes per chunk; else each chunk
 checked against the array's bounds, reading fewer bytes at a row's end and none outside (the
 rest zero-filled by cp.async).
+
+An operand gathered by rows (passes/staged_loops.GatheredRows) copies chunk i of this thread
+from the array row its index names: the gather's row indices are held in the layout of the
+copies (layout/wgmma.copy_layout), so chunk i's index is in one of the thread's registers.
+Each chunk is checked (the row index against the rows, the column against the row's end), as
+the gather checks each element: a padded token's row reads nothing and is zero-filled.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, nvvm, scf
 
+from tilelang.errors import TileCompilerExecutionError
 from tilelang.layout import wgmma
 from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.shapes import shared_base
@@ -35,6 +42,11 @@ class CopyPart:
     operand: wgmma.Operand
     offset: int
     swapped: bool = False  # the load names its tile (k, n) but reads an (N, K) array
+    # a gathered operand (`load` is the tile.gather): this thread's chunks' array rows (index
+    # registers, chunk i's at i: gathered_rows) and the run's first column, a scalar of the
+    # body read at each issue (None: 0)
+    rows: tuple[ir.Value, ...] | None = None
+    start: ir.Value | None = None
 
 
 @dataclass(frozen=True)
@@ -118,27 +130,57 @@ class Copies:
         lower_indices_at(self.lw, self.loop, self.index_ops, iv)
         live = arith.cmpi(arith.CmpIPredicate.slt, iv, ub)
         stage = self.stage_address(slot)
-        tiles = []
+        tiles, gathered = [], []
         for part, chunks in zip(self.parts, self.chunks, strict=True):
+            if part.rows is not None:
+                gathered.append((part, arith.addi(stage, const(i64(), part.offset)), chunks))
+                continue
             array = self.lw.array(part.load.operands[0])
             index = [self.lw.get(v) for v in list(part.load.operands)[1:]]
             if part.swapped:
                 index.reverse()  # (k, n) tile index of an (N, K) array: rows n, columns k
             dst = arith.addi(stage, const(i64(), part.offset))
             tiles.append((_TileBounds(array, index, part.operand, live), dst, chunks))
-        inside = live
-        for bounds, _, _ in tiles:
-            inside = arith.andi(inside, bounds.inside)
-        branch = scf.IfOp(inside, [], has_else=True)
-        with ir.InsertionPoint(branch.then_block):
-            for bounds, dst, chunks in tiles:
-                self._copy_whole(bounds, dst, chunks)
-            scf.YieldOp([])
-        with ir.InsertionPoint(branch.else_block):
-            for bounds, dst, chunks in tiles:
-                self._copy_checked(bounds, dst, chunks)
-            scf.YieldOp([])
+        if tiles:
+            inside = live
+            for bounds, _, _ in tiles:
+                inside = arith.andi(inside, bounds.inside)
+            branch = scf.IfOp(inside, [], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                for bounds, dst, chunks in tiles:
+                    self._copy_whole(bounds, dst, chunks)
+                scf.YieldOp([])
+            with ir.InsertionPoint(branch.else_block):
+                for bounds, dst, chunks in tiles:
+                    self._copy_checked(bounds, dst, chunks)
+                scf.YieldOp([])
+        for part, dst, chunks in gathered:
+            self._copy_gathered(part, dst, chunks, live)
         nvvm.CpAsyncCommitGroupOp()
+
+    def _copy_gathered(self, part: CopyPart, dst: ir.Value, chunks: _Chunks,
+                       live: ir.Value) -> None:
+        """Each chunk from the row its index names, checked as the gather checks: an index
+        outside the rows (a negative one too) or a column past the row's end reads nothing."""
+        assert part.rows is not None, "a gathered part"
+        array = self.lw.array(part.load.operands[0])
+        rows, cols = array.shape[-2], array.shape[-1]
+        start = const(i64(), 0) if part.start is None else _i64(self.lw.get(part.start))
+        for i in range(chunks.count):
+            row = _i64(part.rows[i])
+            col = arith.addi(start, arith.extui(i64(), chunks.column(i)))
+            ok = arith.andi(live, arith.cmpi(arith.CmpIPredicate.ult, row, rows))
+            ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.ult, col, cols))
+            count = arith.minsi(arith.subi(cols, col), const(i64(), self.chunk_elems))
+            size = arith.select(ok, arith.trunci(i32(), arith.muli(
+                count, const(i64(), self.itemsize))), const(i32(), 0))
+            element = arith.addi(arith.muli(row, array.strides[-2]), col)
+            at = arith.select(ok, element, const(i64(), 0))
+            if chunks.offsets is not None:
+                offset = chunks.offsets[i]
+            else:
+                offset = arith.addi(chunks.offset0, const(i64(), i * chunks.delta))
+            self._cp_async(array, at, arith.addi(dst, offset), size)
 
     def _copy_whole(self, b: _TileBounds, dst: ir.Value, chunks: _Chunks) -> None:
         stride = b.array.strides[-2]
@@ -190,6 +232,26 @@ class Copies:
         target = llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), dst)
         nvvm.CpAsyncOp(target, src, CHUNK_BYTES,
                        ir.Attribute.parse("#nvvm<load_cache_modifier cg>"), cpSize=size)
+
+
+def gathered_rows(lw: Lowering, source: ir.Value, operand: wgmma.Operand) -> tuple[ir.Value, ...]:
+    """This thread's chunks' row indices (chunk i's first), from `source`: the gather's row
+    indices as computed before the loop (passes/staged_loops.row_source), whose layout puts
+    the rows of the thread's chunks in its registers (tile-assign-layouts gives the gather
+    layout/wgmma.copy_layout)."""
+    tile = lw.tile(source)
+    want = wgmma.copy_layout(operand.rows, operand.cols, operand.itemsize, lw.num_warps)
+    have = tile.layout
+    for dim in ("lane", "warp"):
+        if [b[0] for b in have.bases[dim]] != [b[0] for b in want.bases[dim]]:
+            raise TileCompilerExecutionError(
+                f"a gathered operand's row indices are not in the copies' layout: {have}")
+    rows_at: dict[int, int] = {}
+    for r in reversed(range(have.num_registers)):  # the first register of each row
+        rows_at[have.apply(register=r)[0]] = r
+    elems = CHUNK_BYTES // operand.itemsize
+    count = operand.rows * operand.cols // elems // (32 * lw.num_warps)
+    return tuple(tile.regs[rows_at[want.apply(register=i * elems)[0]]] for i in range(count))
 
 
 def lower_indices_at(lw: Lowering, loop: ir.Operation, index_ops: tuple[ir.Operation, ...],

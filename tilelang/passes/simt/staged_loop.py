@@ -37,7 +37,7 @@ from tilelang.passes.ir_utils import walk_ops
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.carried import bind, flat_operands
 from tilelang.passes.simt.context import RULES, Lowering, const, when
-from tilelang.passes.simt.stage_copies import Copies, CopyPart, aligned_base
+from tilelang.passes.simt.stage_copies import Copies, CopyPart, aligned_base, gathered_rows
 from tilelang.passes.simt.staged_matmul import wrap_slot
 from tilelang.passes.simt.staging import thread_term
 from tilelang.passes.simt.tma_ring import TmaRing
@@ -51,7 +51,13 @@ from tilelang.passes.simt.wgmma import (
     wgmma_kinds,
     wgmma_ss,
 )
-from tilelang.passes.staged_loops import StagedLoop, StagedMma, a_layout
+from tilelang.passes.staged_loops import (
+    StagedLoop,
+    StagedMma,
+    StagedOperand,
+    a_layout,
+    row_source,
+)
 
 
 def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
@@ -63,7 +69,7 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     # body is lowered: the placeholder is set then)
     offset = arith.constant(i64(), 0)
     outer_shared, lw.shared_bytes = lw.shared_bytes, 0
-    parts = [CopyPart(o.load, o.operand, o.offset) for o in plan.operands]
+    parts = [_copy_part(lw, loop, o) for o in plan.operands]
     copies = Copies(lw, loop, parts, plan.index_ops, plan.stage_bytes, offset)
     ring_bytes = plan.stages * plan.stage_bytes
     once = None
@@ -104,6 +110,17 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     lw.shared_bytes = 0
     lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024))
     bind(lw, list(loop.results), list(for_op.results)[:-1])
+
+
+def _copy_part(lw: Lowering, loop: ir.Operation, operand: StagedOperand) -> CopyPart:
+    """A stage's copies of `operand`: a load's tile, or a gathered operand's rows."""
+    if operand.gathered is None:
+        return CopyPart(operand.load, operand.operand, operand.offset)
+    source = row_source(operand.gathered.rows, loop)
+    assert source is not None, "staged_loops found it"
+    return CopyPart(operand.load, operand.operand, operand.offset,
+                    rows=gathered_rows(lw, source, operand.operand),
+                    start=operand.gathered.start)
 
 
 # the TMA ring's producer refills the stage of iteration c - 1 - RING_LAG at the end of
@@ -314,7 +331,8 @@ def _operands(op: ir.Operation) -> list[ir.Value]:
 def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
                once: ir.Value | None) -> None:
     """One product's wgmma instructions, per 64-row block of this warpgroup and per 16 of K:
-    A from registers, or through a descriptor when copied once (SS); B from the stage."""
+    A from registers, or through a descriptor when copied once or gathered into the stage
+    (SS); B from the stage."""
     op = staged.mma
     acc = lw.tile(op.operands[2])
     groups = lw.num_warps // wgmma.WARPGROUP
@@ -335,7 +353,8 @@ def _lower_mma(lw: Lowering, staged: StagedMma, stage: ir.Value,
         group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
         rows = arith.muli(arith.extui(i64(), group),
                           const(i64(), staged.m // groups * wgmma.ROW_BYTES))
-        a_base = arith.addi(arith.addi(once, const(i64(), staged.a.offset)), rows)
+        region = stage if staged.a_in_ring else once
+        a_base = arith.addi(arith.addi(region, const(i64(), staged.a.offset)), rows)
         kinds = wgmma_kinds(dtype, dtype_of(op.operands[1].type).name, b.k_major)
         first_kinds = dict(kinds, scaleD=ir.Attribute.parse("#nvvm.wgmma_scale_out<zero>")) \
             if fresh else kinds
