@@ -144,15 +144,21 @@ def boxes_fit(operands: list[wgmma.Operand]) -> bool:
 
 
 def _kernel_arrays(loads: list[ir.Operation]) -> bool:
-    """Whether every load reads an array passed as a kernel parameter: a tensor map is encoded
-    on the host for a parameter, so an array picked at run time (an element of a list of
-    arrays, as a grouped GEMM's) is copied by cp.async instead."""
-    for load in loads:
-        array = load.operands[0]
-        if not isinstance(array.owner, ir.Block) or \
-                name(array.owner.owner) != "func.func":
-            return False
-    return True
+    """Whether every load reads an array passed as a kernel parameter, or picked at run time
+    from such arrays (`tile.array_select`: an element of a list of arrays, as a grouped
+    GEMM's): a tensor map is encoded on the host for each parameter, and the kernel picks the
+    map as it picks the array (simt/tma.tensor_map). An array made in the kernel (a slice, a
+    view) has no map: cp.async copies it."""
+    return all(_parameter_array(load.operands[0]) for load in loads)
+
+
+def _parameter_array(array: ir.Value) -> bool:
+    owner = array.owner
+    if isinstance(owner, ir.Block):
+        return name(owner.owner) == "func.func"
+    op = owner.operation
+    return name(op) == "tile.array_select" and \
+        all(_parameter_array(a) for a in list(op.operands)[1:])
 
 
 def with_panels(plan: StagedLoop) -> StagedLoop:

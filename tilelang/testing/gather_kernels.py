@@ -59,3 +59,21 @@ def masked_gather_matmul(x, w, out, rows, TM: ct.Constant[int], TN: ct.Constant[
         b = ct.load(w, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
         acc = ct.mma(a, b, acc)
     ct.store(out, index=(bm, bn), tile=acc.astype(out.dtype))
+
+
+@ct.kernel
+def grouped_matmul(As, Bs, Cs, TM: ct.Constant[int], TN: ct.Constant[int],
+                   TK: ct.Constant[int]):
+    """Cs[g] = As[g] @ Bs[g] for the group g = bid(1) picked at run time from the lists, tile
+    bid(0) of its product (blocks past the group's tiles do nothing): the K loop's TMA ring
+    picks each operand's tensor map as it picks the array (simt/tma.tensor_map)."""
+    g, t = ct.bid(1), ct.bid(0)
+    a, b, c = As[g], Bs[g], Cs[g]
+    tiles_n = ct.num_tiles(b, 1, (TK, TN))
+    if t < ct.num_tiles(a, 0, (TM, TK)) * tiles_n:
+        acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+        for k in range(ct.num_tiles(a, 1, (TM, TK))):
+            x = ct.load(a, (t // tiles_n, k), shape=(TM, TK), padding_mode=ZERO)
+            w = ct.load(b, (k, t % tiles_n), shape=(TK, TN), padding_mode=ZERO)
+            acc = ct.mma(x, w, acc)
+        ct.store(c, (t // tiles_n, t % tiles_n), tile=acc.astype(c.dtype))

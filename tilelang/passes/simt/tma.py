@@ -45,9 +45,22 @@ class TensorMap:
 
 
 def tensor_map(lw: Lowering, array: ArrayArgs, box_cols: int, box_rows: int) -> ir.Value:
-    """The kernel parameter holding the map of `array` with this box (added on first use)."""
-    param = ir.BlockArgument(array.ptr).arg_number
-    spec = TensorMap(param, len(array.shape), array.dtype.name, box_cols, box_rows)
+    """The kernel parameter holding the map of `array` with this box (added on first use).
+    An array picked at run time from parameters (simt/grid.lower_array_select: a chain of
+    selects over their base pointers) gets the same chain over their maps."""
+    return _map_of(lw, array.ptr, len(array.shape), array.dtype.name, box_cols, box_rows)
+
+
+def _map_of(lw: Lowering, ptr: ir.Value, rank: int, dtype: str, box_cols: int,
+            box_rows: int) -> ir.Value:
+    if not isinstance(ptr.owner, ir.Block):
+        select = ptr.owner.operation
+        assert select.name == "arith.select", "an array picked from parameters"
+        pick, first, second = list(select.operands)
+        return arith.select(pick, _map_of(lw, first, rank, dtype, box_cols, box_rows),
+                            _map_of(lw, second, rank, dtype, box_cols, box_rows))
+    param = ir.BlockArgument(ptr).arg_number
+    spec = TensorMap(param, rank, dtype, box_cols, box_rows)
     if spec not in lw.tensor_maps:
         assert lw.entry is not None, "tensor maps are added while lowering a gpu.func"
         lw.tensor_maps.append(spec)
