@@ -1,6 +1,7 @@
 """A K loop whose arrays are picked at run time from lists of kernel parameters (a grouped
-GEMM's `As[g]`) is filled by TMA: each list element gets its tensor map, and the kernel picks
-the map as it picks the array (no GPU: compiled to PTX for sm_90)."""
+GEMM's `As[g]`) is filled by TMA, and its product stored by TMA (`Cs[g]`): each list element
+gets its tensor map, and the kernel picks the map as it picks the array (no GPU: compiled to
+PTX for sm_90)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,12 @@ def test_a_list_element_s_loads_are_copied_by_tma() -> None:
     assert "cp.async.bulk.tensor" in ptx and "cp.async.cg" not in ptx
     text = kernel.asm["llvm"].split('tile.tensor_maps = "', 1)[1].split('"', 1)[0]
     maps = json.loads(text.replace("\\22", '"'))
-    # one map per element of As and of Bs (each with its own box), none for Cs
+    # one map per element of As, Bs and Cs (each with its own box): the product's tile is
+    # stored by TMA too, through the picked element's map
     params = sorted(m["array_param"] for m in maps)
-    assert len(params) == 6 and len(set(params)) == 6, maps
-    assert ptx.count("cvta.param") == 6  # each map's address, picked by the group
+    assert len(params) == 9 and len(set(params)) == 9, maps
+    assert ptx.count("cvta.param") == 9  # each map's address, picked by the group
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
 
 
 def test_explain_reports_the_tma_ring() -> None:

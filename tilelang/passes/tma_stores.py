@@ -34,21 +34,50 @@ def tma_stores(func: ir.Operation, arch: str, tma: bool,
                layouts: Callable[[ir.Operation], tuple[LinearLayout | None, LinearLayout]],
                ) -> list[ir.Operation]:
     """The tile.store ops of `func` to store with TMA: every store to an array that is a
-    kernel parameter, when each of them can (`boxable`), at least one would otherwise convert
-    its tile's layout and writing the boxes costs less than that conversion (`layouts` gives
-    a store's (arriving, stored) layouts), and nothing else in the kernel accesses that array
-    (TMA writes through another proxy than the kernel's loads, atomics and plain stores)."""
+    kernel parameter (or picked at run time from such arrays), when each of them can
+    (`boxable`), at least one would otherwise convert its tile's layout and writing the boxes
+    costs less than that conversion (`layouts` gives a store's (arriving, stored) layouts),
+    and nothing else in the kernel accesses that array (TMA writes through another proxy than
+    the kernel's loads, atomics and plain stores)."""
     if not tma or arch not in WGMMA_ARCHS:
         return []
-    chosen: list[ir.Operation] = []
+    qualified = set()
     for array in func.regions[0].blocks[0].arguments:
-        users = [use.owner for use in array.uses]
+        users = _accesses(array)
         stores = [u for u in users if name(u) == "tile.store"]
         if not stores or not all(name(u) == "tile.store" or _inert(u) for u in users):
             continue
         if all(boxable(s) for s in stores) and any(_cheaper(s, *layouts(s)) for s in stores):
-            chosen += stores
-    return chosen
+            qualified.add(array)
+    # a store to an array picked at run time from a list of parameters (`Cs[g]`) goes by TMA
+    # when every array it may pick does (simt/tma.tensor_map picks the map)
+    return [op for array in qualified for op in _accesses(array)
+            if name(op) == "tile.store" and _parameters(op.operands[0]) <= qualified]
+
+
+def _accesses(array: ir.Value) -> list[ir.Operation]:
+    """The ops that use `array`, and those that use an array picked from it at run time (the
+    results of `tile.array_select`s among whose choices it is), once each."""
+    found: list[ir.Operation] = []
+    for use in array.uses:
+        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if name(user) == "tile.array_select" and use.operand_number > 0:
+            found += [op for op in _accesses(user.results[0]) if op not in found]
+        elif user not in found:
+            found.append(user)
+    return found
+
+
+def _parameters(array: ir.Value) -> set[ir.Value]:
+    """The kernel parameters `array` is, or may be picked from (an array made otherwise: a
+    value that is none, so that the set is never a subset of the qualified ones)."""
+    owner = array.owner
+    if isinstance(owner, ir.Block):
+        return {array}
+    op = owner.operation
+    if name(op) != "tile.array_select":
+        return {array}
+    return set().union(*(_parameters(a) for a in list(op.operands)[1:]))
 
 
 def _cheaper(op: ir.Operation, arriving: LinearLayout | None, stored: LinearLayout) -> bool:
