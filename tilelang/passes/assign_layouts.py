@@ -24,6 +24,7 @@ from tilelang.layout.wgmma import accumulator_layout
 from tilelang.passes import layout_rules as rules
 from tilelang.passes import staged_loops
 from tilelang.passes.eliminate_dead_code import run as eliminate_dead_code
+from tilelang.passes.index_runs import row_runs
 from tilelang.passes.ir_utils import defining_op, name, walk_ops
 from tilelang.passes.matmul_loops import matmul_loop, matmul_loop_of
 from tilelang.passes.staged_loops import StagedMma, staged_loop
@@ -128,6 +129,8 @@ class _Assigner:
             if gathered is not None:  # copied into a ring's stages: each thread its chunks
                 a = gathered.operand
                 return wgmma.copy_layout(a.rows, a.cols, a.itemsize, self.num_warps)
+            if n == "tile.gather" and row_runs(op):
+                return self._run_layout(op, result)
             return self._first_fixed(op) or self.default(result)
         if n == "tile.mma":
             return self.mma_layouts(op)[2]
@@ -241,7 +244,8 @@ class _Assigner:
         n = name(op)
         operands = list(op.operands)
         if n == "tile.scatter":  # no result: all its tiles in one layout
-            layout = self._first_fixed(op) or self.default(operands[-2])
+            layout = self._run_layout(op, operands[-2]) if row_runs(op) else None
+            layout = layout or self._first_fixed(op) or self.default(operands[-2])
             return {i: layout for i, v in enumerate(operands) if is_tile_type(v.type)}
         if n == "tile.store":
             if not is_tile_type(operands[-1].type):
@@ -338,6 +342,16 @@ class _Assigner:
         """Layouts of a tile.cat / tile.extract / tile.insert (its tile operands come first)."""
         tiles = [self.layouts.get(v) for v in op.operands if is_tile_type(v.type)]
         return rules.subtile_op_layouts(op, tiles, self.num_warps)
+
+    def _run_layout(self, op: ir.Operation, tile: ir.Value) -> LinearLayout:
+        """A gather's or scatter's layout when it moves runs along the last axis (passes/
+        index_runs.py): as a load or store of the array would hold the tile, each thread's
+        elements consecutive along that axis, as many as one access moves (simt/gather.py
+        then moves each run as one vector)."""
+        _, _, align = parse_array_type(op.operands[0].type)
+        shape = shape_of(tile.type)
+        return rules.memory_layout(shape, dtype_of(tile.type), self.num_warps, len(shape) - 1,
+                                   align)
 
     def _first_fixed(self, op: ir.Operation) -> LinearLayout | None:
         """The layout of the first tile operand that has a fixed one."""

@@ -39,6 +39,7 @@ from tilelang.dialect.types import is_tile_type, shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout, wgmma
 from tilelang.layout.boxes import MAX_BOX_ROWS, BoxBuffer
+from tilelang.passes.index_runs import multiple_of, run_start
 from tilelang.passes.ir_utils import (
     defining_op,
     has_copyable_rows,
@@ -404,12 +405,12 @@ def _gathered_operand(value: ir.Value, loop: ir.Operation, offset: int,
     if source is None:
         return no("its row indices are not one index per row (`rows[:, None]`) computed "
                   "before the loop")
-    found = _run_start(indices[1], cols)
+    found = run_start(indices[1], cols)
     if found is None:
         return no("its column indices are not one run along the row (`start + "
                   "ct.arange(K)`)")
     start = found if isinstance(found, ir.Value) else None
-    if start is not None and not _multiple_of(start, wgmma.CHUNK_BYTES // itemsize):
+    if start is not None and not multiple_of(start, wgmma.CHUNK_BYTES // itemsize):
         return no(f"the run's first column is not known to be a multiple of "
                   f"{wgmma.CHUNK_BYTES // itemsize} elements (16 bytes)")
     operand = wgmma.Operand(rows, cols, True, itemsize)
@@ -446,47 +447,6 @@ def _in_loop(value: ir.Value, loop: ir.Operation) -> bool:
     if op is None:
         return value.owner == loop.regions[0].blocks[0]
     return is_within(op, loop)
-
-
-def _run_start(index: ir.Value, length: int) -> ir.Value | int | None:
-    """`start` when `index` (R x K) is `start + arange(K)` along its rows (through a
-    broadcast and reshapes of a 1 x K or K tile): a scalar, or 0 for `arange(K)` alone."""
-    value = index
-    op = defining_op(value)
-    while op is not None and name(op) in ("tile.broadcast", "tile.reshape"):
-        src = op.operands[0]
-        if not is_tile_type(src.type) or [d for d in shape_of(src.type) if d != 1] != [length]:
-            return None
-        value = src
-        op = defining_op(value)
-    if op is None or shape_of(value.type)[-1:] != (length,):
-        return None
-    if name(op) == "tile.arange":
-        return 0
-    if name(op) != "tile.add":
-        return None
-    for first, second in (tuple(op.operands), tuple(reversed(list(op.operands)))):
-        inner, splat = defining_op(second), defining_op(first)
-        if inner is not None and name(inner) == "tile.arange" and splat is not None and \
-                name(splat) == "tile.splat" and not is_tile_type(splat.operands[0].type):
-            return splat.operands[0]
-    return None
-
-
-def _multiple_of(value: ir.Value, factor: int) -> bool:
-    """Whether the scalar `value` is known to be a multiple of `factor`: a constant, or a
-    product or sum of such terms (a constant factor that is a multiple)."""
-    constant = uniform_constant(value)
-    if constant is not None:
-        return isinstance(constant[0], int) and constant[0] % factor == 0
-    op = defining_op(value)
-    if op is None:
-        return False
-    if name(op) == "tile.mul":
-        return any(_multiple_of(v, factor) for v in op.operands)
-    if name(op) in ("tile.add", "tile.sub"):
-        return all(_multiple_of(v, factor) for v in op.operands)
-    return False
 
 
 def _stageable(load: ir.Operation) -> bool:

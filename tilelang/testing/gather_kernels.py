@@ -77,3 +77,19 @@ def grouped_matmul(As, Bs, Cs, TM: ct.Constant[int], TN: ct.Constant[int],
             w = ct.load(b, (k, t % tiles_n), shape=(TK, TN), padding_mode=ZERO)
             acc = ct.mma(x, w, acc)
         ct.store(c, (t // tiles_n, t % tiles_n), tile=acc.astype(c.dtype))
+
+
+@ct.kernel
+def row_copy(table, ids, dest, out, TOKENS: ct.Constant[int], DIM: ct.Constant[int],
+             SHIFT: ct.Constant[int]):
+    """out[dest[t], c] = 2 * table[ids[t], c] for the TOKENS tokens of block bid(0) and the
+    DIM columns c = bid(1) * DIM + SHIFT + arange(DIM): a gather and a scatter of runs along
+    the row (simt/gather.py moves each thread's run as one vector where it lies inside the
+    array; SHIFT = 0 aligns the runs, another value not). Ids outside the table read zeros;
+    destinations outside `out` are dropped (`ids` and `dest` hold whole blocks of TOKENS)."""
+    i, j = ct.bid(0), ct.bid(1)
+    rows = ct.load(ids, index=(i,), shape=(TOKENS,))
+    to = ct.load(dest, index=(i,), shape=(TOKENS,))
+    cols = ct.arange(DIM, dtype=ct.int32) + (j * DIM + SHIFT)
+    vectors = ct.gather(table, (rows[:, None], cols[None, :]))
+    ct.scatter(out, (to[:, None], cols[None, :]), vectors * 2)

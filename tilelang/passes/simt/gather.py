@@ -6,6 +6,16 @@ indices fail too), the mask, and "not a padding element" for shapes that are not
 A 0-d array has no index tiles: every element's offset is 0 (the op's shape comes from its other
 tile operands).
 
+Runs: when the last index is `start + arange(K)` along the last axis and the others hold one
+value all along it (passes/index_runs.py: a row gather, an embedding lookup, MoE's scatter of
+its tokens' rows), the registers a thread holds one after another along that axis (the
+layout's first register bases) address consecutive elements of one row. Such a run of up to
+16 bytes is moved by one vector access when the whole run lies inside the array (a uniform
+test of its row and its first and last columns), element by element otherwise. The run's
+start must be known to be aligned: `start` a multiple of the run's length (the array's
+base and row strides are, by its alignment fact), and every other layout basis a multiple of
+it along the last axis.
+
 A layout may hold copies of an element (small tiles on many threads). Scatters and atomics are
 issued by the owner slot of each element only (owned registers of owner threads), so each
 element is written, and each atomic performed, exactly once. The old values an atomic returns
@@ -27,10 +37,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import mlir.ir as ir
-from mlir.dialects import arith, gpu, llvm, scf
+from mlir.dialects import arith, gpu, llvm, scf, vector
 
 from tilelang.dialect import op_table, ops
 from tilelang.layout import LinearLayout, owned_registers, padded_shape
+from tilelang.passes.index_runs import multiple_of, run_start, uniform_along_last
+from tilelang.passes.ir_utils import uniform_constant
 from tilelang.passes.simt.addressing import SHARED_SYMBOL, gep, to_memory, to_register
 from tilelang.passes.simt.context import Lowering, const, lowers, when
 from tilelang.passes.simt.shapes import coordinate
@@ -81,6 +93,26 @@ class _Indexed:
             ok = _and(ok, mask.regs[r])
         return ok, const(i64(), 0) if offset is None else offset
 
+    def run_inside(self, first: int, width: int) -> ir.Value:
+        """Whether the run of `width` elements from register `first` lies inside the array
+        (always, without bounds checks): its other indices in range, its columns from 0
+        to the last dimension's end."""
+        if not self.check:
+            return arith.constant(ir.IntegerType.get_signless(1), 1)
+        ok = None
+        for k, index in enumerate(self.indices):
+            wide = index.regs[first]
+            if wide.type != i64():
+                wide = arith.extsi(i64(), wide)
+            if k < len(self.indices) - 1:
+                ok = _and(ok, arith.cmpi(arith.CmpIPredicate.ult, wide, self.array.shape[k]))
+                continue
+            ok = _and(ok, arith.cmpi(arith.CmpIPredicate.sge, wide, const(i64(), 0)))
+            end = arith.addi(wide, const(i64(), width))
+            ok = _and(ok, arith.cmpi(arith.CmpIPredicate.sle, end, self.array.shape[k]))
+        assert ok is not None, "a run has indices"
+        return ok
+
     def _valid(self, r: int) -> ir.Value | None:
         """Register `r` holds a real element, not padding of a non-power-of-two shape."""
         ok = None
@@ -121,12 +153,31 @@ def lower_gather(lw: Lowering, op: ir.Operation) -> None:
     g = _Indexed(lw, op, extra=2)
     mask, padding = g.extra
     dtype = g.array.dtype
-    regs = []
-    for r in range(g.layout.num_registers):
+
+    def element(r: int) -> ir.Value:
         ok, offset = g.element(r, mask)
-        value = _guarded(ok, g.mem, lambda o=offset: llvm.load(g.mem, g.pointer(o)),
-                         lambda r=r: to_memory(padding.regs[r], dtype))
-        regs.append(to_register(value, dtype))
+        return _guarded(ok, g.mem, lambda: llvm.load(g.mem, g.pointer(offset)),
+                        lambda: to_memory(padding.regs[r], dtype))
+
+    width = run_width(op, g)
+    values: list[ir.Value] = []
+    for first in range(0, g.layout.num_registers, width):
+        if width == 1:
+            values.append(element(first))
+            continue
+        run = ir.VectorType.get([width], g.mem)
+
+        def by_element(first: int = first, run: ir.Type = run) -> ir.Value:
+            return vector.from_elements(run, [element(first + j) for j in range(width)])
+
+        def whole(first: int = first, run: ir.Type = run) -> ir.Value:
+            return llvm.load(run, g.pointer(g.element(first)[1]),
+                             alignment=width * dtype.itemsize)
+
+        loaded = _guarded(g.run_inside(first, width), run, whole, by_element)
+        values += [vector.extract(loaded, static_position=[j], dynamic_position=[])
+                   for j in range(width)]
+    regs = [to_register(v, dtype) for v in values]
     lw.set(op.results[0], Distributed(tuple(regs), g.layout, dtype, g.shape))
 
 
@@ -135,14 +186,72 @@ def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
     lw.order_access(op)
     s = _Indexed(lw, op, extra=2)
     value, mask = s.extra
+    width = run_width(op, s)
+
+    def store(r: int) -> None:
+        ok, offset = s.element(r, mask)
+        data = to_memory(value.regs[r], s.array.dtype)
+        when(ok, lambda: llvm.store(data, s.pointer(offset)))
+
+    def store_run(first: int) -> None:
+        run = ir.VectorType.get([width], s.mem)
+        data = vector.from_elements(run, [to_memory(value.regs[first + j], s.array.dtype)
+                                          for j in range(width)])
+        branch = scf.IfOp(s.run_inside(first, width), [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            llvm.store(data, s.pointer(s.element(first)[1]),
+                       alignment=width * s.array.dtype.itemsize)
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            for j in range(width):
+                store(first + j)
+            scf.YieldOp([])
 
     def store_owned() -> None:
         for r in owned_registers(s.layout):
-            ok, offset = s.element(r, mask)
-            data = to_memory(value.regs[r], s.array.dtype)
-            when(ok, lambda d=data, o=offset: llvm.store(d, s.pointer(o)))
+            if width == 1:
+                store(r)
+            elif r % width == 0:  # a run's registers are owned together (distinct columns)
+                store_run(r)
 
     when(lw.owner_predicate(s.layout), store_owned)
+
+
+def run_width(op: ir.Operation, access: _Indexed) -> int:
+    """How many elements each run of registers moves at once (1: element by element): the
+    module doc's runs, up to 16 bytes and the array's alignment, in a power-of-two tile of
+    at least two dimensions, every element kept (a mask of true)."""
+    operands = list(op.operands)
+    indices = operands[1:-2]
+    mask = operands[-2] if op.name == op_table.GATHER.name else operands[-1]
+    layout, shape, array = access.layout, access.shape, access.array
+    if len(indices) < 2 or len(shape) != len(indices) or tuple(shape) != padded_shape(shape):
+        return 1
+    kept = uniform_constant(mask)
+    if kept is None or kept[0] is not True or not array.unit_stride[-1]:
+        return 1
+    start = run_start(indices[-1], shape[-1])
+    if start is None or not all(uniform_along_last(i) for i in indices[:-1]):
+        return 1
+    registers = list(layout.bases["register"])
+    width = 1  # the registers along the last axis, first in the register order
+    while len(registers) > width.bit_length() - 1 and \
+            tuple(registers[width.bit_length() - 1]) == (0,) * (len(shape) - 1) + (width,):
+        width *= 2
+    width = min(width, 16 // array.dtype.itemsize, max(array.align // array.dtype.itemsize, 1))
+
+    def aligned(w: int) -> bool:
+        """The run's first column a multiple of w in every thread and register."""
+        if (isinstance(start, int) and start % w) or \
+                (not isinstance(start, int) and not multiple_of(start, w)):
+            return False
+        others = registers[w.bit_length() - 1:] + list(layout.bases["lane"]) + \
+            list(layout.bases["warp"])
+        return all(b[-1] % w == 0 for b in others)
+
+    while width > 1 and not aligned(width):
+        width //= 2
+    return width
 
 
 # ----- atomics ---------------------------------------------------------------------------------
