@@ -1,6 +1,8 @@
 """Matrix-product loops over arrays picked at run time (an element of a list of arrays, as in a
-grouped GEMM): a TMA tensor map is encoded on the host for a kernel parameter, so these loops
-copy their tiles by cp.async, and the products still run on wgmma (no GPU: PTX for sm_90)."""
+grouped GEMM): the host encodes a TMA tensor map for every list element, as for any parameter,
+and the kernel picks the map as it picks the array, so these loops copy their tiles by TMA too
+(twenty-third session; before, by cp.async), and the products run on wgmma (no GPU: PTX for
+sm_90)."""
 
 from __future__ import annotations
 
@@ -28,14 +30,14 @@ def one_array(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Consta
 
 
 @pytest.mark.parametrize("tiles", [(64, 64, 32), (128, 128, 64)])
-def test_products_over_list_elements_stage_by_cp_async(tiles) -> None:
+def test_products_over_list_elements_stage_by_tma(tiles) -> None:
     shapes = [(17, 24, 72), (40, 24, 72), (64, 24, 72)]
     a = [np.zeros((m, k), BF16) for m, _, k in shapes]
     b = [np.zeros((k, n), BF16) for _, n, k in shapes]
     c = [np.zeros((m, n), BF16) for m, n, _ in shapes]
     ptx = ct.compile(each_group, (a, b, c, *tiles), arch="sm_90", stop_after="ptx").ptx
-    assert "wgmma.mma_async" in ptx and "cp.async.cg" in ptx
-    assert "cp.async.bulk.tensor" not in ptx  # no tensor map: the array is not a parameter
+    assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx
+    assert "cp.async.cg" not in ptx  # each element's map, picked at run time
 
 
 def test_the_same_loop_over_parameters_copies_by_tma() -> None:

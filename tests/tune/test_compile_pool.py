@@ -147,6 +147,23 @@ def test_abandoning_a_batch_stops_its_workers(workers, monkeypatch) -> None:
     assert running_in_group(compile_pool.stats["group"]) == []
 
 
+def test_stuck_workers_are_stopped_and_their_jobs_compiled_here(workers, monkeypatch) -> None:
+    """Workers that say nothing for SILENCE_S seconds (a fork of a threaded process can
+    deadlock) are killed; the jobs they did not finish are compiled in this process."""
+    def build(job, assembler="nvjitlink"):  # every worker hangs (this process's own
+        time.sleep(60)  # compile_pool.build is the real one)
+
+    monkeypatch.setattr(runtime_build, "build", build)
+    monkeypatch.setattr(compile_pool, "SILENCE_S", 1.0)
+    jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (64, 128, 256)]
+    start = time.monotonic()
+    results = compile_pool.build_all(jobs)
+    assert [type(r) for r in results] == [Built] * 3
+    assert compile_pool.stats["stuck"] and compile_pool.stats["here"] == 3
+    assert time.monotonic() - start < 30
+    assert running_in_group(compile_pool.stats["group"]) == []
+
+
 def running_in_group(group: int) -> list[int]:
     """The live (not zombie) processes of a process group, from /proc."""
     found = []

@@ -38,6 +38,11 @@ from tilelang.tune.compile_worker import (
 __all__ = ["Failure", "build_all", "build_each", "stats"]
 
 MAX_WORKERS = 16
+# Seconds without a word from any worker after which the batch's workers are taken as stuck
+# and killed, and the jobs they did not finish compiled in this process. A fork of a process
+# with threads can deadlock (a lock another thread held at the fork): seen once, a worker of a
+# worker asleep on a futex in pure Python code while its CI run's pytest waited for it.
+SILENCE_S = 300.0
 
 # What the last batch did (benchmarks and tests read it): workers forked, jobs each way, and
 # the seconds spent preparing the fork (the compiler's import) and in the whole batch.
@@ -159,7 +164,13 @@ def _collect(jobs: list[BuildJob], todo: list[int], first_pid: int, tasks: int,
         finally:
             os.close(tasks)
         while open_pipes:
-            k, message = events.get()
+            try:
+                k, message = events.get(timeout=SILENCE_S)
+            except queue.Empty:  # stuck workers (below): the rest is compiled here
+                stats["stuck"] = True
+                with contextlib.suppress(OSError):
+                    os.killpg(first_pid, signal.SIGKILL)
+                break
             if message is None:  # the worker is gone
                 open_pipes -= 1
                 job = working.pop(k, None)
