@@ -1,7 +1,7 @@
-"""Gathers and scatters of runs along the row (an embedding lookup, MoE's scatter of its
-tokens' rows: passes/index_runs.py) move each thread's run as one vector where the run lies
-inside the array, element by element elsewhere (simt/gather.py); a scatter of runs takes the
-layout a store would (no GPU: compiled to PTX for sm_90)."""
+"""Gathers of runs along the row (an embedding lookup: passes/index_runs.py) read each
+thread's run as one vector where the run lies inside the array, element by element elsewhere,
+in the layout a load would have; scatters store element by element (simt/gather.py; no GPU:
+compiled to PTX for sm_90)."""
 
 from __future__ import annotations
 
@@ -28,26 +28,27 @@ def row_copy_args(dtype, shift=0, cols=320):
 
 @pytest.mark.parametrize("dtype, vector", [(np.float32, "v4.b32"), (np.float16, "v4.b32"),
                                            (ml_dtypes.bfloat16, "v4.b32"), (np.int8, "v4.b32")])
-def test_aligned_runs_move_as_vectors(dtype, vector) -> None:
+def test_aligned_runs_are_read_as_vectors(dtype, vector) -> None:
     kernel = ct.compile(row_copy, row_copy_args(dtype), arch="sm_90")
     found = accesses(kernel)
     runs = max(1, 16 * 64 * np.dtype(dtype).itemsize // 16 // 128)  # 16-byte runs a thread
-    # (the loads of ids and dest are vectors too)
-    assert found[f"ld.global.{vector}"] >= runs and found[f"st.global.{vector}"] == runs, found
-    # the scatter's tile is held as a store holds it: no conversion before the stores
+    # (+ 2: the loads of ids and dest are vectors too); the scatter's stores are elements
+    assert found[f"ld.global.{vector}"] == runs + 2, found
+    assert not any(k.startswith("st.global.v") for k in found), found
+    # the scatter's tile is the gathered one's: no conversion before the stores
     layout = kernel.asm["layout"]
     assert "tile.convert_layout" not in layout.split('"tile.scatter"')[0].split(
         '"tile.gather"')[1]
 
 
-def test_rows_aligned_to_8_bytes_move_8_byte_runs() -> None:
+def test_rows_aligned_to_8_bytes_read_8_byte_runs() -> None:
     found = accesses(ct.compile(row_copy, row_copy_args(np.float16, cols=300), arch="sm_90"))
-    assert found["st.global.v2.b32"] == 2 and found["st.global.v4.b32"] == 0, found
+    assert found["ld.global.v2.b32"] == 2 and found["ld.global.v4.b32"] == 2, found
 
 
 def test_runs_that_may_start_unaligned_stay_element_by_element() -> None:
     found = accesses(ct.compile(row_copy, row_copy_args(np.float32, shift=1), arch="sm_90"))
-    assert not any(k.startswith("st.global.v") for k in found), found
+    assert found["ld.global.v4.b32"] == 2 and "ld.global.v2.b32" not in found, found  # ids, dest
     assert found["ld.global.b32"] >= 8, found
 
 

@@ -74,13 +74,17 @@ def early_reader(produced, seen, out):
 @pytest.mark.parametrize("pdl", [False, True])
 def test_dependent_kernel_starts_while_its_producer_runs(pdl):
     """Not timed (other tests share the GPU): the consumer reads `produced` before its wait.
-    Launched dependent, it starts once the producer's blocks passed their trigger, while they
-    spin for milliseconds, and sees the zeros written before them; launched plainly, it starts
-    after the producer ended and sees its result. After the wait it sees the result either
-    way (the load before the wait is not reused after it)."""
+    Launched dependent, it may start once the producer's blocks passed their trigger, while
+    they spin for milliseconds, and then sees the zeros written before them; launched plainly,
+    it always starts after the producer ended and sees its result. After the wait it sees the
+    result either way (the load before the wait is not reused after it). An early start is
+    allowed, not promised: with other processes' kernels time-sliced on the GPU (the tier runs
+    12 at once) one pair in a run started late, so the dependent launch must start early in
+    one of five pairs."""
     a = torch.arange(64, dtype=torch.float32, device="cuda") + 1
     stream = torch.cuda.current_stream()
-    for _ in range(2):  # the first pair compiles and loads both kernels (host time)
+    early = []
+    for attempt in range(6):  # the first pair compiles and loads both kernels (host time)
         produced = torch.zeros_like(a)
         seen, out = torch.full_like(a, float("nan")), torch.full_like(a, float("nan"))
         torch.cuda.synchronize()
@@ -88,8 +92,12 @@ def test_dependent_kernel_starts_while_its_producer_runs(pdl):
         ct.launch(stream, (2,), early_reader, (produced, seen, out),
                   programmatic_dependent_launch=pdl)
         torch.cuda.synchronize()
-    torch.testing.assert_close(out, a + SPIN)
-    torch.testing.assert_close(seen, torch.zeros_like(a) if pdl else a + SPIN)
+        torch.testing.assert_close(out, a + SPIN)
+        if not pdl:
+            torch.testing.assert_close(seen, a + SPIN)
+        elif attempt:
+            early.append(torch.equal(seen, torch.zeros_like(a)))
+    assert not pdl or any(early), "the dependent kernel never started before its producer ended"
 
 
 def test_a_dependent_launch_on_the_c_entry_reaches_the_attribute_path():

@@ -11,7 +11,6 @@ from tilelang.passes import (
     fold_accumulations,
     fold_constants,
     hoist_invariants,
-    issue_loads_early,
     mark_grid_constants,
     order_accesses,
     pipeline_loads,
@@ -44,7 +43,7 @@ _ALL = (
     reduce_strength, rewrite_gathers, hoist_invariants, fold_accumulations, restore_branches,
     split_masked_loops, unroll_single_iterations,
     unpermute_loads, split_accumulators, widen_k_steps, pipeline_loads, pipeline_products,
-    delay_products, issue_loads_early,
+    delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )

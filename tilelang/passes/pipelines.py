@@ -27,8 +27,7 @@ TILE_OPT = ",".join([
 # column blocks and K loops with steps narrower than a 128-byte row take wider ones (split first:
 # whether the wider step fits wgmma depends on the block's accumulator).
 # Assignment leaves deferred originals dead and removes them itself; CSE then merges
-# rematerialized copies made for different consumers that wanted the same layout. Small loads
-# after a loop of products are issued before it once their layouts say what they hold.
+# rematerialized copies made for different consumers that wanted the same layout.
 LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
           "tile-split-accumulators,"
           "tile-widen-k-steps{{arch={arch}}},"
@@ -38,7 +37,6 @@ LAYOUT = ("tile-unpermute-loads{{arch={arch}}},"
           "tile-assign-layouts{{arch={arch} tma={tma}}},"
           "tile-absorb-conversions,"
           "tile-hoist-invariants,"
-          "tile-issue-loads-early,"
           "tile-eliminate-common-subexpressions")
 
 # layout -> simt: first the passes that decide how kernels are lowered for the target, each
