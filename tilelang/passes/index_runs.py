@@ -1,6 +1,6 @@
 """Index tiles of gathers and scatters that address contiguous runs: the last index
 `start + arange(K)` along the last axis, the others the same all along it. Such an access
-reads or writes each row's K elements one after another (simt/gather.py moves them as
+reads or writes each row's K elements one after another (simt/gather.py reads a gather's as
 vectors; passes/staged_loops.py copies a gathered A operand row by row)."""
 
 from __future__ import annotations

@@ -11,11 +11,10 @@ hold one value all along it (passes/index_runs.py: a row gather, an embedding lo
 registers a thread holds one after another along that axis (the layout's first register
 bases) address consecutive elements of one row. Such a run of up to 16 bytes is read by one
 vector load when the whole run lies inside the array (a test of its row and its first and
-last columns), element by element otherwise. Scatters store element by element (measured:
-lower_scatter). The run's
-start must be known to be aligned: `start` a multiple of the run's length (the array's
-base and row strides are, by its alignment fact), and every other layout basis a multiple of
-it along the last axis.
+last columns), element by element otherwise. The run's start must be known to be aligned:
+`start` a multiple of the run's length (the array's base and row strides are, by its
+alignment fact), and every other layout basis a multiple of it along the last axis.
+Scatters store element by element (lower_scatter says why).
 
 A layout may hold copies of an element (small tiles on many threads). Scatters and atomics are
 issued by the owner slot of each element only (owned registers of owner threads), so each
@@ -202,12 +201,11 @@ def lower_scatter(lw: Lowering, op: ir.Operation) -> None:
 
 
 def run_width(op: ir.Operation, access: _Indexed) -> int:
-    """How many elements each run of registers reads at once (1: element by element): the
-    module doc's runs, up to 16 bytes and the array's alignment, in a power-of-two tile of
-    at least two dimensions, every element kept (a mask of true)."""
+    """How many elements each run of a gather's registers reads at once (1: element by
+    element): the module doc's runs, up to 16 bytes and the array's alignment, in a
+    power-of-two tile of at least two dimensions, every element kept (a mask of true)."""
     operands = list(op.operands)
-    indices = operands[1:-2]
-    mask = operands[-2] if op.name == op_table.GATHER.name else operands[-1]
+    indices, mask = operands[1:-2], operands[-2]
     layout, shape, array = access.layout, access.shape, access.array
     if len(indices) < 2 or len(shape) != len(indices) or tuple(shape) != padded_shape(shape):
         return 1
