@@ -51,8 +51,11 @@ def tma_stores(func: ir.Operation, arch: str, tma: bool,
             qualified.add(array)
     # a store to an array picked at run time from a list of parameters (`Cs[g]`) goes by TMA
     # when every array it may pick does (simt/tma.tensor_map picks the map)
-    return [op for array in qualified for op in _accesses(array)
-            if name(op) == "tile.store" and _parameters(op.operands[0]) <= qualified]
+    chosen: list[ir.Operation] = []
+    for array in [a for a in func.regions[0].blocks[0].arguments if a in qualified]:
+        chosen += [op for op in _accesses(array) if name(op) == "tile.store" and op not in chosen
+                   and _parameters(op.operands[0]) <= qualified]
+    return chosen
 
 
 def _accesses(array: ir.Value) -> list[ir.Operation]:
