@@ -164,6 +164,47 @@ def test_stuck_workers_are_stopped_and_their_jobs_compiled_here(workers, monkeyp
     assert running_in_group(compile_pool.stats["group"]) == []
 
 
+def test_workers_survive_garbage_mlir_contexts_of_the_parent(workers, monkeypatch) -> None:
+    """An MLIR context whose thread pool ran (a pass over many functions) left in a reference
+    cycle: a worker that collected it would join threads its fork did not copy and sleep
+    forever (seen twice in one session's CI). The parent collects before forking, and the
+    workers never collect what they inherited."""
+    import gc
+
+    import mlir.ir as ir
+    from mlir.passmanager import PassManager
+
+    def garbage_context() -> None:
+        ctx = ir.Context()
+        with ctx, ir.Location.unknown():
+            module = ir.Module.parse("\n".join(f"func.func @f{i}() {{ return }}"
+                                               for i in range(64)))
+            PassManager.parse("builtin.module(func.func(cse))").run(module.operation)
+        cycle: list = [ctx, module]
+        cycle.append(cycle)
+
+    real_build = runtime_build.build
+
+    def build(job, assembler="nvjitlink"):  # each worker collects before it compiles
+        gc.collect()
+        return real_build(job, assembler)
+
+    was_enabled = gc.isenabled()
+    gc.disable()  # the cycles stay garbage until someone collects them
+    try:
+        for _ in range(3):
+            garbage_context()
+        monkeypatch.setattr(runtime_build, "build", build)
+        monkeypatch.setattr(compile_pool, "SILENCE_S", 30.0)
+        jobs = [job(tk.scaled_copy, X[0], OUT, 1.0, b) for b in (64, 128, 256)]
+        results = compile_pool.build_all(jobs)
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert [type(r) for r in results] == [Built] * 3
+    assert compile_pool.stats["by_workers"] == 3 and not compile_pool.stats.get("stuck")
+
+
 def running_in_group(group: int) -> list[int]:
     """The live (not zombie) processes of a process group, from /proc."""
     found = []

@@ -13,6 +13,7 @@ result over as it arrives, so the caller loads and times a candidate while the o
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import queue
 import signal
@@ -118,6 +119,9 @@ def _forked(jobs: list[BuildJob], todo: list[int], count: int
     for stream in (sys.stdout, sys.stderr):  # a worker must not inherit unwritten output
         with contextlib.suppress(AttributeError, OSError, ValueError):
             stream.flush()
+    # nor garbage to collect: an MLIR context freed in a worker joins the threads of its pool,
+    # which the fork did not copy, and waits forever (compile_worker.run_worker)
+    gc.collect()
     try:
         with warnings.catch_warnings():  # Python 3.12 warns of forking a threaded process: the
             warnings.simplefilter("ignore", DeprecationWarning)  # workers use none of the threads

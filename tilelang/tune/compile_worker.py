@@ -13,6 +13,7 @@ parent's buffers).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import struct
@@ -53,9 +54,20 @@ def read_message(inp: BinaryIO) -> Any:
 TASK = struct.Struct("<I")  # a job number on the task pipe
 
 
+# Objects of the parent a worker must not free: their finalizers may wait for threads of the
+# parent, which the fork did not copy (an MLIR context joins the threads of its pool), or take
+# a lock one of them held at the fork (a buffered stream's).
+_INHERITED: list[object] = []
+
+
 def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
                results: list[tuple[int, int]], assembler: str) -> NoReturn:
     """The life of forked worker `index` of `count`; never returns."""
+    # The cyclic collector never visits what the parent made (above): twice in one session a
+    # worker slept forever on a futex at an allocation in pure Python code (where a
+    # collection runs finalizers: an inherited MLIR context's joins its pool's threads), its
+    # CI run's pytest waiting for it.
+    gc.freeze()
     children: list[int] = []
     try:
         if index == 0:  # the parent's ends (worker 0 closes them before forking the others)
@@ -65,6 +77,7 @@ def run_worker(index: int, count: int, jobs: list[Any], tasks: tuple[int, int],
             for read_end, _ in results:
                 os.close(read_end)
             os.dup2(2, 1)  # what a compilation prints goes to stderr, not the parent's stdout
+            _INHERITED.append(sys.stdout)  # (kept: its last reference would flush it)
             sys.stdout = sys.stderr
         for child in (2 * index + 1, 2 * index + 2):
             if child < count:
