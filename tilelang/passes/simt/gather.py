@@ -6,14 +6,15 @@ indices fail too), the mask, and "not a padding element" for shapes that are not
 A 0-d array has no index tiles: every element's offset is 0 (the op's shape comes from its other
 tile operands).
 
-Runs: when a gather's last index is `start + arange(K)` along the last axis and the others
-hold one value all along it (passes/index_runs.py: a row gather, an embedding lookup), the
-registers a thread holds one after another along that axis (the layout's first register
-bases) address consecutive elements of one row. Such a run of up to 16 bytes is read by one
-vector load when the whole run lies inside the array (a test of its row and its first and
-last columns), element by element otherwise. The run's start must be known to be aligned:
-`start` a multiple of the run's length (the array's base and row strides are, by its
-alignment fact), and every other layout basis a multiple of it along the last axis.
+Runs: when a gather of 8- or 16-bit elements has a last index `start + arange(K)` along the
+last axis and the others hold one value all along it (passes/index_runs.py: a row gather, an
+embedding lookup), the registers a thread holds one after another along that axis (the
+layout's first register bases) address consecutive elements of one row. Such a run of up to
+16 bytes is read by one vector load when the whole run lies inside the array (a test of its
+row and its first and last columns), element by element otherwise. The run's start must be
+known to be aligned: `start` a multiple of the run's length (the array's base and row
+strides are, by its alignment fact), and every other layout basis a multiple of it along the
+last axis. Wider elements are read element by element (run_width says why).
 Scatters store element by element (lower_scatter says why).
 
 A layout may hold copies of an element (small tiles on many threads). Scatters and atomics are
@@ -208,6 +209,11 @@ def run_width(op: ir.Operation, access: _Indexed) -> int:
     indices, mask = operands[1:-2], operands[-2]
     layout, shape, array = access.layout, access.shape, access.array
     if len(indices) < 2 or len(shape) != len(indices) or tuple(shape) != padded_shape(shape):
+        return 1
+    if array.dtype.itemsize > 2:
+        # measured: float32 embedding rows no faster (18.2 -> 18.7 us), and cuTile's float32
+        # MoE (its A gathered in an mma.sync loop) went from 128 registers and 3.8 KB spilled
+        # to 32 and 15 KB (ptxas's choice)
         return 1
     kept = uniform_constant(mask)
     if kept is None or kept[0] is not True or not array.unit_stride[-1]:
