@@ -246,7 +246,7 @@ class _Assigner:
         if n == "tile.scatter":  # no result: all its tiles in one layout
             # (the value's, as it arrives: converting a product's result to a store's
             # layout, for 16-byte runs, cost cuTile's MoE down product 23%: 290 -> 356 us,
-            # its rows mostly padding; simt/gather.py moves the runs the layout has)
+            # its rows mostly padding; simt/gather.py stores scatters element by element)
             layout = self._first_fixed(op) or self.default(operands[-2])
             return {i: layout for i, v in enumerate(operands) if is_tile_type(v.type)}
         if n == "tile.store":
