@@ -33,6 +33,13 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, ir.OpView | ir.Operation) else None
 
 
+def is_grid_stride(loop: ir.Operation) -> bool:
+    """An scf.for whose step is the number of blocks: a persistent kernel's walk over its tiles
+    (launched with about as many blocks as the SMs hold)."""
+    step = defining_op(loop.operands[2])
+    return step is not None and name(step) == "tile.num_blocks"
+
+
 # ops that pass a tile on unchanged but for its shape, order, dtype or layout (a product's
 # operand read through them is still the load's tile: choose_num_warps, load merging)
 VIEW_OPS = ("tile.reshape", "tile.permute", "tile.cast", "tile.convert_layout")

@@ -44,6 +44,7 @@ from tilelang.passes.ir_utils import (
     defining_op,
     has_side_effects,
     is_pure_scalar,
+    is_grid_stride,
     is_pure_tile_op,
     kernel_num_warps,
     name,
@@ -116,7 +117,7 @@ def movable_loads(loop: ir.Operation) -> list[ir.Operation]:
     stores = _stores(loop) or []
     if not stores:
         return indexed_loads(loop)
-    if not _grid_stride(loop):
+    if not is_grid_stride(loop):
         return []
     written = {a for s in stores for a in root_arrays(s.operands[0])}
     return [o for o in indexed_loads(loop) if not written & set(root_arrays(o.operands[0]))
@@ -135,7 +136,7 @@ def why_not_moved(loop: ir.Operation) -> str:
     """Why a chunk loop's loads stay in their iteration (for explain)."""
     if not indexed_loads(loop):
         return "no load's index follows the loop variable"
-    if _stores(loop) and not _grid_stride(loop):
+    if _stores(loop) and not is_grid_stride(loop):
         return ("the loop stores (other blocks on the SM hide its loads' latency; a grid-stride "
                 "loop's are loaded ahead)")
     if not movable_loads(loop):
@@ -183,12 +184,7 @@ def budget(loop: ir.Operation) -> int:
     blocks: a persistent kernel, launched with about as many blocks as the SMs hold) has few
     warps an SM to hide memory latency and the registers to spare: the tile in flight is all
     that covers it; elsewhere other blocks on the SM do, and registers a thread cost blocks."""
-    return GRID_STRIDE_BYTES_PER_THREAD if _grid_stride(loop) else CHUNK_BYTES_PER_THREAD
-
-
-def _grid_stride(loop: ir.Operation) -> bool:
-    step = defining_op(loop.operands[2])
-    return step is not None and name(step) == "tile.num_blocks"
+    return GRID_STRIDE_BYTES_PER_THREAD if is_grid_stride(loop) else CHUNK_BYTES_PER_THREAD
 
 
 def _reads_iv(loop: ir.Operation, load: ir.Operation, iv: ir.Value) -> bool:
