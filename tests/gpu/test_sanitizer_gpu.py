@@ -23,31 +23,42 @@ pytestmark = pytest.mark.gpu
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
-PATHS = {
-    "attention ping-pong": "test_staged_attention.py::test_assemblers_and_turns[333-333-1-none]",
-    "attention causal": "test_staged_attention.py::test_staged_attention[300-300-True-128-128x128w8]",
-    "attention one producer turn": "test_staged_attention.py::test_assemblers_and_turns[1-1000-0-none]",
-    "products one step late": "test_staged_attention.py::test_products_one_iteration_late[129-517-False-config1-1]",
-    "two loops one ring": "test_warp_specialize_gpu.py::test_two_loops_share_one_ring[tile4-4-129-300-64-40-128]",
-    "persistent gemm": "test_warp_specialize_gpu.py::test_persistent_gemm[300-520-72-132-tile0]",
-    "persistent attention": "test_warp_specialize_gpu.py::test_persistent_attention[5]",
-    "producer warp, two blocks": "test_warp_specialize_gpu.py::test_two_blocks_an_sm_with_a_producer_warp[257-304-72-8]",
-    "gathered rows": "test_gathered_rows_gpu.py::test_gathered_matmul[dtype0-196-tiles0]",
-    "gathered expert rows": "test_gathered_rows_gpu.py::test_gathered_expert_matmul[32]",
-    "list by tma": "test_list_tma_gpu.py::test_grouped_matmul_picks_each_group_s_tensor_maps[dtype0-tiles0]",
-    "tma store": "test_tma_store_gpu.py::test_gemm_stores_its_tiles_with_tma[129-1000-72-c_dtype0-tile0-8]",
-    "tma store, persistent": "test_tma_store_gpu.py::test_persistent_gemm_reuses_the_store_buffer_tile_after_tile[300-520-72-132]",
-    "row runs": "test_row_runs_gpu.py::test_row_copy[dtype1-300-0]",
-    "prefetched tiles": "test_chunk_prefetch_gpu.py::test_persistent_rms_norm[dtype0-7]",
-    "fp8 b k-by-n": "test_wgmma.py::test_fp8_batched_gemm_with_b_given_k_by_n",
-    "split accumulators": "test_split_accumulators_gpu.py::test_split_epilogue_with_a_bias_row[sm_90]",
+PATHS = {  # name: (file, test), under tests/gpu
+    "attention ping-pong": ("test_staged_attention", "test_assemblers_and_turns[333-333-1-none]"),
+    "attention causal": ("test_staged_attention",
+                         "test_staged_attention[300-300-True-128-128x128w8]"),
+    "attention one producer turn": ("test_staged_attention",
+                                    "test_assemblers_and_turns[1-1000-0-none]"),
+    "products one step late": ("test_staged_attention",
+                               "test_products_one_iteration_late[129-517-False-config1-1]"),
+    "two loops one ring": ("test_warp_specialize_gpu",
+                           "test_two_loops_share_one_ring[tile4-4-129-300-64-40-128]"),
+    "persistent gemm": ("test_warp_specialize_gpu", "test_persistent_gemm[300-520-72-132-tile0]"),
+    "persistent attention": ("test_warp_specialize_gpu", "test_persistent_attention[5]"),
+    "producer warp, two blocks": ("test_warp_specialize_gpu",
+                                  "test_two_blocks_an_sm_with_a_producer_warp[257-304-72-8]"),
+    "gathered rows": ("test_gathered_rows_gpu", "test_gathered_matmul[dtype0-196-tiles0]"),
+    "gathered expert rows": ("test_gathered_rows_gpu", "test_gathered_expert_matmul[32]"),
+    "list by tma": ("test_list_tma_gpu",
+                    "test_grouped_matmul_picks_each_group_s_tensor_maps[dtype0-tiles0]"),
+    "tma store": ("test_tma_store_gpu",
+                  "test_gemm_stores_its_tiles_with_tma[129-1000-72-c_dtype0-tile0-8]"),
+    "tma store, persistent": (
+        "test_tma_store_gpu",
+        "test_persistent_gemm_reuses_the_store_buffer_tile_after_tile[300-520-72-132]"),
+    "row runs": ("test_row_runs_gpu", "test_row_copy[dtype1-300-0]"),
+    "prefetched tiles": ("test_chunk_prefetch_gpu", "test_persistent_rms_norm[dtype0-7]"),
+    "fp8 b k-by-n": ("test_wgmma", "test_fp8_batched_gemm_with_b_given_k_by_n"),
+    "split accumulators": ("test_split_accumulators_gpu",
+                           "test_split_epilogue_with_a_bias_row[sm_90]"),
 }
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
 @pytest.mark.parametrize("path", list(PATHS), ids=lambda p: p.replace(" ", "-"))
 def test_path_under_compute_sanitizer(path: str, tool: str, tmp_path: Path) -> None:
-    node = f"tests/gpu/{PATHS[path]}"
+    file, test = PATHS[path]
+    node = f"tests/gpu/{file}.py::{test}"
     command = [_sanitizer(), "--tool", tool, "--report-api-errors", "no", "--error-exitcode", "9",
                sys.executable, "-m", "pytest", "-q", "-m", "gpu", "-p", "no:cacheprovider",
                "-p", "no:xdist", "-p", "no:randomly", "-W", "ignore", node]
