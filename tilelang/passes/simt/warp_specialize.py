@@ -66,7 +66,11 @@ REGISTER_FILE = 65536  # 32-bit registers per SM (and per block)
 # registers a thread needs beside its accumulator at one block an SM for the producer to pay:
 # measured (H200, same-run A/B), a GEMM with a bias + GELU epilogue on 128x256 tiles ran
 # 4-14% faster without the producer, the plain GEMM as fast; 128x128 tiles and attention's
-# 128x128 blocks (64-register accumulators) gain from it
+# 128x128 blocks (64-register accumulators) gain from it. Measured again since the ptxas
+# command assembles setmaxnreg kernels (twenty-fourth session, H200, alternating processes,
+# this rule against the producer forced): inline GELU 594 / 600 -> 583 / 601 TFLOP/s at
+# 4096^3 and 506 / 524 -> 498 / 509 at 256x14336x4096, the persistent spelling 629 / 631 ->
+# 638 / 647 at 8192^3: within 2% either way, so the rule stays
 EPILOGUE_REGISTERS = 64
 CONSUMER_BARRIER = 1  # named barrier id of the consumer warps (0 is the block's)
 
