@@ -254,10 +254,11 @@ def test_a_grid_stride_loop_is_prefetched_with_the_larger_budget() -> None:
     thread; 4x1024, 128 bytes, fits only the grid-stride budget."""
     from tilelang.testing.norm_kernels import persistent_rms_norm
 
-    x = np.zeros((64, 1024), np.float32)
-    (loop,) = ct.explain(persistent_rms_norm, (x, np.zeros(1024, np.float32), x, 4, 1024)).loops
+    x, w = np.zeros((64, 1024), np.float32), np.zeros(1024, np.float32)
+    # 4 warps given: a persistent kernel that does not say gets 8 (choose_num_warps)
+    (loop,) = ct.explain(persistent_rms_norm, (x, w, x, 4, 1024), num_warps=4).loops
     assert loop.path == "prefetched into registers"
-    (loop,) = ct.explain(persistent_rms_norm, (x, np.zeros(1024, np.float32), x, 8, 1024)).loops
+    (loop,) = ct.explain(persistent_rms_norm, (x, w, x, 8, 1024), num_warps=4).loops
     assert loop.detail == ("1 load an iteration, not prefetched: the next iteration's tiles "
                            "would hold more than 128 bytes a thread")
 
