@@ -18,7 +18,7 @@ import pytest
 
 from tests.gpu.test_fuzz_gpu import _sanitizer
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.sanitizer]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
