@@ -99,6 +99,40 @@ def attention_args(permuted: bool):
     return (q, np.zeros((512, 64), BF16), np.zeros_like(q), 64, 64, 64, permuted)
 
 
+@ct.kernel(num_warps=8)
+def k_loop_rows_of_w(a, w, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                     BK: ct.Constant[int], TRANSPOSE: ct.Constant[bool]):
+    """k_loop's product with B = w.T read from the row-major w, the two ways explain suggests
+    for a column-major B."""
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        if TRANSPOSE:
+            y = ct.transpose(ct.load(w, (ct.bid(1), k), (BN, BK),
+                                     padding_mode=ct.PaddingMode.ZERO))
+        else:
+            y = ct.load(w, (k, ct.bid(1)), (BK, BN), order=(1, 0),
+                        padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+
+
+def test_a_column_major_b_says_which_spellings_read_it_by_rows() -> None:
+    """PyTorch's `w.t()` (a linear layer's weights) passed as B: the copies cannot read its
+    rows, and explain names the two spellings of the same product that can; both are staged."""
+    a, b, c, *tiles = gemm_args()
+    w = np.zeros((b.shape[1], b.shape[0]), BF16)
+    report = ct.explain(k_loop, (a, w.T, c, *tiles))
+    (loop,) = report.loops
+    assert not loop.fast
+    assert any("B's array is column-major" in r and "order=(1, 0)" in r and "ct.transpose" in r
+               for r in loop.reasons), loop.reasons
+    for transpose in (False, True):
+        report = ct.explain(k_loop_rows_of_w, (a, w, c, *tiles, transpose))
+        (loop,) = report.loops
+        assert loop.path == "staged K loop" and report.fallbacks == []
+
+
 def test_keys_read_through_ct_transpose_are_staged() -> None:
     report = ct.explain(scores, attention_args(False))
     (loop,) = report.loops

@@ -290,3 +290,17 @@ def has_copyable_rows(load: ir.Operation) -> bool:
     cp.async and TMA copy in 16-byte chunks."""
     _, unit, align = parse_array_type(load.operands[0].type)
     return len(unit) >= 2 and bool(unit[-1]) and not unit[-2] and align >= 16
+
+
+def rows_not_copyable(load: ir.Operation) -> str:
+    """Why `has_copyable_rows` refuses a tile.load's array ("<operand>'s array is ..."): a
+    column-major array (PyTorch's `w.t()`, a linear layer's weights) gets the two spellings
+    that read the same memory by rows."""
+    _, unit, _ = parse_array_type(load.operands[0].type)
+    if len(unit) >= 2 and unit[-2] and not unit[-1]:
+        return ("array is column-major (its first dimension is the contiguous one, as a "
+                "transposed view such as `w.t()` is): pass the row-major `w` and load its tile "
+                "with `order=(1, 0)`, or load `w`'s tile and `ct.transpose` it, and the copies "
+                "read rows")
+    return ("array is not known to have contiguous, 16-byte aligned rows (its last stride 1, "
+            "its base and other strides multiples of 16 bytes)")

@@ -37,6 +37,7 @@ from tilelang.passes.ir_utils import (
     latency_hint,
     name,
     relabelling_chain,
+    rows_not_copyable,
 )
 from tilelang.passes.remarks import no, no_if, refuse
 from tilelang.target import target
@@ -231,8 +232,7 @@ def _is_operand_load(load: ir.Operation | None, body: ir.Block,
     if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
         return refuse(f"{which}'s tile {shape} has more than two dimensions above 1")
     if not has_copyable_rows(load):
-        return refuse(f"{which}'s array is not known to have contiguous, 16-byte aligned rows "
-                      "(its last stride 1, its base and other strides multiples of 16 bytes)")
+        return refuse(f"{which}'s {rows_not_copyable(load)}")
     if dtype.itemsize > 2:
         return refuse(f"{which} is {dtype.name} (tensor cores take 16- and 8-bit inputs)")
     order = tuple(ops.array_attr(load, "order"))

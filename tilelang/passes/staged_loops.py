@@ -49,6 +49,7 @@ from tilelang.passes.ir_utils import (
     latency_hint,
     name,
     relabelling_chain,
+    rows_not_copyable,
     scalar_slice,
     uniform_constant,
 )
@@ -456,7 +457,7 @@ def _stageable(load: ir.Operation) -> bool:
     shape = shape_of(load.results[0].type)
     order = tuple(ops.array_attr(load, "order"))
     if not has_copyable_rows(load):
-        return refuse("its array is not known to have contiguous, 16-byte aligned rows")
+        return refuse(f"its {rows_not_copyable(load)}")
     if order != tuple(range(len(shape))):
         return refuse(f"it is loaded with order={order} (the tile's axes must be the array's)")
     if ops.str_attr(load, "padding_mode") not in ("zero", "undetermined"):
