@@ -290,6 +290,17 @@ irdl.dialect @tile {
     irdl.results(result: %array)
   }
 
+  // The array with its dimensions permuted: result dimension k is the array's dimension
+  // order[k] (its extent, stride and unit-stride fact); the same memory and base pointer.
+  irdl.operation @array_permute {
+    %array = irdl.base @tile::@array
+    %order = irdl.base "#builtin.dense_array"
+    %result = irdl.base @tile::@array
+    irdl.operands(array: %array)
+    irdl.attributes { "order" = %order }
+    irdl.results(result: %result)
+  }
+
   // The array's memory as a 1-d array of unit stride starting at its base pointer, for accesses
   // by element offset (`Array.get_raw_memory`): every offset from 0 up is in bounds.
   irdl.operation @raw_view {

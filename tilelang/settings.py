@@ -164,6 +164,13 @@ def llvm_opt_level() -> int:
     return int(value)
 
 
+def row_major_views_enabled() -> bool:
+    """TILELANG_ROW_MAJOR_VIEWS=1: a matrix-product operand loaded from a column-major array
+    (PyTorch's `w.t()`) is read through a view with contiguous rows (passes/row_major_views.py),
+    which the staged paths copy. Off by default until the GPU tier has run it."""
+    return _flag("TILELANG_ROW_MAJOR_VIEWS")
+
+
 def codegen_switches() -> tuple[str, ...]:
     """The settings above that change generated code (cache keys include them)."""
     found = () if wgmma_enabled() else ("wgmma=off",)
@@ -183,6 +190,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "fp-contract=on")
     if fp8_fast_accumulation():
         found = (*found, "fp8-accumulation=fast")
+    if row_major_views_enabled():
+        found = (*found, "row-major-views=on")
     chosen = assembler()
     if chosen != "auto":
         found = (*found, f"assembler={chosen}")

@@ -322,6 +322,17 @@ def _slice(c: _Compiler, op: ir.Operation) -> Step:
     return step
 
 
+@rule(op_table.ARRAY_PERMUTE)
+def _array_permute(c: _Compiler, op: ir.Operation) -> Step:
+    (a,), r = _io(c, op)
+    order = tuple(ops.array_attr(op, "order"))
+
+    def step(env: Env) -> None:
+        env[r] = np.transpose(env[a], order)
+
+    return step
+
+
 @rule(op_table.RAW_VIEW)
 def _raw_view(c: _Compiler, op: ir.Operation) -> Step:
     (a,), r = _io(c, op)

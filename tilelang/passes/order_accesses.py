@@ -120,7 +120,7 @@ def root_arrays(value: ir.Value) -> list[ir.Value]:
     through slices of one array are ordered like accesses to the array itself, and accesses
     through a `tile.array_select` like accesses to each array it may pick."""
     while isinstance(value.owner, ir.OpView | ir.Operation) and \
-            value.owner.operation.name in ("tile.slice", "tile.raw_view"):
+            value.owner.operation.name in ("tile.slice", "tile.raw_view", "tile.array_permute"):
         value = value.owner.operation.operands[0]
     if isinstance(value.owner, ir.OpView | ir.Operation) and \
             value.owner.operation.name == "tile.array_select":

@@ -11,6 +11,7 @@ TILE_OPT = ",".join([
     "tile-unroll-single-iterations",
     "tile-reduce-strength",
     "tile-rewrite-gathers",
+    "tile-row-major-views",
     "tile-fold-accumulations",
     "tile-simplify-shapes",
     "tile-eliminate-common-subexpressions",

@@ -73,6 +73,17 @@ def lower_slice(lw: Lowering, op: ir.Operation) -> None:
            ArrayArgs(ptr, tuple(shape), array.strides, array.dtype, unit_stride, align))
 
 
+@lowers(op_table.ARRAY_PERMUTE)
+def lower_array_permute(lw: Lowering, op: ir.Operation) -> None:
+    """The same base pointer; extents and strides in the view's order."""
+    array = lw.array(op.operands[0])
+    order = ops.array_attr(op, "order")
+    _, unit_stride, align = parse_array_type(op.results[0].type)
+    lw.set(op.results[0], ArrayArgs(array.ptr, tuple(array.shape[k] for k in order),
+                                    tuple(array.strides[k] for k in order), array.dtype,
+                                    unit_stride, align))
+
+
 @lowers(op_table.RAW_VIEW)
 def lower_raw_view(lw: Lowering, op: ir.Operation) -> None:
     """The base pointer with one unit-stride dimension that no offset from 0 up leaves."""

@@ -1,0 +1,81 @@
+"""tile-row-major-views (TILELANG_ROW_MAJOR_VIEWS=1): a matrix product's operand read from a
+column-major array (PyTorch's `w.t()`) goes through the array's transposed view, which the
+staged paths copy by rows. The products' values on the interpreter (which runs the tile-opt IR
+the pass rewrote), the path explain reports, and the PTX for sm_90 and sm_80 (no GPU: the GPU
+tier has tests/gpu/test_row_major_views_gpu.py)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilelang as ct
+from tilelang.testing.kernels import make_matmul
+
+BF16 = ml_dtypes.bfloat16
+
+
+@pytest.fixture(autouse=True)
+def views_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TILELANG_ROW_MAJOR_VIEWS", "1")
+
+
+def column_major(rng: np.random.Generator, rows: int, cols: int, dtype) -> np.ndarray:
+    """A (rows, cols) array whose first dimension is the contiguous one."""
+    return rng.standard_normal((cols, rows)).astype(dtype).T
+
+
+@pytest.mark.parametrize("a_major, b_major", [("row", "column"), ("column", "row"),
+                                              ("column", "column")])
+def test_products_of_column_major_operands_on_the_interpreter(monkeypatch, a_major, b_major):
+    monkeypatch.setenv("TILELANG_INTERPRET", "1")
+    rng = np.random.default_rng(3)
+    m, n, k = 70, 90, 100  # not multiples of the tiles
+    a = column_major(rng, m, k, np.float32) if a_major == "column" else \
+        rng.standard_normal((m, k)).astype(np.float32)
+    b = column_major(rng, k, n, np.float32) if b_major == "column" else \
+        rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    ct.launch(None, (ct.cdiv(m, 32), ct.cdiv(n, 32)), make_matmul(), (a, b, c, 32, 32, 16))
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_the_tile_opt_ir_reads_a_column_major_b_through_its_transposed_view():
+    a, w, c = np.zeros((256, 128), BF16), np.zeros((192, 128), BF16), np.zeros((256, 192), BF16)
+    ir = ct.compile(make_matmul(8), (a, w.T, c, 128, 64, 64), arch="sm_90",
+                    stop_after="tile-opt").asm["tile-opt"]
+    assert '"tile.array_permute"(%arg1) {order = array<i64: 1, 0>}' in ir
+    assert "!tile.array<bf16, array<i64: -1, 1>, 16 : i64>" in ir.split("tile.array_permute")[1]
+
+
+@pytest.mark.parametrize("arch, engine", [("sm_90", "wgmma"), ("sm_80", "mma.sync")])
+def test_a_column_major_b_takes_the_staged_k_loop(arch, engine):
+    a, w, c = np.zeros((512, 256), BF16), np.zeros((384, 256), BF16), np.zeros((512, 384), BF16)
+    report = ct.explain(make_matmul(8), (a, w.T, c, 128, 128, 64), arch=arch)
+    (loop,) = report.loops
+    assert loop.path == "staged K loop" and loop.detail.startswith(engine), str(report)
+    assert report.fallbacks == [], str(report)
+
+
+def test_a_float8_column_major_b_needs_no_transpose_in_shared_memory():
+    """wgmma reads 8-bit B only K-major: a (K, N) array given as `w.t()` already is, where a
+    row-major one is transposed in shared memory each stage."""
+    e4m3 = ml_dtypes.float8_e4m3fn
+    a, w = np.zeros((512, 256), e4m3), np.zeros((384, 256), e4m3)
+    c = np.zeros((512, 384), np.float32)
+    report = ct.explain(make_matmul(8), (a, w.T, c, 128, 128, 128), arch="sm_90")
+    (product,) = report.products
+    assert product.engine.startswith("wgmma") and "transposed" not in product.engine, \
+        str(report)
+    row_major = ct.explain(make_matmul(8), (a, np.zeros((256, 384), e4m3), c, 128, 128, 128),
+                           arch="sm_90")
+    assert "B transposed there first" in row_major.products[0].engine
+
+
+def test_off_by_default(monkeypatch):
+    monkeypatch.delenv("TILELANG_ROW_MAJOR_VIEWS")
+    a, w, c = np.zeros((512, 256), BF16), np.zeros((384, 256), BF16), np.zeros((512, 384), BF16)
+    report = ct.explain(make_matmul(8), (a, w.T, c, 128, 128, 64), arch="sm_90")
+    assert not report.loops[0].fast

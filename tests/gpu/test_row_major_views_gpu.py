@@ -1,0 +1,75 @@
+"""Products of column-major operands (PyTorch's `w.t()`, `x.t()`) read through row-major views
+(passes/row_major_views.py, TILELANG_ROW_MAJOR_VIEWS=1) and staged: against a float64 product
+on fresh random data of awkward sizes, every output element written (the output starts as
+NaN), on wgmma (sm_90) and on ldmatrix + mma.sync (the sm_80 path on this device)."""
+
+from __future__ import annotations
+
+import pytest
+
+import tilelang as ct
+from tests.gpu.test_wgmma import FP8_UNIT, check
+from tilelang.testing.kernels import make_matmul
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.gpu
+
+KERNELS = {4: make_matmul(4), 8: make_matmul(8)}
+
+
+@pytest.fixture(autouse=True)
+def views_on(monkeypatch):
+    monkeypatch.setenv("TILELANG_ROW_MAJOR_VIEWS", "1")
+
+
+@pytest.fixture(params=["sm_90", "sm_80"])
+def arch(request, monkeypatch):
+    monkeypatch.setenv("TILELANG_ARCH", request.param)
+    return request.param
+
+
+def column_major(rows: int, cols: int, dtype) -> torch.Tensor:
+    """A (rows, cols) tensor whose first dimension is the contiguous one (`t.t()`)."""
+    return (torch.randn(cols, rows, device="cuda") * 2).to(dtype).t()
+
+
+def run(a, b, tile, out_dtype=torch.float32):
+    bm, bn, bk, warps = tile
+    m, n = a.shape[0], b.shape[1]
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), KERNELS[warps],
+              (a, b, c, bm, bn, bk))
+    torch.cuda.synchronize()
+    return c
+
+
+@pytest.mark.parametrize("tile", [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4)],
+                         ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("m", "n", "k"), [(300, 520, 1000), (129, 264, 200)])
+def test_column_major_b(arch, tile, dtype, m, n, k):
+    a = torch.randn(m, k, device="cuda").to(dtype)
+    b = column_major(k, n, dtype)
+    assert b.stride() == (1, k)
+    check(run(a, b, tile), a, b)
+
+
+@pytest.mark.parametrize("b_column_major", [False, True])
+@pytest.mark.parametrize(("m", "n", "k"), [(296, 520, 1000), (136, 264, 200)])
+def test_column_major_a(arch, b_column_major, m, n, k):
+    a = column_major(m, k, torch.bfloat16)
+    b = column_major(k, n, torch.bfloat16) if b_column_major else \
+        torch.randn(k, n, device="cuda").to(torch.bfloat16)
+    check(run(a, b, (128, 128, 64, 8)), a, b)
+
+
+@pytest.mark.parametrize("tile", [(128, 128, 128, 8), (64, 128, 128, 4)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_fp8_column_major_b_is_read_k_major(tile):
+    """8-bit B given as `w.t()` is K-major already: no transpose in shared memory."""
+    m, n, k = 300, 272, 1008
+    a = (torch.randn(m, k, device="cuda") * 4).to(torch.float8_e4m3fn)
+    b = column_major(k, n, torch.float8_e4m3fn)
+    c = run(a, b, tile)
+    check(c, a.float(), b.float(), unit=FP8_UNIT)
