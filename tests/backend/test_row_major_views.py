@@ -6,6 +6,8 @@ tier has tests/gpu/test_row_major_views_gpu.py)."""
 
 from __future__ import annotations
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -79,3 +81,29 @@ def test_off_by_default(monkeypatch):
     a, w, c = np.zeros((512, 256), BF16), np.zeros((384, 256), BF16), np.zeros((512, 384), BF16)
     report = ct.explain(make_matmul(8), (a, w.T, c, 128, 128, 64), arch="sm_90")
     assert not report.loops[0].fast
+
+
+def body(ptx: str, kernel: str, renamed: dict[int, int] | None = None) -> str:
+    """The entry's text with `kernel`'s parameter names made neutral (parameter i renamed to
+    renamed[i]) and the two sources of each or.pred in order (it commutes)."""
+    text = ptx[ptx.index("{", ptx.index(".entry")):]  # the instructions, not the declarations
+    text = re.sub(rf"\b{kernel}_param_(\d+)",
+                  lambda m: f"P{(renamed or {}).get(int(m.group(1)), int(m.group(1)))}", text)
+    return re.sub(r"or\.pred\s+(%\w+), (%\w+), (%\w+);",
+                  lambda m: f"or.pred {m.group(1)}, {', '.join(sorted(m.groups()[1:]))};", text)
+
+
+def test_its_ptx_is_the_linear_kernel_s(monkeypatch):
+    """With cp.async copies (TILELANG_TMA=0), a column-major B read through its view compiles
+    to the PTX of make_linear's kernel on the row-major `w` (loaded and transposed: the path
+    tests/gpu/test_wgmma.py runs), B's extents and strides read from the parameters that hold
+    them: w.T's extents (K, N) and strides (1, K) are parameters 6, 7 and 8, 9, w's (N, K) and
+    (K, 1) too."""
+    from tilelang.testing.kernels import make_linear
+
+    monkeypatch.setenv("TILELANG_TMA", "0")
+    a, w, c = np.zeros((512, 256), BF16), np.zeros((384, 256), BF16), np.zeros((512, 384), BF16)
+    views = ct.compile(make_matmul(8), (a, w.T, c, 128, 128, 64), arch="sm_90").asm["ptx"]
+    linear = ct.compile(make_linear(8), (a, w, c, 128, 128, 64), arch="sm_90").asm["ptx"]
+    assert body(views, "matmul", {6: 7, 7: 6, 8: 9, 9: 8}) == body(linear, "linear")
+    assert "wgmma.mma_async" in views and "cp.async.cg.shared" in views
