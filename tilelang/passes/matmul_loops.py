@@ -141,7 +141,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return None
     parts = [mma, *loads, *chain_a, *chain_b]
     index_ops = _index_ops(body, inner, parts)
-    itemsize = _input_bytes(mma)
+    itemsize = input_bytes(mma)
     if index_ops is None:
         return no("the loop's body does other tile work besides the two loads and the product")
     if itemsize is None:
@@ -256,7 +256,7 @@ def _index_ops(body: ir.Block, inner: list[ir.Operation],
     return rest
 
 
-def _input_bytes(mma: ir.Operation) -> int | None:
+def input_bytes(mma: ir.Operation) -> int | None:
     """2 for f16 x f16 or bf16 x bf16, 1 for two 8-bit floats, into float32; else None."""
     a, b, acc = (dtype_of(v.type) for v in list(mma.operands)[:3])
     if acc is not dt.float32 or dtype_of(mma.results[0].type) is not dt.float32:

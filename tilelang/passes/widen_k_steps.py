@@ -22,9 +22,10 @@ narrow one.
 
 What it takes: an `scf.for` from 0 by 1 whose body is two loads, each reaching one operand of
 one `tile.mma` through reshapes, permutes and casts (each read once), the product accumulating
-into the loop's only carried value; each load indexed by the loop's index along the product's
-K axis and by values from before the loop along the others, in the array's order, padded with
-zeros. The loop must run over every step of the array: its count is `cdiv(K, BK)` of a loaded
+into the loop's only carried value (and pure scalar ops that read only values from before the
+loop: block indices written in the loads); each load indexed by the loop's index along the
+product's K axis and by such values along the others, in the array's order, padded with
+zeros; inputs the staged K loop takes (matmul_loops.input_bytes). The loop must run over every step of the array: its count is `cdiv(K, BK)` of a loaded
 array's extent K along that axis (`ct.num_tiles`, `ct.cdiv(x.shape[d], BK)`,
 `(K + BK - 1) // BK`), or a constant that f divides. Then the wider steps past the last one
 read only the zeros past that array's end: they add nothing, unless the other operand holds
@@ -46,6 +47,7 @@ from tilelang.passes.ir_utils import (
     constant_of,
     defining_op,
     has_copyable_rows,
+    is_pure_scalar,
     is_within,
     kernel_num_warps,
     name,
@@ -53,6 +55,7 @@ from tilelang.passes.ir_utils import (
     unit_reshape_axis,
     walk_ops,
 )
+from tilelang.passes.matmul_loops import input_bytes
 
 NAME = "tile-widen-k-steps"
 WGMMA_ARCHS = ("sm_90", "sm_90a")
@@ -95,8 +98,10 @@ def _plan(loop: ir.Operation) -> tuple[ir.Operation, list[_Operand], int] | None
     if mma.operands[2] != body.arguments[1] or inner[-1].operands[0] != mma.results[0] or \
             len(list(body.arguments[1].uses)) != 1:
         return None
-    operands = [_operand(mma, i, loop) for i in (0, 1)]
-    if None in operands or len(inner) != 4 + sum(len(o.chain) for o in operands if o):
+    invariant = _invariant_scalars(loop)
+    operands = [_operand(mma, i, loop, invariant) for i in (0, 1)]
+    if None in operands or \
+            len(inner) != 4 + len(invariant) + sum(len(o.chain) for o in operands if o):
         return None
     found = [o for o in operands if o is not None]
     itemsize = dtype_of(found[0].load.results[0].type).itemsize
@@ -104,10 +109,11 @@ def _plan(loop: ir.Operation) -> tuple[ir.Operation, list[_Operand], int] | None
     if steps * itemsize >= ROW_BYTES or ROW_BYTES % (steps * itemsize):
         return None
     factor = ROW_BYTES // (steps * itemsize)
-    # only where the wider loop is a staged K loop: its rows copyable in 16-byte chunks, the
-    # product one wgmma covers (else wider steps only hold more registers on mma.sync)
+    # only where the wider loop is a staged K loop: inputs it takes, rows copyable in 16-byte
+    # chunks, the product one wgmma covers (else wider steps only hold more registers on
+    # mma.sync: an int8 product's 128-wide steps spilled 8 KB a thread, 128x128 tiles)
     rows, cols = shape_of(mma.results[0].type)
-    if not all(has_copyable_rows(o.load) for o in found) or \
+    if input_bytes(mma) is None or not all(has_copyable_rows(o.load) for o in found) or \
             not wgmma.fits(rows, cols, steps * factor, itemsize, kernel_num_warps(loop)):
         return None
     count = loop.operands[1]
@@ -118,7 +124,21 @@ def _plan(loop: ir.Operation) -> tuple[ir.Operation, list[_Operand], int] | None
     return mma, found, factor
 
 
-def _operand(mma: ir.Operation, which: int, loop: ir.Operation) -> _Operand | None:
+def _invariant_scalars(loop: ir.Operation) -> set[ir.Operation]:
+    """The body's pure scalar ops that read only values from before the loop or of one
+    another: block indices written inside the loop (`ct.load(a, (ct.bid(0), k), ...)`), which
+    tile-hoist-invariants leaves in a loop with a product. A load's other indices may come from
+    them; the wider loads read the same values."""
+    found: set[ir.Operation] = set()
+    for op in [o.operation for o in loop.regions[0].blocks[0].operations]:
+        if is_pure_scalar(op) and name(op) != op_table.GATHER.name and all(
+                not _inside(v, loop) or defining_op(v) in found for v in op.operands):
+            found.add(op)
+    return found
+
+
+def _operand(mma: ir.Operation, which: int, loop: ir.Operation,
+             invariant: set[ir.Operation]) -> _Operand | None:
     """The load behind operand `which` (0: A, K its axis 1; 1: B, K its axis 0)."""
     value, axis = mma.operands[which], 1 - which
     chain: list[ir.Operation] = []
@@ -148,8 +168,8 @@ def _operand(mma: ir.Operation, which: int, loop: ir.Operation) -> _Operand | No
             len(index) != len(shape) or ops.str_attr(op, "padding_mode") != "zero":
         return None
     iv = loop.regions[0].blocks[0].arguments[0]
-    if index[axis] != iv or any(v == iv or _inside(v, loop) for k, v in enumerate(index)
-                                if k != axis):
+    if index[axis] != iv or any(v == iv or (_inside(v, loop) and defining_op(v) not in invariant)
+                                for k, v in enumerate(index) if k != axis):
         return None
     return _Operand(op, tuple(chain), axis)
 
