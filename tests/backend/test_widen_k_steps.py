@@ -61,37 +61,15 @@ def test_a_loop_over_part_of_k_keeps_its_steps():
     assert "taken 2 at a time" not in report
 
 
-@ct.kernel(num_warps=8)
-def int8_gemm(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((BM, BN), ct.int32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(x, y, acc)
-    ct.store(c, (i, j), acc)
-
-
 def test_a_loop_the_staged_path_does_not_take_keeps_its_steps():
     """int8 x int8 -> int32 runs on mma.sync from registers: 128-wide K steps there only hold
     twice the operands (8 KB spilled a thread at 128x128x64, with 64-wide steps 0.6 KB)."""
     a, b, c = np.zeros((512, 256), np.int8), np.zeros((256, 384), np.int8), \
         np.zeros((512, 384), np.int32)
-    report = ct.explain(int8_gemm, (a, b, c, 128, 128, 64), arch="sm_90")
+    report = ct.explain(make_matmul(8, accumulator=ct.int32), (a, b, c, 128, 128, 64),
+                        arch="sm_90")
     assert "taken 2 at a time" not in str(report)
     assert "128x64 @ 64x128, int8 x int8 -> int32" in str(report)
-
-
-@ct.kernel(num_warps=8)
-def inline_block_indices(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
-                         BK: ct.Constant[int]):
-    """make_matmul's product with the block indices written in the loads, inside the loop."""
-    acc = ct.zeros((BM, BN), ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-        x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        y = ct.load(b, (k, ct.bid(1)), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(x, y, acc)
-    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
 
 
 def instructions(ptx: str, kernel: str) -> Counter:
@@ -106,8 +84,10 @@ def test_block_indices_read_inside_the_loop_do_not_keep_its_narrow_steps():
     the same block indices. The kernel then compiles to make_matmul's instructions (its block
     indices read before the loop: BK = 32 on the GPU in tests/gpu/test_wgmma.py), in another
     order; before, its products ran with A from registers."""
-    report = str(ct.explain(inline_block_indices, args(32), arch="sm_90"))
+    from tests.backend.test_explain import k_loop  # block indices read in the loads
+
+    report = str(ct.explain(k_loop, args(32), arch="sm_90"))
     assert "staged K loop (wgmma" in report and "steps of 32 are taken 2 at a time" in report
-    inline = ct.compile(inline_block_indices, args(32), arch="sm_90").asm["ptx"]
+    inline = ct.compile(k_loop, args(32), arch="sm_90").asm["ptx"]
     hoisted = ct.compile(make_matmul(8), args(32), arch="sm_90").asm["ptx"]
-    assert instructions(inline, "inline_block_indices") == instructions(hoisted, "matmul")
+    assert instructions(inline, "k_loop") == instructions(hoisted, "matmul")

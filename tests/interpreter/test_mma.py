@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tilelang as ct
+from tilelang.testing.kernels import make_matmul
 
 UNIT_ROUNDOFF = {"float16": 2.0**-11, "float32": 2.0**-24, "float64": 2.0**-53}
 FP8 = ("float8_e4m3fn", "float8_e5m2")
@@ -65,16 +66,7 @@ def gemm_kernel(A, B, C, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Cons
     ct.store(C, (i, j), acc.astype(C.dtype))
 
 
-@ct.kernel(num_warps=8)
-def int8_gemm_kernel(A, B, C, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    """C = A @ B of int8 tiles into an int32 accumulator over a K loop (exact)."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((BM, BN), ct.int32)
-    for k in range(ct.num_tiles(A, 1, (BM, BK))):
-        a = ct.load(A, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        b = ct.load(B, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(a, b, acc)
-    ct.store(C, (i, j), acc)
+int8_gemm_kernel = make_matmul(8, accumulator=ct.int32)  # C = A @ B exactly, int32 sums
 
 
 # ----- data and references -----------------------------------------------------------------------

@@ -25,8 +25,9 @@ one `tile.mma` through reshapes, permutes and casts (each read once), the produc
 into the loop's only carried value (and pure scalar ops that read only values from before the
 loop: block indices written in the loads); each load indexed by the loop's index along the
 product's K axis and by such values along the others, in the array's order, padded with
-zeros; inputs the staged K loop takes (matmul_loops.input_bytes). The loop must run over every step of the array: its count is `cdiv(K, BK)` of a loaded
-array's extent K along that axis (`ct.num_tiles`, `ct.cdiv(x.shape[d], BK)`,
+zeros; inputs the staged K loop takes (matmul_loops.input_bytes). The loop must run over
+every step of the array: its count is `cdiv(K, BK)` of a loaded array's extent K along that
+axis (`ct.num_tiles`, `ct.cdiv(x.shape[d], BK)`,
 `(K + BK - 1) // BK`), or a constant that f divides. Then the wider steps past the last one
 read only the zeros past that array's end: they add nothing, unless the other operand holds
 infinities or NaNs past its own K (an operand longer than the product's K, which the narrow

@@ -5,16 +5,18 @@ from __future__ import annotations
 import tilelang as ct
 
 
-def make_matmul(num_warps: int = 4, scale_in_loop: bool = False) -> ct.Kernel:
-    """c = a @ b in float32 accumulation over a K loop of (BM, BK) x (BK, BN) tiles, stored in
-    c's dtype; edge tiles read zeros. `scale_in_loop` doubles `a`'s tile inside the loop (work
-    that keeps the loop off the whole-loop path of passes/matmul_loops.py; on sm_90 it takes
-    the staged-loops path, B staged and A in registers)."""
+def make_matmul(num_warps: int = 4, scale_in_loop: bool = False,
+                accumulator: ct.DType = ct.float32) -> ct.Kernel:
+    """c = a @ b in float32 accumulation (or `accumulator`'s: int32 for int8 inputs) over a K
+    loop of (BM, BK) x (BK, BN) tiles, stored in c's dtype; edge tiles read zeros.
+    `scale_in_loop` doubles `a`'s tile inside the loop (work that keeps the loop off the
+    whole-loop path of passes/matmul_loops.py; on sm_90 it takes the staged-loops path, B
+    staged and A in registers)."""
 
     @ct.kernel(num_warps=num_warps)
     def matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
         i, j = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((BM, BN), ct.float32)
+        acc = ct.zeros((BM, BN), accumulator)
         for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
             x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
             y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
