@@ -369,8 +369,15 @@ def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     if atom is None:
         return ProductReport(_line(op), shape, dtypes, "CUDA cores (fma)", False,
                              (f"no tensor-core instruction multiplies {dtypes}",))
-    reasons = [f"its loop (line {_line(loop)}) is not staged: see the loop's reasons" if in_loop
-               else "outside a loop: its operands come from registers"]
+    if in_loop:
+        reasons = [f"its loop (line {_line(loop)}) is not staged: see the loop's reasons"]
+    elif loop is not None and name(loop) == "scf.while":
+        reasons = [f"in a `while` loop (line {_line(loop)}) that is not a counting one (`k < n` "
+                   "of a carried integer against values the loop does not change, `k += c` "
+                   "with c a positive constant, k unread after the loop): only `for` loops, "
+                   "and such `while` loops, are staged"]
+    else:
+        reasons = ["outside a loop: its operands come from registers"]
     fast = arch not in WGMMA_ARCHS  # mma.sync is sm_80's fast path; sm_90's is wgmma
     return ProductReport(_line(op), shape, dtypes, f"mma.sync ({atom.name}) from registers",
                          fast, () if fast else tuple(reasons))

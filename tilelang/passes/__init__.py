@@ -26,6 +26,7 @@ from tilelang.passes import (
     split_masked_loops,
     unpermute_loads,
     unroll_single_iterations,
+    uplift_while_loops,
     widen_k_steps,
 )
 from tilelang.passes.registry import (
@@ -43,7 +44,7 @@ _ALL = (
     fold_constants, simplify_shapes, eliminate_common_subexpressions, eliminate_dead_code,
     reduce_strength, rewrite_gathers, row_major_views, hoist_invariants, fold_accumulations,
     restore_branches,
-    split_masked_loops, unroll_single_iterations,
+    split_masked_loops, unroll_single_iterations, uplift_while_loops,
     unpermute_loads, split_accumulators, widen_k_steps, pipeline_loads, pipeline_products,
     delay_products,
     check_restricted_floats, order_accesses, plan_rings, specialize_warps,

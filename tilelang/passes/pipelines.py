@@ -8,6 +8,7 @@ from __future__ import annotations
 # (and the arith.select / arith.constant it makes go back to scf.if / tile.constant).
 TILE_OPT = ",".join([
     "tile-fold-constants",
+    "tile-uplift-while-loops",
     "tile-unroll-single-iterations",
     "tile-reduce-strength",
     "tile-rewrite-gathers",
