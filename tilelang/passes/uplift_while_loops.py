@@ -11,7 +11,7 @@ spilling at 128x256 tiles, where the `for` spelling is a staged K loop on wgmma.
 rewrites such a loop as the `scf.for` the `for` spelling gives (the same PTX, test_uplift).
 
 A loop qualifies when its condition region computes `counter < bound` (tile.cmp "lt") of one
-of its integer carried values and a bound from pure scalar ops that read nothing the loop
+of its signless integer carried values and a bound from pure scalar ops that read nothing the loop
 changes (hoisted before it; they would compute the same value each time), and forwards its
 carried values unchanged; its body adds a positive constant to the counter (its next value is
 `counter + step`, nothing else); and nothing after the loop reads the counter's final value.
@@ -68,8 +68,9 @@ def _plan(loop: ir.Operation) -> tuple[_Counter] | None:
             ir.StringAttr(compare.attributes["predicate"]).value != "lt":
         return None
     counter, bound = compare.operands
-    if counter not in list(before.arguments) or not isinstance(counter.type, ir.IntegerType):
-        return None
+    if counter not in list(before.arguments) or not isinstance(counter.type, ir.IntegerType) \
+            or not ir.IntegerType(counter.type).is_signless:
+        return None  # (an unsigned counter compares unsigned; scf.for's compare is signed)
     hoisted = [o for o in ops[:-1] if o != compare]
     if not all(is_pure_scalar(o) and all(_before_loop(v, loop, hoisted) for v in o.operands)
                for o in hoisted) or not _before_loop(bound, loop, hoisted):
