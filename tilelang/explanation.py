@@ -285,10 +285,11 @@ def _loop_report(loop: ir.Operation, arch: str, warps: int) -> LoopReport:
                           whole.engine == "wgmma" or arch not in WGMMA_ARCHS)
     with collecting() as why_staged:
         staged = staged_loop(loop, arch, warps)
-    if staged is not None:
+    if staged is not None:  # why not a staged K loop, where it is one product's loop
+        kept = tuple(f"not a staged K loop: {r}" for r in why_whole) if count == 1 else ()
         return LoopReport(_line(loop), count, "staged products",
                           f"wgmma, {staged.stages} stages" +
-                          _hinted([m.b.load for m in staged.mmas]), True)
+                          _hinted([m.b.load for m in staged.mmas]), True, kept)
     reasons = tuple([f"not a plain K loop: {r}" for r in why_whole] +
                     [f"products not staged: {r}" for r in why_staged])
     if _prefetchable(loop):

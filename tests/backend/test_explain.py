@@ -323,3 +323,23 @@ def test_a_masked_gather_stays_in_registers_and_says_why() -> None:
     assert product.engine == "wgmma, B from shared memory"
     assert product.reasons == ("A is gathered into registers each iteration: its gather has a "
                                "mask (only unmasked gathers are copied by rows)",)
+
+
+@ct.kernel(num_warps=8)
+def k_loop_from(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """k_loop over the K tiles from the third block index on (a split of K)."""
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.bid(2), ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, (ct.bid(0), k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        w = ct.load(b, (k, ct.bid(1)), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, w, acc)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+
+
+def test_a_one_product_loop_on_staged_products_says_why_it_is_not_a_staged_k_loop():
+    """K steps of 32 bf16 over part of K: not widened, so the product's A stays in registers;
+    the loop says why it is not a staged K loop, and what would make it one."""
+    (loop,) = ct.explain(k_loop_from, gemm_args(tiles=(128, 128, 32))).loops
+    assert loop.path == "staged products"
+    assert any(r.startswith("not a staged K loop") and "BK = 64" in r for r in loop.reasons), \
+        loop.reasons

@@ -158,8 +158,13 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
                   "multiple of 128")
     if not (wgmma.fits(bm, bn, bk, itemsize, num_warps) if wgmma_ok else
             mma_ring_fits(bm, bn, bk, num_warps)):
+        narrow = wgmma_ok and bk * itemsize < wgmma.ROW_BYTES
         return no(f"{engine} does not cover a {bm}x{bk} @ {bk}x{bn} product with "
-                  f"{num_warps} warps from shared memory")
+                  f"{num_warps} warps from shared memory" + (
+                      f" (its K steps are {bk * itemsize} bytes, under wgmma's rows of "
+                      f"{wgmma.ROW_BYTES}: a loop from 0 over all of K takes several an "
+                      "iteration, tile-widen-k-steps; else BK = "
+                      f"{wgmma.ROW_BYTES // itemsize})" if narrow else ""))
     stage = (bm * bk + bk * bn) * itemsize
     scratch = transposed_bytes(itemsize, k_major_b, bn, bk)
     hint = latency_hint(loads)  # `latency=`: the stages the user asks for
