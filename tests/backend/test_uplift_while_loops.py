@@ -17,18 +17,29 @@ from tilelang.testing.kernels import make_matmul
 BF16 = ml_dtypes.bfloat16
 
 
-@ct.kernel(num_warps=8)
-def while_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    """make_matmul's product over a `while` loop."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((BM, BN), ct.float32)
-    k = 0
-    while k < ct.num_tiles(a, axis=1, shape=(BM, BK)):
-        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(x, y, acc)
-        k += 1
-    ct.store(c, (i, j), acc.astype(c.dtype))
+def make_while_matmul(read_k_after: bool = False) -> ct.Kernel:
+    """make_matmul's product over a `while` loop; with `read_k_after` the counter's final value
+    is added to the result (a loop left a while loop)."""
+
+    @ct.kernel(num_warps=8)
+    def while_matmul(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                     BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((BM, BN), ct.float32)
+        k = 0
+        while k < ct.num_tiles(a, axis=1, shape=(BM, BK)):
+            x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(x, y, acc)
+            k += 1
+        if read_k_after:
+            acc = acc + k
+        ct.store(c, (i, j), acc.astype(c.dtype))
+
+    return while_matmul
+
+
+while_matmul = make_while_matmul()
 
 
 def args():
@@ -65,23 +76,9 @@ def test_a_loop_whose_counter_is_read_after_it_stays_a_while_loop():
     assert ir.count("scf.for") == 1 and ir.count("scf.while") == 1
 
 
-@ct.kernel(num_warps=8)
-def while_matmul_reading_k(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
-                           BK: ct.Constant[int]):
-    """while_matmul, its counter read after the loop: left a while loop."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((BM, BN), ct.float32)
-    k = 0
-    while k < ct.num_tiles(a, axis=1, shape=(BM, BK)):
-        x = ct.load(a, (i, k), (BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(x, y, acc)
-        k += 1
-    ct.store(c, (i, j), (acc + k).astype(c.dtype))
-
-
 def test_a_product_in_another_while_loop_says_why():
-    (product,) = ct.explain(while_matmul_reading_k, args(), arch="sm_90").products
+    (product,) = ct.explain(make_while_matmul(read_k_after=True), args(),
+                             arch="sm_90").products
     assert not product.fast
     assert any("in a `while` loop" in r and "counting" in r for r in product.reasons), \
         product.reasons
