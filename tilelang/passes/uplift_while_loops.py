@@ -72,8 +72,11 @@ def _plan(loop: ir.Operation) -> tuple[_Counter] | None:
             or not ir.IntegerType(counter.type).is_signless:
         return None  # (an unsigned counter compares unsigned; scf.for's compare is signed)
     hoisted = [o for o in ops[:-1] if o != compare]
-    if not all(is_pure_scalar(o) and all(_before_loop(v, loop, hoisted) for v in o.operands)
-               for o in hoisted) or not _before_loop(bound, loop, hoisted):
+    # (not a scalar gather: the loop may write the table it reads, which the condition would
+    # read again each time)
+    if not all(is_pure_scalar(o) and name(o) != "tile.gather" and
+               all(_before_loop(v, loop, hoisted) for v in o.operands) for o in hoisted) or \
+            not _before_loop(bound, loop, hoisted):
         return None
     index = list(before.arguments).index(counter)
     readers = {compare, condition}

@@ -81,3 +81,26 @@ func.func @not_counting(%n: i32, %m: i32) -> (i32, i32, i32, i32) {
   }
   return %a, %b#1, %c#1, %d#1 : i32, i32, i32, i32
 }
+
+// -----
+
+// Left alone: the bound is read from memory (a scalar gather) each time the condition runs.
+// CHECK-LABEL: @gather_bound
+// CHECK: scf.while
+// CHECK-NOT: scf.for
+func.func @gather_bound(%t: !tile.array<i32, array<i64: 1>, 16 : i64>) -> i32 {
+  %zero = "tile.constant"() {value = 0 : i32} : () -> i32
+  %one = "tile.constant"() {value = 1 : i32} : () -> i32
+  %yes = "tile.constant"() {value = true} : () -> i1
+  %a:2 = scf.while (%k = %zero, %s = %zero) : (i32, i32) -> (i32, i32) {
+    %n = "tile.gather"(%t, %zero, %yes, %zero) {check_bounds = true} : (!tile.array<i32, array<i64: 1>, 16 : i64>, i32, i1, i32) -> i32
+    %go = "tile.cmp"(%k, %n) {predicate = "lt"} : (i32, i32) -> i1
+    scf.condition(%go) %k, %s : i32, i32
+  } do {
+  ^bb0(%k: i32, %s: i32):
+    %k1 = "tile.add"(%k, %one) : (i32, i32) -> i32
+    %s1 = "tile.add"(%s, %k) : (i32, i32) -> i32
+    scf.yield %k1, %s1 : i32, i32
+  }
+  return %a#1 : i32
+}
