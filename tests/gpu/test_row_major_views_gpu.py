@@ -44,11 +44,13 @@ def run(a, b, tile, out_dtype=torch.float32):
     return c
 
 
+@pytest.mark.parametrize("tma", ["1", "0"])  # TMA stores of C, or none
 @pytest.mark.parametrize("tile", [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4)],
                          ids=lambda t: "x".join(map(str, t)))
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize(("m", "n", "k"), [(300, 520, 1000), (129, 264, 200)])
-def test_column_major_b(arch, tile, dtype, m, n, k):
+def test_column_major_b(monkeypatch, arch, tma, tile, dtype, m, n, k):
+    monkeypatch.setenv("TILELANG_TMA", tma)
     a = torch.randn(m, k, device="cuda").to(dtype)
     b = column_major(k, n, dtype)
     assert b.stride() == (1, k)
