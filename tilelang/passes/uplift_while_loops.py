@@ -27,7 +27,14 @@ from dataclasses import dataclass
 import mlir.ir as ir
 from mlir.dialects import scf
 
-from tilelang.passes.ir_utils import defining_op, is_pure_scalar, name, uniform_constant, walk_ops
+from tilelang.passes.ir_utils import (
+    defining_op,
+    is_pure_scalar,
+    is_within,
+    name,
+    uniform_constant,
+    walk_ops,
+)
 
 NAME = "tile-uplift-while-loops"
 
@@ -94,16 +101,8 @@ def _before_loop(value: ir.Value, loop: ir.Operation, hoisted: list[ir.Operation
     if op is None:
         owner = value.owner
         op = owner.owner.operation if isinstance(owner, ir.Block) else None
-        return op is None or not _within(op, loop)
-    return op in hoisted or not _within(op, loop)
-
-
-def _within(op: ir.Operation, loop: ir.Operation) -> bool:
-    while op is not None and name(op) != "func.func":
-        if op == loop:
-            return True
-        op = op.parent
-    return False
+        return op is None or not is_within(op, loop)
+    return op in hoisted or not is_within(op, loop)
 
 
 def _step(after: ir.Block, index: int) -> ir.Value | None:
@@ -118,7 +117,9 @@ def _step(after: ir.Block, index: int) -> ir.Value | None:
     found = uniform_constant(step) if step is not None else None
     if found is None or not isinstance(found[0], int) or found[0] <= 0:
         return None
-    return step
+    op = defining_op(step)  # moved before the loop if it is in it: then it must read nothing
+    inside = op is not None and is_within(op, after.owner.operation)
+    return step if not inside or not list(op.operands) else None
 
 
 def _uplift(loop: ir.Operation, counter: _Counter) -> None:
@@ -127,7 +128,7 @@ def _uplift(loop: ir.Operation, counter: _Counter) -> None:
     for op in counter.hoisted:
         op.move_before(loop)
     step_op = defining_op(counter.step)
-    if step_op is not None and _within(step_op, loop):
+    if step_op is not None and is_within(step_op, loop):
         step_op.move_before(loop)  # a constant: it must come before the loop it bounds
     others = [k for k in range(len(inits)) if k != counter.index]
     with ir.InsertionPoint(loop), loop.location:
