@@ -118,8 +118,9 @@ def _step(after: ir.Block, index: int) -> ir.Value | None:
     if found is None or not isinstance(found[0], int) or found[0] <= 0:
         return None
     op = defining_op(step)  # moved before the loop if it is in it: then it must read nothing
-    inside = op is not None and is_within(op, after.owner.operation)
-    return step if not inside or not list(op.operands) else None
+    if op is not None and is_within(op, after.owner.operation) and list(op.operands):
+        return None
+    return step
 
 
 def _uplift(loop: ir.Operation, counter: _Counter) -> None:
