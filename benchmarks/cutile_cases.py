@@ -176,7 +176,9 @@ def out_dtype(dt: str) -> torch.dtype:
 class Gemm:
     """A (batched) product's buffers: A @ B into C, a reference in float64, cuBLAS peers."""
 
-    def __init__(self, env: Env, a_shape: tuple, b_shape: tuple, dt: str, kind: str = "normal"):
+    def __init__(self, env: Env, a_shape: tuple, b_shape: tuple, dt: str, kind: str = "normal",
+                 b_columns: bool = False):
+        """b_columns: B is also kept column-major (`b_cols.t()`), for every dtype."""
         dev, dtype = env.device, DTYPES[dt]
         self.dt, self.kind = dt, kind
         self.a = torch.empty(a_shape, dtype=dtype, device=dev)
@@ -186,7 +188,7 @@ class Gemm:
         self.peer_c = torch.empty_like(self.c)
         # float8 peers: B column-major for torch._scaled_mm, and bfloat16 copies (exact)
         self.b_cols = torch.empty((*b_shape[:-2], b_shape[-1], b_shape[-2]), dtype=dtype,
-                                  device=dev) if dt.startswith("fp8") else None
+                                  device=dev) if dt.startswith("fp8") or b_columns else None
         self.wide = None
 
     def redraw(self) -> None:
@@ -194,7 +196,8 @@ class Gemm:
         fill_(self.b, self.kind)
         if self.b_cols is not None:
             self.b_cols.copy_(self.b.transpose(-1, -2))
-            self.wide = (self.a.to(torch.bfloat16), self.b.to(torch.bfloat16))
+            if self.dt.startswith("fp8"):
+                self.wide = (self.a.to(torch.bfloat16), self.b.to(torch.bfloat16))
 
     def reference(self) -> dict:
         return {"C": torch.matmul(self.a.double(), self.b.double())}
@@ -203,13 +206,15 @@ class Gemm:
         poison_(self.c)
 
     def peers(self) -> list[Impl]:
-        if self.b_cols is None:
+        if not self.dt.startswith("fp8"):
+            b = self.b if self.b_cols is None else self.b_cols.transpose(-1, -2)  # ours' layout
+
             def cublas() -> dict:
                 if self.dt == "fp32":
                     with tf32():
-                        torch.matmul(self.a, self.b, out=self.peer_c)
+                        torch.matmul(self.a, b, out=self.peer_c)
                 else:
-                    torch.matmul(self.a, self.b, out=self.peer_c)
+                    torch.matmul(self.a, b, out=self.peer_c)
                 return {"C": self.peer_c}
             name = "cuBLAS tf32" if self.dt == "fp32" else "cuBLAS"
             return [Impl(name, cublas, lambda: poison_(self.peer_c))]
@@ -240,15 +245,21 @@ def matmul_cases(sel: Selection) -> Iterator[Case]:
             for dt in dtypes:
                 if family == "matmul" or not dt.startswith("fp8"):
                     yield matmul_case(family, m, n, k, dt)
+    # B given column-major (a linear layer's `w.t()`; the layout torch._scaled_mm takes)
+    for m, n, k in sel.pick(MATMUL_SHAPES[1:], (MATMUL_SHAPES[1],), ((200, 136, 100),)):
+        for dt in ("bf16",) if sel.quick else ("bf16", "fp8e4m3"):
+            yield matmul_case("matmul", m, n, k, dt, b_columns=True)
 
 
-def matmul_case(family: str, m: int, n: int, k: int, dt: str) -> Case:
+def matmul_case(family: str, m: int, n: int, k: int, dt: str, b_columns: bool = False) -> Case:
     """matmul_kernel or persistent_matmul_kernel; float8 (the issue's target, against
-    torch._scaled_mm) is not in cuTile's bench_matmul.py."""
+    torch._scaled_mm) is not in cuTile's bench_matmul.py. b_columns: B is passed as the
+    transposed view of an (N, K) tensor, as a linear layer's weights are."""
     persistent = family == "persistent_matmul"
 
     def build(env: Env) -> Bench:
-        g = Gemm(env, (m, k), (k, n), dt, "normal")
+        g = Gemm(env, (m, k), (k, n), dt, "normal", b_columns)
+        b = g.b_cols.t() if b_columns else g.b
         mod = env.module("matmul")
         kernel = mod.persistent_matmul_kernel if persistent else mod.matmul_kernel
         ours = []
@@ -258,11 +269,11 @@ def matmul_case(family: str, m: int, n: int, k: int, dt: str) -> Case:
             tiles = cdiv(m / tm) * cdiv(n / tn)
             grid = (min(env.num_sms, tiles),) if persistent else (tiles, 1, 1)
             ours.append(Impl(label, runner(env, grid, kernel.replace_hints(
-                num_ctas=c["num_ctas"]), (g.a, g.b, g.c, tm, tn, tk), {"C": g.c}), g.poison))
+                num_ctas=c["num_ctas"]), (g.a, b, g.c, tm, tn, tk), {"C": g.c}), g.poison))
         return Bench(g.redraw, g.reference, ours, g.peers())
 
     name = "persistent_matmul_kernel" if persistent else "matmul_kernel"
-    return Case(family, name, "", f"{m}x{n}x{k}", dt, gemm_tol(dt), 2.0 * m * n * k,
+    return Case(family, name, "B = w.t()" if b_columns else "", f"{m}x{n}x{k}", dt, gemm_tol(dt), 2.0 * m * n * k,
                 size(dt) * (m * k + k * n) + out_dtype(dt).itemsize * m * n, gemm_peak(dt),
                 build)
 

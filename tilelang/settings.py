@@ -165,10 +165,11 @@ def llvm_opt_level() -> int:
 
 
 def row_major_views_enabled() -> bool:
-    """TILELANG_ROW_MAJOR_VIEWS=1: a matrix-product operand loaded from a column-major array
-    (PyTorch's `w.t()`) is read through a view with contiguous rows (passes/row_major_views.py),
-    which the staged paths copy. Off by default until the GPU tier has run it."""
-    return _flag("TILELANG_ROW_MAJOR_VIEWS")
+    """A matrix-product operand loaded from a column-major array (PyTorch's `w.t()`) is read
+    through a view with contiguous rows (passes/row_major_views.py), which the staged paths copy.
+    TILELANG_ROW_MAJOR_VIEWS=0 leaves such operands to the register paths."""
+    value = os.environ.get("TILELANG_ROW_MAJOR_VIEWS", "1").strip().lower()
+    return value not in ("0", "false", "no", "off")
 
 
 def codegen_switches() -> tuple[str, ...]:
@@ -190,8 +191,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "fp-contract=on")
     if fp8_fast_accumulation():
         found = (*found, "fp8-accumulation=fast")
-    if row_major_views_enabled():
-        found = (*found, "row-major-views=on")
+    if not row_major_views_enabled():
+        found = (*found, "row-major-views=off")
     chosen = assembler()
     if chosen != "auto":
         found = (*found, f"assembler={chosen}")

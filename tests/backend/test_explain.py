@@ -117,16 +117,21 @@ def k_loop_rows_of_w(a, w, c, BM: ct.Constant[int], BN: ct.Constant[int],
     ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
 
 
-def test_a_column_major_b_says_which_spellings_read_it_by_rows() -> None:
-    """PyTorch's `w.t()` (a linear layer's weights) passed as B: the copies cannot read its
-    rows, and explain names the two spellings of the same product that can; both are staged."""
+def test_a_column_major_operand_says_which_spellings_read_it_by_rows(monkeypatch) -> None:
+    """PyTorch's `w.t()` (a linear layer's weights) passed as B is read through a row-major view
+    and staged (tile-row-major-views); under TILELANG_ROW_MAJOR_VIEWS=0, and for a column-major
+    A always, the copies cannot read its rows, and explain names the two spellings of the same
+    product that can; both are staged."""
     a, b, c, *tiles = gemm_args()
     w = np.zeros((b.shape[1], b.shape[0]), BF16)
-    report = ct.explain(k_loop, (a, w.T, c, *tiles))
-    (loop,) = report.loops
-    assert not loop.fast
-    assert any("B's array is column-major" in r and "order=(1, 0)" in r and "ct.transpose" in r
-               for r in loop.reasons), loop.reasons
+    assert ct.explain(k_loop, (a, w.T, c, *tiles)).loops[0].path == "staged K loop"
+    a_columns = np.zeros((a.shape[1], a.shape[0]), BF16).T
+    for args, operand, views in (((a, w.T), "B", "0"), ((a_columns, b), "A", "1")):
+        monkeypatch.setenv("TILELANG_ROW_MAJOR_VIEWS", views)
+        (loop,) = ct.explain(k_loop, (*args, c, *tiles)).loops
+        assert loop.path != "staged K loop"  # a column-major A: staged products, from registers
+        assert any(f"{operand}'s array is column-major" in r and "order=(1, 0)" in r
+                   and "ct.transpose" in r for r in loop.reasons), loop.reasons
     for transpose in (False, True):
         report = ct.explain(k_loop_rows_of_w, (a, w, c, *tiles, transpose))
         (loop,) = report.loops

@@ -1,4 +1,4 @@
-"""tile-row-major-views (TILELANG_ROW_MAJOR_VIEWS=1): a matrix product's operand read from a
+"""tile-row-major-views (on unless TILELANG_ROW_MAJOR_VIEWS=0): a matrix product's operand read from a
 column-major array (PyTorch's `w.t()`) goes through the array's transposed view, which the
 staged paths copy by rows. The products' values on the interpreter (which runs the tile-opt IR
 the pass rewrote), the path explain reports, and the PTX for sm_90 and sm_80 (no GPU: the GPU
@@ -76,9 +76,12 @@ def test_a_float8_column_major_b_needs_no_transpose_in_shared_memory():
     assert "B transposed there first" in row_major.products[0].engine
 
 
-def test_off_by_default(monkeypatch):
+def test_on_by_default_and_off_by_switch(monkeypatch):
     monkeypatch.delenv("TILELANG_ROW_MAJOR_VIEWS")
     a, w, c = np.zeros((512, 256), BF16), np.zeros((384, 256), BF16), np.zeros((512, 384), BF16)
+    report = ct.explain(make_matmul(8), (a, w.T, c, 128, 128, 64), arch="sm_90")
+    assert report.loops[0].fast, str(report)
+    monkeypatch.setenv("TILELANG_ROW_MAJOR_VIEWS", "0")
     report = ct.explain(make_matmul(8), (a, w.T, c, 128, 128, 64), arch="sm_90")
     assert not report.loops[0].fast
 
@@ -107,3 +110,22 @@ def test_its_ptx_is_the_linear_kernel_s(monkeypatch):
     linear = ct.compile(make_linear(8), (a, w, c, 128, 128, 64), arch="sm_90").asm["ptx"]
     assert body(views, "matmul", {6: 7, 7: 6, 8: 9, 9: 8}) == body(linear, "linear")
     assert "wgmma.mma_async" in views and "cp.async.cg.shared" in views
+
+
+def test_tma_copies_it_through_the_parameter_s_map_in_the_view_s_order():
+    """With TMA (the default on sm_90), the view's tiles are copied by boxes of a tensor map of
+    w.T's parameter with its dimensions in the view's order (the runtime lists them so:
+    runtime/tensor_maps.py); the PTX is make_linear's on the row-major `w`, whose map is of `w`
+    itself. The view is lowered after the producer warpgroup takes its maps at the entry."""
+    from tilelang.testing.kernels import make_linear
+
+    a, w, c = np.zeros((512, 256), BF16), np.zeros((384, 256), BF16), np.zeros((512, 384), BF16)
+    views = ct.compile(make_matmul(8), (a, w.T, c, 128, 128, 64), arch="sm_90")
+    linear = ct.compile(make_linear(8), (a, w, c, 128, 128, 64), arch="sm_90")
+    ptx = views.asm["ptx"]
+    assert body(ptx, "matmul", {6: 7, 7: 6, 8: 9, 9: 8}) == body(linear.asm["ptx"], "linear")
+    assert "cp.async.bulk.tensor" in ptx and "cp.async.cg.shared" not in ptx
+    maps = views.metadata["tensor_maps"]
+    b_map, = (m for m in maps if m["array_param"] == 5)
+    assert b_map["order"] == [1, 0]
+    assert all(m["order"] is None for m in linear.metadata["tensor_maps"])

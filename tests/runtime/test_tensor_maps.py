@@ -33,9 +33,9 @@ def encoder(monkeypatch):
     return calls
 
 
-def spec(param=0, rank=2, dtype="bfloat16", cols=64, rows=128):
+def spec(param=0, rank=2, dtype="bfloat16", cols=64, rows=128, order=None):
     return {"array_param": param, "rank": rank, "dtype": dtype, "box_cols": cols,
-            "box_rows": rows}
+            "box_rows": rows, "order": order}
 
 
 def write(maps: TensorMaps, values: tuple) -> bytes:
@@ -70,6 +70,30 @@ def test_unit_tile_dimensions_are_map_dimensions(encoder):
     assert call["dims"] == [128, 300, 3, 2]
     assert call["pitches"] == [128, 300 * 128, 3 * 300 * 128]
     assert call["box"] == [128, 64, 1, 1]
+
+
+def test_a_permuted_view_maps_the_parameter_in_its_order(encoder):
+    """`w.t()` of a 300 x 1000 `w` (a (1000, 300) parameter, strides (1, 1000)) read through
+    its row-major view (order (1, 0)): the map is the row-major `w`'s. A cached map of the
+    parameter itself is not reused for the view."""
+    values = (0x10000, 1000, 300, 1, 1000)
+    write(TensorMaps([spec(order=[1, 0])]), values)
+    (call,) = encoder
+    assert (call["dims"], call["pitches"]) == ([1000, 300], [2000])
+    maps = TensorMaps([spec(), spec(order=[1, 0])])
+    write(maps, (*values, *values))
+    assert [c["dims"] for c in encoder[1:]] == [[300, 1000], [1000, 300]]
+
+
+def test_the_native_plan_takes_a_swap_with_the_last_axis():
+    """Byte 3 of a map's 8 is the parameter's axis exchanged with the last, plus 1; another
+    permutation leaves the launch to Python."""
+    def plan(order):
+        return tensor_maps.native_plan(TensorMaps([spec(rank=3, order=order)]).specs)
+
+    assert plan(None)[3] == 0 and plan([0, 1, 2])[3] == 0
+    assert plan([0, 2, 1])[3] == 2 and plan([2, 1, 0])[3] == 1
+    assert plan([1, 2, 0]) is None
 
 
 def test_dimensions_of_one_and_empty_arrays(encoder):

@@ -146,19 +146,24 @@ def boxes_fit(operands: list[wgmma.Operand]) -> bool:
 def _kernel_arrays(loads: list[ir.Operation]) -> bool:
     """Whether every load reads an array passed as a kernel parameter, or picked at run time
     from such arrays (`tile.array_select`: an element of a list of arrays, as a grouped
-    GEMM's): a tensor map is encoded on the host for each parameter, and the kernel picks the
-    map as it picks the array (simt/tma.tensor_map). An array made in the kernel (a slice, a
-    view) has no map: cp.async copies it."""
+    GEMM's), or a permuted view of either (`tile.array_permute`: a column-major `w.t()` read
+    by rows): a tensor map is encoded on the host for each parameter (with its dimensions in
+    the view's order), and the kernel picks the map as it picks the array
+    (simt/tma.tensor_map). An array made in the kernel otherwise (a slice) has no map: cp.async
+    copies it."""
     return all(_parameter_array(load.operands[0]) for load in loads)
 
 
-def _parameter_array(array: ir.Value) -> bool:
+def _parameter_array(array: ir.Value, views: bool = True) -> bool:
     owner = array.owner
     if isinstance(owner, ir.Block):
         return name(owner.owner) == "func.func"
     op = owner.operation
+    if name(op) == "tile.array_permute":
+        return views and _parameter_array(op.operands[0])
+    # the arrays picked from share one map order: no views among them
     return name(op) == "tile.array_select" and \
-        all(_parameter_array(a) for a in list(op.operands)[1:])
+        all(_parameter_array(a, views=False) for a in list(op.operands)[1:])
 
 
 def with_panels(plan: StagedLoop) -> StagedLoop:

@@ -22,9 +22,9 @@ permutes and casts. (A column-major A operand is left as it is: read so, it woul
 `order=(1, 0)`, which the staged K loop does not take; on sm_90 such an A runs as staged
 products either way, from registers.)
 
-Off unless TILELANG_ROW_MAJOR_VIEWS=1 (settings.row_major_views_enabled): the interpreter runs
-the rewritten IR and the PTX is checked; the GPU tier has not run it yet
-(tests/gpu/test_row_major_views_gpu.py).
+On by default; TILELANG_ROW_MAJOR_VIEWS=0 turns it off (settings.row_major_views_enabled). The
+interpreter runs the rewritten IR, the PTX is checked against the linear kernel's
+(tests/backend/test_row_major_views.py), and tests/gpu/test_row_major_views_gpu.py runs it.
 """
 
 from __future__ import annotations

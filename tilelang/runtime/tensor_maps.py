@@ -4,7 +4,9 @@ cached by them: encoding one takes the driver a few microseconds, a lookup far l
 
 Each map describes an array whose last dimension is contiguous: its extents and strides in
 bytes innermost first, a box of (columns, rows) elements over the last two dimensions (1 along
-the others) written with the 128-byte swizzle, zeros outside.
+the others) written with the 128-byte swizzle, zeros outside. The array may be a permuted view
+of the parameter (a column-major `w.t()` read by rows, passes/row_major_views.py): the map's
+`order` lists the parameter's axes in the view's order.
 The compiler uses TMA only for arrays whose base and row stride are multiples of 16 bytes (the
 specialization's alignment), which is what the driver requires.
 """
@@ -34,13 +36,14 @@ class TensorMaps:
 
     def __init__(self, specs: list[dict[str, Any]]):
         self.specs = [(s["array_param"], 1 + 2 * s["rank"], s["dtype"], s["box_cols"],
-                       s["box_rows"]) for s in specs]
+                       s["box_rows"], tuple(s["order"]) if s.get("order") else None)
+                      for s in specs]
         self.count = len(self.specs)
         self._cache: dict[tuple, bytes] = {}
 
     def write(self, address: int, values: tuple[Any, ...]) -> None:
-        for i, (param, count, dtype, box_cols, box_rows) in enumerate(self.specs):
-            key = (dtype, box_cols, box_rows, *values[param:param + count])
+        for i, (param, count, dtype, box_cols, box_rows, order) in enumerate(self.specs):
+            key = (dtype, box_cols, box_rows, order, *values[param:param + count])
             data = self._cache.get(key)
             if data is None:
                 if len(self._cache) >= MAX_CACHED:
@@ -51,25 +54,42 @@ class TensorMaps:
 
 def native_plan(specs: list[tuple]) -> bytes | None:
     """What the C hot path (runtime/native/launch.c, fast()) reads of TensorMaps.specs: 8 bytes
-    a map (pointer parameter, CUtensorMapDataType, element size, 0, box columns and rows as
-    little-endian uint16); None when it cannot take them."""
+    a map (pointer parameter, CUtensorMapDataType, element size, the parameter's axis that the
+    map's last one is plus 1 when the map's order swaps that axis with the last, else 0; box
+    columns and rows as little-endian uint16); None when it cannot take them (another order)."""
     out = bytearray()
-    for param, _, dtype, box_cols, box_rows in specs:
+    for param, _, dtype, box_cols, box_rows, order in specs:
         type_name, itemsize = _TYPES[dtype]
-        if param > 255 or box_cols > 0xFFFF or box_rows > 0xFFFF:
+        swapped = _swapped_axis(order)
+        if param > 255 or box_cols > 0xFFFF or box_rows > 0xFFFF or swapped is None:
             return None
         code = int(getattr(driver.CUtensorMapDataType, type_name))
-        out += bytes([param, code, itemsize, 0]) + box_cols.to_bytes(2, "little") + \
+        out += bytes([param, code, itemsize, swapped]) + box_cols.to_bytes(2, "little") + \
             box_rows.to_bytes(2, "little")
     return bytes(out)
 
 
+def _swapped_axis(order: tuple[int, ...] | None) -> int | None:
+    """0 for no permutation or the identity, a + 1 for the one exchanging axis a with the last,
+    None for any other."""
+    if order is None or order == tuple(range(len(order))):
+        return 0
+    last = len(order) - 1
+    axis = order[last]
+    swap = list(range(len(order)))
+    swap[axis], swap[last] = last, axis
+    return axis + 1 if tuple(swap) == order else None
+
+
 def encode(key: tuple, param: int) -> bytes:
-    """The 128 bytes of one map: key = (dtype, box columns, box rows, pointer, *extents,
-    *strides), strides in elements, outermost dimension first (the launch values)."""
-    dtype, box_cols, box_rows, ptr, *rest = key
+    """The 128 bytes of one map: key = (dtype, box columns, box rows, order, pointer, *extents,
+    *strides), strides in elements, outermost dimension first (the launch values); `order`
+    (None: the parameter's own) lists the parameter's axes as the map's."""
+    dtype, box_cols, box_rows, order, ptr, *rest = key
     rank = len(rest) // 2
     shape, strides = [int(x) for x in rest[:rank]], [int(x) for x in rest[rank:]]
+    if order is not None:
+        shape, strides = [shape[k] for k in order], [strides[k] for k in order]
     type_name, itemsize = _TYPES[dtype]
     # an empty array is never read (its loop runs no iteration), but the driver wants extents
     dims = [max(d, 1) for d in reversed(shape)]

@@ -35,32 +35,52 @@ WAIT_HINT_NS = 0x989680  # mbarrier.try_wait's suspend-time hint (what CUTLASS p
 class TensorMap:
     """A map of an array of `rank` dimensions, its last contiguous: the kernel parameter index
     of its base pointer (its extents and strides follow it, simt/abi.py), element dtype name,
-    box (columns, rows) over the last two dimensions (1 along the others)."""
+    box (columns, rows) over the last two dimensions (1 along the others). `order`: the map is
+    of a permuted view of the parameter (tile.array_permute), whose axis i is the parameter's
+    axis order[i]; the runtime lists the parameter's extents and strides so."""
 
     array_param: int
     rank: int
     dtype: str
     box_cols: int
     box_rows: int
+    order: tuple[int, ...] | None = None
 
 
-def tensor_map(lw: Lowering, array: ArrayArgs, box_cols: int, box_rows: int) -> ir.Value:
+def tensor_map(lw: Lowering, array: ArrayArgs, box_cols: int, box_rows: int,
+               order: tuple[int, ...] | None = None) -> ir.Value:
     """The kernel parameter holding the map of `array` with this box (added on first use).
     An array picked at run time from parameters (simt/grid.lower_array_select: a chain of
-    selects over their base pointers) gets the same chain over their maps."""
-    return _map_of(lw, array.ptr, len(array.shape), array.dtype.name, box_cols, box_rows)
+    selects over their base pointers) gets the same chain over their maps. `order`: the map
+    is of the permuted view of `array` whose axis i is its axis order[i]."""
+    return _map_of(lw, array.ptr, len(array.shape), array.dtype.name, box_cols, box_rows, order)
+
+
+def tensor_map_of(lw: Lowering, array: ir.Value, box_cols: int, box_rows: int) -> ir.Value:
+    """tensor_map of a tile-stage array value, which may be a permuted view of a parameter
+    (tile.array_permute, a column-major `w.t()` read by rows): the parameter's map with its
+    dimensions in the view's order. The view itself need not be lowered yet (a producer
+    warpgroup's maps are taken at the kernel's entry)."""
+    order: tuple[int, ...] | None = None
+    while not isinstance(array.owner, ir.Block) and \
+            array.owner.operation.name == "tile.array_permute":
+        view = array.owner.operation
+        step = tuple(ir.DenseI64ArrayAttr(view.attributes["order"]))
+        order = step if order is None else tuple(step[k] for k in order)
+        array = view.operands[0]
+    return tensor_map(lw, lw.array(array), box_cols, box_rows, order)
 
 
 def _map_of(lw: Lowering, ptr: ir.Value, rank: int, dtype: str, box_cols: int,
-            box_rows: int) -> ir.Value:
+            box_rows: int, order: tuple[int, ...] | None) -> ir.Value:
     if not isinstance(ptr.owner, ir.Block):
         select = ptr.owner.operation
         assert select.name == "arith.select", "an array picked from parameters"
         pick, first, second = list(select.operands)
-        return arith.select(pick, _map_of(lw, first, rank, dtype, box_cols, box_rows),
-                            _map_of(lw, second, rank, dtype, box_cols, box_rows))
+        return arith.select(pick, _map_of(lw, first, rank, dtype, box_cols, box_rows, order),
+                            _map_of(lw, second, rank, dtype, box_cols, box_rows, order))
     param = ir.BlockArgument(ptr).arg_number
-    spec = TensorMap(param, rank, dtype, box_cols, box_rows)
+    spec = TensorMap(param, rank, dtype, box_cols, box_rows, order)
     if spec not in lw.tensor_maps:
         assert lw.entry is not None, "tensor maps are added while lowering a gpu.func"
         lw.tensor_maps.append(spec)

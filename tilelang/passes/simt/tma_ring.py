@@ -55,8 +55,8 @@ class TmaRing:
         self.is_producer = self.thread0 if producer is None else producer
         in_group = arith.andi(tid, const(i32(), 32 * wgmma.WARPGROUP - 1))
         self.is_group_leader = arith.cmpi(arith.CmpIPredicate.eq, in_group, zero)
-        self.maps = [tma.tensor_map(lw, lw.array(p.load.operands[0]), _panel_elems(p.operand),
-                                    p.operand.rows) for p in parts]
+        self.maps = [tma.tensor_map_of(lw, p.load.operands[0], _panel_elems(p.operand),
+                                       p.operand.rows) for p in parts]
 
     @property
     def bytes(self) -> int:

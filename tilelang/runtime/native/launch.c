@@ -17,7 +17,8 @@
  *   and Python takes over. entry = (function, block, plan, constants, device, context, maps),
  *   maps holding 8 bytes per TMA tensor map the kernel takes after its own parameters
  *   (runtime/tensor_maps.py encodes the same maps in Python): the parameter index of the
- *   array's pointer, the CUtensorMapDataType, the element size, 0, box columns and rows
+ *   array's pointer, the CUtensorMapDataType, the element size, the axis exchanged with the
+ *   last plus 1 (a permuted view's map) or 0, box columns and rows
  *   (little-endian uint16 each); each map is encoded at every launch (a host-only driver call)
  *   and passed by value. In entry,
  *   plan holds 8 bytes per kernel argument: kind ('A' array, 'I' int32, 'L' int64 beyond
@@ -258,15 +259,28 @@ typedef struct { uint64_t data; const int64_t *shape, *strides; int ndim; } Arra
 
 /* The map `spec` (8 bytes, see fast()) of the array at `facts`, as runtime/tensor_maps.py's
    encode(): extents innermost first (at least 1), row pitches in bytes (a dimension of extent
-   1 gets the smallest 16-byte multiple past what it spans). 0, or -1 when it cannot. */
+   1 gets the smallest 16-byte multiple past what it spans); spec[3] = a + 1 maps the view
+   exchanging the array's axis a with its last. 0, or -1 when it cannot. */
 static int encode_map(const unsigned char *spec, const ArrayFacts *facts, void *out) {
     int rank = facts->ndim, itemsize = spec[2];
-    if (rank < 1 || rank > 5 || cu_encode == NULL) return -1;
+    if (rank < 1 || rank > 5 || cu_encode == NULL || spec[3] > rank) return -1;
+    int64_t shape[5], strides_of[5];
+    for (int d = 0; d < rank; d++) {
+        shape[d] = facts->shape[d];
+        strides_of[d] = facts->strides[d];
+    }
+    if (spec[3] > 0) { /* the view's last axis is the array's axis spec[3] - 1, and back */
+        int a = spec[3] - 1;
+        shape[a] = facts->shape[rank - 1];
+        strides_of[a] = facts->strides[rank - 1];
+        shape[rank - 1] = facts->shape[a];
+        strides_of[rank - 1] = facts->strides[a];
+    }
     uint64_t dims[5], pitches[4];
     uint32_t box[5], strides[5];
     uint64_t span;
     for (int d = 0; d < rank; d++) {
-        int64_t extent = facts->shape[rank - 1 - d];
+        int64_t extent = shape[rank - 1 - d];
         dims[d] = extent > 1 ? (uint64_t)extent : 1;
         box[d] = 1;
         strides[d] = 1;
@@ -275,7 +289,7 @@ static int encode_map(const unsigned char *spec, const ArrayFacts *facts, void *
     if (rank > 1) box[1] = (uint32_t)(spec[6] | (spec[7] << 8));
     span = dims[0] * (uint64_t)itemsize;
     for (int d = 1; d < rank; d++) {
-        int64_t extent = facts->shape[rank - 1 - d], stride = facts->strides[rank - 1 - d];
+        int64_t extent = shape[rank - 1 - d], stride = strides_of[rank - 1 - d];
         uint64_t pitch = extent > 1 ? (uint64_t)stride * itemsize : (span + 15) / 16 * 16;
         pitches[d - 1] = pitch;
         uint64_t reach = pitch * (uint64_t)(extent > 1 ? extent : 1);
