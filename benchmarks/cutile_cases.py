@@ -273,7 +273,8 @@ def matmul_case(family: str, m: int, n: int, k: int, dt: str, b_columns: bool = 
         return Bench(g.redraw, g.reference, ours, g.peers())
 
     name = "persistent_matmul_kernel" if persistent else "matmul_kernel"
-    return Case(family, name, "B = w.t()" if b_columns else "", f"{m}x{n}x{k}", dt, gemm_tol(dt), 2.0 * m * n * k,
+    variant = "B = w.t()" if b_columns else ""
+    return Case(family, name, variant, f"{m}x{n}x{k}", dt, gemm_tol(dt), 2.0 * m * n * k,
                 size(dt) * (m * k + k * n) + out_dtype(dt).itemsize * m * n, gemm_peak(dt),
                 build)
 

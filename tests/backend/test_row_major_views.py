@@ -1,8 +1,8 @@
-"""tile-row-major-views (on unless TILELANG_ROW_MAJOR_VIEWS=0): a matrix product's operand read from a
-column-major array (PyTorch's `w.t()`) goes through the array's transposed view, which the
-staged paths copy by rows. The products' values on the interpreter (which runs the tile-opt IR
-the pass rewrote), the path explain reports, and the PTX for sm_90 and sm_80 (no GPU: the GPU
-tier has tests/gpu/test_row_major_views_gpu.py)."""
+"""tile-row-major-views (on unless TILELANG_ROW_MAJOR_VIEWS=0): a matrix product's operand
+read from a column-major array (PyTorch's `w.t()`) goes through the array's transposed view,
+which the staged paths copy by rows. The products' values on the interpreter (which runs the
+tile-opt IR the pass rewrote), the path explain reports, and the PTX for sm_90 and sm_80 (no
+GPU: the GPU tier has tests/gpu/test_row_major_views_gpu.py)."""
 
 from __future__ import annotations
 
