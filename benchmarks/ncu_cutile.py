@@ -9,7 +9,10 @@ bench_cutile_kernels.py), through the conformance shim (`--shim`). Groups:
 - group_gemm: cuTile's grouped_matmul_kernel (8 ragged fp16 products, m 256..2048, n = k = 4096,
   128x256x64) and cuBLAS's products, one per group;
 - gelu: bench_spellings' GEMM + bias + GELU (`inline`, 128x256x64 on 8 warps, 4096^3 bf16) and
-  cuBLASLt's fused epilogue (`torch._addmm_activation(..., use_gelu=True)`).
+  cuBLASLt's fused epilogue (`torch._addmm_activation(..., use_gelu=True)`);
+- fp8: cuTile's matmul_kernel on float8_e4m3fn (8192^3, float32 out) with B given as `w.t()`
+  (the layout torch._scaled_mm takes) at 128x128x128 and 128x256x128, and with B given (K, N)
+  at 128x128x128; torch._scaled_mm.
 
     ncu --profile-from-start off --csv --page raw --metrics <list> \\
         python3 benchmarks/ncu_cutile.py --groups rms,layer_norm,group_gemm,gelu
@@ -98,7 +101,26 @@ def gelu(ns, stream, sms: int) -> Runs:
             lambda: torch._addmm_activation(bias, a, b, use_gelu=True)]
 
 
-GROUPS = {"rms": rms, "layer_norm": layer_norm, "group_gemm": group_gemm, "gelu": gelu}
+def fp8(ns, stream, sms: int) -> Runs:
+    m = n = k = 8192
+    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    w = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+    b_rows = w.t().contiguous()
+    c = torch.empty(m, n, device="cuda", dtype=torch.float32)
+    one = torch.ones((), device="cuda")
+    kernel = ns.matmul.matmul_kernel
+
+    def ours(b, tm: int, tn: int) -> Callable[[], object]:
+        grid = (tilelang.cdiv(m, tm) * tilelang.cdiv(n, tn), 1, 1)
+        return lambda: tilelang.launch(stream, grid, kernel, (a, b, c, tm, tn, 128))
+
+    return [ours(w.t(), 128, 128), ours(w.t(), 128, 256), ours(b_rows, 128, 128),
+            lambda: torch._scaled_mm(a, w.t(), scale_a=one, scale_b=one,
+                                     out_dtype=torch.float32)]
+
+
+GROUPS = {"rms": rms, "layer_norm": layer_norm, "group_gemm": group_gemm, "gelu": gelu,
+          "fp8": fp8}
 
 
 def main() -> None:
