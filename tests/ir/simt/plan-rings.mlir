@@ -160,3 +160,68 @@ func.func @gathered_rows(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b:
   "tile.store"(%c, %i, %j, %o) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x128xbf16>) -> ()
   return
 }
+
+// -----
+
+// B read through a row-major view of a column-major parameter (tile-row-major-views: PyTorch's
+// w.t()): TMA copies it through the parameter's map with its dimensions in the view's order.
+// A view of an array picked from a list is copied by cp.async (the maps picked from would
+// each need the view's order).
+// TMA-LABEL: func.func @view_of_a_parameter
+// CP-LABEL: func.func @view_of_a_parameter
+// SM80-LABEL: func.func @view_of_a_parameter
+// SM80: } {tile.ring = {copy = "cp.async", engine = "mma.sync", loop = "matmul", stages = 3 : i64}}
+// TMA: } {tile.ring = {copy = "tma", engine = "wgmma", loop = "matmul", stages = 4 : i64}}
+// TMA-LABEL: func.func @view_of_a_pick
+// TMA: } {tile.ring = {copy = "tma", engine = "wgmma", loop = "matmul", stages = 4 : i64}}
+// TMA-NEXT: scf.for
+// TMA: } {tile.ring = {copy = "cp.async", engine = "wgmma", loop = "matmul", stages = 4 : i64}}
+func.func @view_of_a_parameter(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b: !tile.array<bf16, array<i64: 1, -1>, 16 : i64>, %c: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %j = "tile.bid"() {axis = 1 : i64} : () -> i32
+  %zero = "tile.constant"() {value = 0.000000e+00 : f32} : () -> f32
+  %acc0 = "tile.splat"(%zero) : (f32) -> tensor<128x256xf32>
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %v = "tile.array_permute"(%b) {order = array<i64: 1, 0>} : (!tile.array<bf16, array<i64: 1, -1>, 16 : i64>) -> !tile.array<bf16, array<i64: -1, 1>, 16 : i64>
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<128x256xf32>) : i32 {
+    %x = "tile.load"(%a, %i, %k) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<128x64xbf16>
+    %w = "tile.load"(%v, %k, %j) {order = array<i64: 1, 0>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<64x256xbf16>
+    %p = "tile.mma"(%x, %w, %acc) : (tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    scf.yield %p : tensor<128x256xf32>
+  }
+  %o = "tile.cast"(%r) : (tensor<128x256xf32>) -> tensor<128x256xbf16>
+  "tile.store"(%c, %i, %j, %o) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x256xbf16>) -> ()
+  return
+}
+
+func.func @view_of_a_pick(%a: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %b0: !tile.array<bf16, array<i64: 1, -1>, 16 : i64>, %b1: !tile.array<bf16, array<i64: 1, -1>, 16 : i64>, %c: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %n: i32, %g: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %i = "tile.bid"() {axis = 0 : i64} : () -> i32
+  %j = "tile.bid"() {axis = 1 : i64} : () -> i32
+  %zero = "tile.constant"() {value = 0.000000e+00 : f32} : () -> f32
+  %acc0 = "tile.splat"(%zero) : (f32) -> tensor<128x256xf32>
+  %lb = "tile.constant"() {value = 0 : i32} : () -> i32
+  %step = "tile.constant"() {value = 1 : i32} : () -> i32
+  %v0 = "tile.array_permute"(%b0) {order = array<i64: 1, 0>} : (!tile.array<bf16, array<i64: 1, -1>, 16 : i64>) -> !tile.array<bf16, array<i64: -1, 1>, 16 : i64>
+  %v1 = "tile.array_permute"(%b1) {order = array<i64: 1, 0>} : (!tile.array<bf16, array<i64: 1, -1>, 16 : i64>) -> !tile.array<bf16, array<i64: -1, 1>, 16 : i64>
+  %picked = "tile.array_select"(%g, %b0, %b1) : (i32, !tile.array<bf16, array<i64: 1, -1>, 16 : i64>, !tile.array<bf16, array<i64: 1, -1>, 16 : i64>) -> !tile.array<bf16, array<i64: 1, -1>, 16 : i64>
+  %v = "tile.array_permute"(%picked) {order = array<i64: 1, 0>} : (!tile.array<bf16, array<i64: 1, -1>, 16 : i64>) -> !tile.array<bf16, array<i64: -1, 1>, 16 : i64>
+  %s = "tile.array_select"(%g, %v0, %v1) : (i32, !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, !tile.array<bf16, array<i64: -1, 1>, 16 : i64>) -> !tile.array<bf16, array<i64: -1, 1>, 16 : i64>
+  // a view of the picked array: the picked maps, each in the view's order
+  %r = scf.for %k = %lb to %n step %step iter_args(%acc = %acc0) -> (tensor<128x256xf32>) : i32 {
+    %x = "tile.load"(%a, %i, %k) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<128x64xbf16>
+    %w = "tile.load"(%v, %k, %j) {order = array<i64: 1, 0>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<64x256xbf16>
+    %p = "tile.mma"(%x, %w, %acc) : (tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    scf.yield %p : tensor<128x256xf32>
+  }
+  // a pick among views: cp.async
+  %r2 = scf.for %k = %lb to %n step %step iter_args(%acc = %r) -> (tensor<128x256xf32>) : i32 {
+    %x = "tile.load"(%a, %i, %k) {order = array<i64: 0, 1>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<128x64xbf16>
+    %w = "tile.load"(%s, %k, %j) {order = array<i64: 1, 0>, padding_mode = "zero"} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32) -> tensor<64x256xbf16>
+    %p = "tile.mma"(%x, %w, %acc) : (tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    scf.yield %p : tensor<128x256xf32>
+  }
+  %o = "tile.cast"(%r2) : (tensor<128x256xf32>) -> tensor<128x256xbf16>
+  "tile.store"(%c, %i, %j, %o) {order = array<i64: 0, 1>} : (!tile.array<bf16, array<i64: -1, 1>, 16 : i64>, i32, i32, tensor<128x256xbf16>) -> ()
+  return
+}
