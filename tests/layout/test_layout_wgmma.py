@@ -56,6 +56,25 @@ def test_instructions_read_what_the_copies_wrote(k_major, itemsize, rows, cols, 
                 assert written[address] == (row, col)
 
 
+@pytest.mark.parametrize("panel_major", [False, True])  # copied by cp.async, or TMA boxes
+@pytest.mark.parametrize(("bk", "bm", "groups"), [(64, 128, 2), (64, 256, 2), (64, 128, 1),
+                                                  (128, 64, 1)])
+def test_an_m_major_a_is_read_by_warpgroup_and_block(bk, bm, groups, panel_major):
+    """A given (K, M) (a column-major A, M contiguous: rows = K, cols = M): warpgroup g's rows
+    start at m_offset(g * BM / groups), each of its 64-row blocks at step_offset's m_block
+    term; every instruction reads elements (k, m) of its own rows and K slice."""
+    op = wgmma.Operand(bk, bm, False, 2, panel_major)
+    written = {op.chunk_offset(r, c // 8) + 2 * (c % 8): (r, c)
+               for r in range(bk) for c in range(bm)}
+    rows = bm // groups
+    for g in range(groups):
+        for block in range(rows // 64):
+            for k_step in range(bk // 16):
+                start = op.m_offset(g * rows) + op.step_offset(k_step, block)
+                for (i, kk), address in wgmma.read_by_instruction(op, start, 64, 16).items():
+                    assert written[address] == (16 * k_step + kk, g * rows + block * 64 + i)
+
+
 @pytest.mark.parametrize(("rows", "cols", "k_major", "itemsize"),
                          [(128, 64, True, 2), (64, 256, False, 2), (128, 128, True, 1),
                           (64, 128, True, 2)])

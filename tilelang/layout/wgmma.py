@@ -13,9 +13,11 @@ of one column of chunks fall into different banks. The atom must start at a 1024
   (SBO, the stride between 8-row groups, is 1024), then whole M x 64 panels along K.
 - B (K x N, N contiguous) is *MN-major* (the instruction's transposed-B form): rows of 64
   elements of N, one row per k; atoms side by side along N (LBO, 1024), then 8-row groups of k
-  (SBO, BN / 64 * 1024). *Panel-major*, as a TMA box writes it (a box is one 64-element panel,
-  its rows one after another): 8-row groups of k first (SBO, 1024), then the K x 64 panels along
-  N (LBO, BK * 128); byte for byte the K-major formula with rows and columns named the other way.
+  (SBO, BN / 64 * 1024). A given (K x M, M contiguous: a column-major A) is MN-major the same
+  way, M in N's place (the transposed-A form, 16-bit only). *Panel-major*, as a TMA box writes
+  it (a box is one 64-element panel, its rows one after another): 8-row groups of k first (SBO,
+  1024), then the K x 64 panels along N (LBO, BK * 128); byte for byte the K-major formula with
+  rows and columns named the other way.
 """
 
 from __future__ import annotations
@@ -76,7 +78,8 @@ def fits(m: int, n: int, k: int, itemsize: int, num_warps: int) -> bool:
 class Operand:
     """One operand tile in shared memory: `rows` x `cols` elements of `itemsize` bytes, `cols`
     contiguous in global memory. K-major (A: rows = M, cols = K; B given transposed: rows = N,
-    cols = K) or MN-major (B: rows = K, cols = N; 16-bit only)."""
+    cols = K) or MN-major (B: rows = K, cols = N; A given transposed: rows = K, cols = M;
+    16-bit only)."""
 
     rows: int
     cols: int
@@ -129,7 +132,17 @@ class Operand:
         if self.k_major:
             panel, within = divmod(INSTR_K_BYTES * k_step, ROW_BYTES)
             return panel * self.rows * ROW_BYTES + m_block * INSTR_M * ROW_BYTES + within
-        return (instr_k(self.itemsize) * k_step // 8) * self.stride_bytes
+        return (instr_k(self.itemsize) * k_step // 8) * self.stride_bytes + \
+            self.m_offset(m_block * INSTR_M)
+
+    def m_offset(self, m: int) -> int:
+        """Byte offset of A's row m (a multiple of 64 when M-major) in the first K slice: where
+        a warpgroup's rows, or one instruction's 64, start."""
+        if self.k_major:
+            return m * ROW_BYTES
+        atoms, within = divmod(m, self.row_elems)
+        assert within == 0, "an M-major A splits into whole 128-byte atoms along M"
+        return atoms * self.leading_bytes
 
     def descriptor_bits(self) -> int:
         """The descriptor without its start address (bits 0-13)."""

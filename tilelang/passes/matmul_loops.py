@@ -4,7 +4,8 @@ staged in shared memory by `cp.async` (simt/staged_matmul.py).
 A loop of the form
 
     for k in range(...):                       # acc is its only carried value
-        x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding
+        x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding; or
+                                               #   a given as (K, M): order=(1, 0) (wgmma)
         w = load(b, (.., ..), (BK, BN))        # or b given as (N, K): transpose(load(b, ..,
         acc = mma(x, w, acc)                   #   (BN, BK))) or load(b, .., order=(1, 0))
 
@@ -71,6 +72,9 @@ class MatmulLoop:
     stages: int
     b_k_major: bool = False  # b is given as (N, K), the transpose of its (BN, BK) tiles
     itemsize: int = 2  # of the inputs: 2 (f16, bf16) or 1 (fp8)
+    # a is given as (K, M) (`order=(1, 0)`: a column-major A read through its row-major view,
+    # passes/row_major_views.py): its stages are M-major, which wgmma reads transposed (16-bit)
+    a_m_major: bool = False
     tma: bool = False  # copied by TMA boxes (simt/tma_matmul.py): B's stages panel-major
     # the reshapes (and B's transpose) from each load to the product's operand, load first
     chain_a: tuple[ir.Operation, ...] = ()
@@ -78,6 +82,8 @@ class MatmulLoop:
 
     @property
     def a(self) -> wgmma.Operand:
+        if self.a_m_major:
+            return wgmma.Operand(self.bk, self.bm, False, self.itemsize, panel_major=self.tma)
         return wgmma.Operand(self.bm, self.bk, True, self.itemsize)
 
     @property
@@ -136,7 +142,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     if not _accumulates(mma, body):
         return no("the product's accumulator is not the loop's carried value, used by the "
                   "product alone")
-    if not _is_operand_load(loads[0], body, ((0, 1),), "A") or \
+    if not _is_operand_load(loads[0], body, ((0, 1), (1, 0)), "A") or \
             not _is_operand_load(loads[1], body, b_orders, "B"):
         return None
     parts = [mma, *loads, *chain_a, *chain_b]
@@ -148,11 +154,16 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return no("the inputs are not both float16, both bfloat16 or both float8 into a "
                   "float32 accumulator")
     k_major_b = transposed or tuple(ops.array_attr(loads[1], "order")) == (1, 0)
+    m_major_a = tuple(ops.array_attr(loads[0], "order")) == (1, 0)
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
     wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
     engine = "wgmma" if wgmma_ok else "mma.sync"
     if itemsize == 1 and not wgmma_ok:
         return no("8-bit inputs need wgmma (sm_90)")
+    if m_major_a and (not wgmma_ok or itemsize == 1):
+        return no("A is loaded with order=(1, 0) (M contiguous, as a column-major A is read): "
+                  "only wgmma reads such an A, and only 16-bit" + (
+                      "" if wgmma_ok else f"; {arch} multiplies on mma.sync"))
     if itemsize == 1 and not k_major_b and bn % wgmma.ROW_BYTES:
         return no(f"8-bit B given as (K, N) is staged in rows of 128 bytes; BN = {bn} is not a "
                   "multiple of 128")
@@ -180,7 +191,7 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return no(f"{MIN_STAGES[engine]} stages of {stage} bytes do not fit the shared memory "
                   "a block may use")
     return MatmulLoop(loop, engine, loads[0], loads[1], mma, tuple(index_ops), bm, bn, bk,
-                      stages, k_major_b, itemsize, chain_a=chain_a, chain_b=chain_b)
+                      stages, k_major_b, itemsize, m_major_a, chain_a=chain_a, chain_b=chain_b)
 
 
 def transposed_bytes(itemsize: int, b_k_major: bool, bn: int, bk: int) -> int:

@@ -9,8 +9,8 @@ shared with the layout passes, which must agree on them):
   (passes/staged_loops.py), on wgmma;
 and each of them is filled either by `cp.async` (simt/staged_matmul.py, simt/staged_loop.py)
 or, on sm_90 with `tma`, by TMA boxes (simt/tma_matmul.py, simt/tma_ring.py) when every
-operand is a kernel parameter (or a permuted view of one) and whole boxes cover its tiles (an A operand gathered by rows
-is copied by cp.async, and so is the rest of its ring).
+operand is a kernel parameter (or a permuted view of one) and whole boxes cover its tiles (an
+A operand gathered by rows is copied by cp.async, and so is the rest of its ring).
 
 The pass records the choice on the loop as `tile.ring = {copy = "tma" | "cp.async",
 loop = "matmul" | "staged", engine = "wgmma" | "mma.sync", stages = N}`. The lowering reads it:

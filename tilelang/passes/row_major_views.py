@@ -16,11 +16,14 @@ shape and tile are unchanged: tile axis `t` reads the array's axis `order[t]` be
 view's axis `p[order[t]]` after, which is the same axis (`p` swaps the contiguous axis and the
 last, and is its own inverse).
 
+A column-major A (`x.t()`: a weight gradient's `dy.t() @ x`) is read the same way: an A loaded
+with `order=(1, 0)` from rows of M, which the staged K loop copies M-major and wgmma reads
+transposed (16-bit only; before, such an A ran as staged products from registers at 0.07-0.2
+of cuBLAS). An 8-bit A is left alone (wgmma reads 8-bit operands K-major only).
+
 A load qualifies when its array's last dimension is not known to be unit-stride, another one is
-(the array's last two at least), and its tile reaches a `tile.mma`'s B operand through reshapes,
-permutes and casts. (A column-major A operand is left as it is: read so, it would be an A with
-`order=(1, 0)`, which the staged K loop does not take; on sm_90 such an A runs as staged
-products either way, from registers.)
+(the array's last two at least), and its tile reaches a `tile.mma`'s B operand, or a 16-bit
+A operand, through reshapes, permutes and casts.
 
 On by default; TILELANG_ROW_MAJOR_VIEWS=0 turns it off (settings.row_major_views_enabled). The
 interpreter runs the rewritten IR, the PTX is checked against the linear kernel's
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 import mlir.ir as ir
 
 from tilelang import settings
-from tilelang.dialect import ops, parse_array_type
+from tilelang.dialect import dtype_of, ops, parse_array_type
 from tilelang.dialect.types import array_type
 from tilelang.passes.ir_utils import VIEW_OPS, name, walk_ops
 
@@ -68,10 +71,12 @@ def contiguous_axis(array: ir.Type) -> int | None:
 
 
 def _feeds_product(value: ir.Value) -> bool:
-    """Whether `value` reaches a product's B operand through view ops."""
+    """Whether `value` reaches a product's B operand, or a 16-bit A operand (which wgmma reads
+    M-major, transposed), through view ops."""
     for use in value.uses:
         user = use.owner
-        if name(user) == "tile.mma" and use.operand_number == 1:
+        if name(user) == "tile.mma" and (use.operand_number == 1 or (
+                use.operand_number == 0 and dtype_of(value.type).itemsize == 2)):
             return True
         if name(user) in VIEW_OPS and any(_feeds_product(r) for r in user.results):
             return True

@@ -21,6 +21,7 @@ the gather checks each element: a padded token's row reads nothing and is zero-f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import mlir.ir as ir
 from mlir.dialects import arith, llvm, nvvm, scf
@@ -30,6 +31,9 @@ from tilelang.layout import wgmma
 from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.shapes import shared_base
 from tilelang.passes.simt.values import ArrayArgs, i32, i64
+
+if TYPE_CHECKING:
+    from tilelang.passes.matmul_loops import MatmulLoop
 
 CHUNK_BYTES = 16  # one cp.async
 
@@ -47,6 +51,13 @@ class CopyPart:
     # body read at each issue (None: 0)
     rows: tuple[ir.Value, ...] | None = None
     start: ir.Value | None = None
+
+
+def matmul_parts(plan: MatmulLoop) -> list[CopyPart]:
+    """A plain K loop's two operand tiles as a stage holds them (an A or B whose load reads
+    the array's axes swapped: `order=(1, 0)`)."""
+    return [CopyPart(plan.load_a, plan.a, 0, plan.a_m_major),
+            CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt.context import Lowering, const
-from tilelang.passes.simt.stage_copies import Copies, CopyPart
+from tilelang.passes.simt.stage_copies import Copies, matmul_parts
 from tilelang.passes.simt.values import Distributed, i32
 
 
@@ -59,8 +59,7 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
     # + the 1024-byte alignment
     lw.need_shared(plan.stages * plan.stage_bytes + 1024 + plan.scratch_bytes)
-    parts = [CopyPart(plan.load_a, plan.a, 0),
-             CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
+    parts = matmul_parts(plan)
     copies = Copies(lw, loop, parts, plan.index_ops, plan.stage_bytes)
     engine.use_scratch(copies.stage_address(const(i32(), plan.stages)))
     ahead = engine.ahead

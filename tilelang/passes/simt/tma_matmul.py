@@ -33,7 +33,7 @@ from tilelang.language import dtypes as dt
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import Lowering, const
-from tilelang.passes.simt.stage_copies import CopyPart
+from tilelang.passes.simt.stage_copies import matmul_parts
 from tilelang.passes.simt.staged_matmul import Engine
 from tilelang.passes.simt.tma_ring import TmaRing
 from tilelang.passes.simt.values import Distributed, i32, i64
@@ -83,8 +83,7 @@ def _thread0_ring(lw: Lowering, plan: MatmulLoop) -> TmaRing:
     stages = plan.stages
     lw.need_shared(stages * plan.stage_bytes + 1024 + plan.scratch_bytes +
                    tma_ring.barrier_bytes(stages))
-    parts = [CopyPart(plan.load_a, plan.a, 0),
-             CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
+    parts = matmul_parts(plan)
     ring = TmaRing(lw, plan.loop, parts, plan.index_ops, plan.stage_bytes, stages,
                    after_bytes=plan.scratch_bytes)
     # earlier conversions wrote the buffer through the generic proxy; TMA writes it through

@@ -53,7 +53,7 @@ from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.plan_rings import ring_of
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import RULES, Lowering, const
-from tilelang.passes.simt.stage_copies import CopyPart
+from tilelang.passes.simt.stage_copies import CopyPart, matmul_parts
 from tilelang.passes.simt.tma_ring import TmaRing
 from tilelang.passes.simt.values import i32, i64
 from tilelang.passes.staged_loops import StagedLoop
@@ -96,8 +96,7 @@ class RingLoop:
 def ring_loop(plan: MatmulLoop | StagedLoop) -> RingLoop:
     parts: tuple[CopyPart, ...]
     if isinstance(plan, MatmulLoop):
-        parts = (CopyPart(plan.load_a, plan.a, 0),
-                 CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped))
+        parts = tuple(matmul_parts(plan))
         return RingLoop(plan.loop, parts, plan.index_ops, plan.stages, plan.stage_bytes,
                         plan.scratch_bytes)
     parts = tuple(CopyPart(o.load, o.operand, o.offset) for o in plan.operands)

@@ -1,9 +1,10 @@
 """Passes (simt): the wgmma engine of a staged matrix-product loop (simt/staged_matmul.py) on
-sm_90a: per stage, `wgmma.mma_async.m64nBNk16` reads A and B through matrix descriptors (K-major
-A, N-major B, 128-byte swizzle: layout/wgmma.py), BK / 16 instructions per 64 rows of each
-warpgroup; the accumulator is carried as the struct wgmma updates in place, and each iteration
-waits until only its own wgmma runs. 8-bit B given (K, N) is first transposed by the block into
-a K-major copy past the ring (MatmulLoop.b_transposed_here), then a block barrier.
+sm_90a: per stage, `wgmma.mma_async.m64nBNk16` reads A and B through matrix descriptors (K- or
+M-major A, N- or K-major B, 128-byte swizzle: layout/wgmma.py), BK / 16 instructions per 64
+rows of each warpgroup; the accumulator is carried as the struct wgmma updates in place, and
+each iteration waits until only its own wgmma runs. 8-bit B given (K, N) is first transposed by
+the block into a K-major copy past the ring (MatmulLoop.b_transposed_here), then a block
+barrier.
 """
 
 from __future__ import annotations
@@ -135,10 +136,10 @@ def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
     groups = lw.num_warps // wgmma.WARPGROUP
     rows = plan.bm // groups
     group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
-    a_rows = arith.muli(arith.extui(i64(), group), const(i64(), rows * wgmma.ROW_BYTES))
+    a_rows = arith.muli(arith.extui(i64(), group), const(i64(), plan.a.m_offset(rows)))
     a_base = arith.addi(stage, a_rows)
     a_type, b_type = (dtype_of(v.type).name for v in list(plan.mma.operands)[:2])
-    kinds = wgmma_kinds(a_type, b_type, plan.b_read.k_major)
+    kinds = wgmma_kinds(a_type, b_type, plan.b_read.k_major, plan.a.k_major)
     first, n = columns if columns is not None else (0, plan.bn)
     assert columns is None or plan.b_read.k_major, "a column range of a K-major B"
     nvvm.WgmmaFenceAlignedOp()
@@ -185,8 +186,10 @@ WGMMA_TYPES = {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "e4m3",
                "float8_e5m2": "e5m2"}
 
 
-def wgmma_kinds(a_dtype: str, b_dtype: str, b_k_major: bool) -> dict[str, ir.Attribute]:
-    """The nvvm.wgmma.mma_async attributes for A (K-major) and B of these dtypes (by name)."""
+def wgmma_kinds(a_dtype: str, b_dtype: str, b_k_major: bool,
+                a_k_major: bool = True) -> dict[str, ir.Attribute]:
+    """The nvvm.wgmma.mma_async attributes for A and B of these dtypes (by name) and
+    majorness."""
     type_a, type_b = WGMMA_TYPES[a_dtype], WGMMA_TYPES[b_dtype]
 
     def attr(text: str) -> ir.Attribute:
@@ -199,7 +202,8 @@ def wgmma_kinds(a_dtype: str, b_dtype: str, b_k_major: bool) -> dict[str, ir.Att
         "scaleD": attr("#nvvm.wgmma_scale_out<one>"),
         "scaleA": attr("#nvvm.wgmma_scale_in<one>"),
         "scaleB": attr("#nvvm.wgmma_scale_in<one>"),
-        "layoutA": attr("#nvvm.mma_layout<row>"),  # K-major A
+        # K-major A is the instruction's plain form; M-major A (a column-major A) transposed
+        "layoutA": attr(f"#nvvm.mma_layout<{'row' if a_k_major else 'col'}>"),
         # N-major B is the instruction's transposed form; K-major B (x @ w.T) is not
         "layoutB": attr(f"#nvvm.mma_layout<{'col' if b_k_major else 'row'}>"),
     }
