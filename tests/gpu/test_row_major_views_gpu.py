@@ -57,13 +57,20 @@ def test_column_major_b(monkeypatch, arch, tma, tile, dtype, m, n, k):
     check(run(a, b, tile), a, b)
 
 
+@pytest.mark.parametrize("tma", ["1", "0"])
+@pytest.mark.parametrize("tile", [(128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 64, 4)],
+                         ids=lambda t: "x".join(map(str, t)))
 @pytest.mark.parametrize("b_column_major", [False, True])
 @pytest.mark.parametrize(("m", "n", "k"), [(296, 520, 1000), (136, 264, 200)])
-def test_column_major_a(arch, b_column_major, m, n, k):
+def test_column_major_a(monkeypatch, arch, b_column_major, m, n, k, tile, tma):
+    """A column-major A (`x.t()`, a weight gradient's `dy.t()`): on sm_90 a staged K loop whose
+    A stages are M-major, read by wgmma transposed (M = 296 and 136: rows of 16-byte multiples,
+    partial tiles); on sm_80 the register path."""
+    monkeypatch.setenv("TILELANG_TMA", tma)
     a = column_major(m, k, torch.bfloat16)
     b = column_major(k, n, torch.bfloat16) if b_column_major else \
         torch.randn(k, n, device="cuda").to(torch.bfloat16)
-    check(run(a, b, (128, 128, 64, 8)), a, b)
+    check(run(a, b, tile), a, b)
 
 
 @pytest.mark.parametrize("tile", [(128, 128, 128, 8), (64, 128, 128, 4)],

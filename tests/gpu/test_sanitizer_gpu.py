@@ -4,9 +4,9 @@ hazards between threads): staged attention with and without the producer warpgro
 products kept in flight a step, warp-specialized rings shared by two loops, persistent GEMM and
 attention, two blocks an SM with a producer warp, the gathered-rows ring, lists of arrays by
 TMA, TMA stores, row runs read as vectors, a persistent loop's prefetched tiles, float8 B given
-(K, N), a column-major B read through its row-major view by TMA (bf16 and fp8), split
-accumulators. Each case is small and awkward (partial tiles, one-row tiles), so
-the sanitizer's slowdown stays within seconds."""
+(K, N), a column-major B read through its row-major view by TMA (bf16 and fp8), a column-major
+A read M-major, split accumulators. Each case is small and awkward (partial tiles, one-row
+tiles), so the sanitizer's slowdown stays within seconds."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ PATHS = {  # name: (file, test), under tests/gpu
     "fp8 b k-by-n": ("test_wgmma", "test_fp8_batched_gemm_with_b_given_k_by_n"),
     "column-major b by tma": ("test_row_major_views_gpu",
                               "test_column_major_b[sm_90-129-264-200-dtype0-128x128x64x8-1]"),
+    "column-major a": ("test_row_major_views_gpu",
+                       "test_column_major_a[sm_90-136-264-200-False-128x256x64x8-1]"),
     "fp8 column-major b": ("test_row_major_views_gpu",
                            "test_fp8_column_major_b_is_read_k_major[64x128x128x4]"),
     "split accumulators": ("test_split_accumulators_gpu",
