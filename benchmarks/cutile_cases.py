@@ -177,11 +177,13 @@ class Gemm:
     """A (batched) product's buffers: A @ B into C, a reference in float64, cuBLAS peers."""
 
     def __init__(self, env: Env, a_shape: tuple, b_shape: tuple, dt: str, kind: str = "normal",
-                 b_columns: bool = False):
-        """b_columns: B is also kept column-major (`b_cols.t()`), for every dtype."""
+                 b_columns: bool = False, a_columns: bool = False):
+        """b_columns: B is also kept column-major (`b_cols.t()`), for every dtype; a_columns:
+        A is column-major (`x.t()` of a (K, M) tensor; the peers read the same view)."""
         dev, dtype = env.device, DTYPES[dt]
         self.dt, self.kind = dt, kind
-        self.a = torch.empty(a_shape, dtype=dtype, device=dev)
+        self.a = torch.empty(a_shape[::-1], dtype=dtype, device=dev).t() if a_columns else \
+            torch.empty(a_shape, dtype=dtype, device=dev)
         self.b = torch.empty(b_shape, dtype=dtype, device=dev)
         c_shape = (*a_shape[:-1], b_shape[-1])
         self.c = torch.empty(c_shape, dtype=out_dtype(dt), device=dev)
@@ -245,20 +247,24 @@ def matmul_cases(sel: Selection) -> Iterator[Case]:
             for dt in dtypes:
                 if family == "matmul" or not dt.startswith("fp8"):
                     yield matmul_case(family, m, n, k, dt)
-    # B given column-major (a linear layer's `w.t()`; the layout torch._scaled_mm takes)
-    for m, n, k in sel.pick(MATMUL_SHAPES[1:], (MATMUL_SHAPES[1],), ((200, 136, 100),)):
+    # B given column-major (a linear layer's `w.t()`; the layout torch._scaled_mm takes), and
+    # A (a weight gradient's `dy.t()`)
+    for m, n, k in sel.pick(MATMUL_SHAPES[1:], (MATMUL_SHAPES[1],), ((200, 136, 104),)):
         for dt in ("bf16",) if sel.quick else ("bf16", "fp8e4m3"):
             yield matmul_case("matmul", m, n, k, dt, b_columns=True)
+        yield matmul_case("matmul", m, n, k, "bf16", a_columns=True)
 
 
-def matmul_case(family: str, m: int, n: int, k: int, dt: str, b_columns: bool = False) -> Case:
+def matmul_case(family: str, m: int, n: int, k: int, dt: str, b_columns: bool = False,
+                a_columns: bool = False) -> Case:
     """matmul_kernel or persistent_matmul_kernel; float8 (the issue's target, against
     torch._scaled_mm) is not in cuTile's bench_matmul.py. b_columns: B is passed as the
-    transposed view of an (N, K) tensor, as a linear layer's weights are."""
+    transposed view of an (N, K) tensor, as a linear layer's weights are; a_columns: A as the
+    transposed view of a (K, M) tensor."""
     persistent = family == "persistent_matmul"
 
     def build(env: Env) -> Bench:
-        g = Gemm(env, (m, k), (k, n), dt, "normal", b_columns)
+        g = Gemm(env, (m, k), (k, n), dt, "normal", b_columns, a_columns)
         b = g.b_cols.t() if b_columns else g.b
         mod = env.module("matmul")
         kernel = mod.persistent_matmul_kernel if persistent else mod.matmul_kernel
@@ -273,7 +279,7 @@ def matmul_case(family: str, m: int, n: int, k: int, dt: str, b_columns: bool = 
         return Bench(g.redraw, g.reference, ours, g.peers())
 
     name = "persistent_matmul_kernel" if persistent else "matmul_kernel"
-    variant = "B = w.t()" if b_columns else ""
+    variant = "B = w.t()" if b_columns else "A = x.t()" if a_columns else ""
     return Case(family, name, variant, f"{m}x{n}x{k}", dt, gemm_tol(dt), 2.0 * m * n * k,
                 size(dt) * (m * k + k * n) + out_dtype(dt).itemsize * m * n, gemm_peak(dt),
                 build)
