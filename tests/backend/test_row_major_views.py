@@ -129,3 +129,26 @@ def test_tma_copies_it_through_the_parameter_s_map_in_the_view_s_order():
     b_map, = (m for m in maps if m["array_param"] == 5)
     assert b_map["order"] == [1, 0]
     assert all(m["order"] is None for m in linear.metadata["tensor_maps"])
+
+
+@pytest.mark.parametrize("tma", ["1", "0"])
+def test_a_column_major_a_is_the_transposed_tile_s_kernel(monkeypatch, tma):
+    """A column-major A read through its view (an A loaded with order=(1, 0)) and the same
+    product spelled `ct.transpose(load(at, (k, i), (BK, BM)))` on the row-major (K, M) `at`
+    are one staged K loop with M-major A stages, read by wgmma transposed (trans-a = 1): the
+    same PTX, A's extents and strides swapped (parameters 1, 2 and 3, 4), and with TMA the
+    view's map is at's in the view's order."""
+    from tilelang.testing.kernels import make_transposed_a_matmul
+
+    monkeypatch.setenv("TILELANG_TMA", tma)
+    at, b, c = np.zeros((256, 512), BF16), np.zeros((256, 384), BF16), np.zeros((512, 384), BF16)
+    views = ct.compile(make_matmul(8), (at.T, b, c, 128, 128, 64), arch="sm_90")
+    spelled = ct.compile(make_transposed_a_matmul(8), (at, b, c, 128, 128, 64), arch="sm_90")
+    ptx = views.asm["ptx"]
+    assert body(ptx, "matmul", {1: 2, 2: 1, 3: 4, 4: 3}) == body(spelled.asm["ptx"],
+                                                                 "transposed_a")
+    instructions = re.findall(r"wgmma\.mma_async[^;]*", ptx)
+    assert instructions and all(i.replace(" ", "").endswith("1,1,1,1") for i in instructions)
+    if tma == "1":
+        (a_map,) = (m for m in views.metadata["tensor_maps"] if m["array_param"] == 0)
+        assert a_map["order"] == [1, 0]

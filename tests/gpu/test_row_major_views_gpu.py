@@ -109,3 +109,21 @@ def test_the_c_launcher_maps_the_view(monkeypatch):
     finally:
         kernel.fast_launch = original
     assert python_path == []
+
+
+@pytest.mark.parametrize("tile", [(128, 256, 64, 8), (64, 128, 64, 4)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_transposed_a_tile(arch, tile):
+    """`ct.transpose` of A's (BK, BM) tiles of a row-major (K, M) array: the same M-major
+    staged K loop on sm_90 (the register path on sm_80)."""
+    from tilelang.testing.kernels import make_transposed_a_matmul
+
+    m, n, k = 296, 264, 200
+    at = torch.randn(k, m, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    bm, bn, bk, warps = tile
+    c = torch.full((m, n), float("nan"), device="cuda")
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)),
+              make_transposed_a_matmul(warps), (at, b, c, bm, bn, bk))
+    torch.cuda.synchronize()
+    check(c, at.t(), b)

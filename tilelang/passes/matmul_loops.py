@@ -4,8 +4,9 @@ staged in shared memory by `cp.async` (simt/staged_matmul.py).
 A loop of the form
 
     for k in range(...):                       # acc is its only carried value
-        x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding; or
-                                               #   a given as (K, M): order=(1, 0) (wgmma)
+        x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding; or a
+                                               #   given as (K, M): transpose(load(a, ..,
+                                               #   (BK, BM))) or order=(1, 0) (wgmma, 16-bit)
         w = load(b, (.., ..), (BK, BN))        # or b given as (N, K): transpose(load(b, ..,
         acc = mma(x, w, acc)                   #   (BN, BK))) or load(b, .., order=(1, 0))
 
@@ -72,8 +73,9 @@ class MatmulLoop:
     stages: int
     b_k_major: bool = False  # b is given as (N, K), the transpose of its (BN, BK) tiles
     itemsize: int = 2  # of the inputs: 2 (f16, bf16) or 1 (fp8)
-    # a is given as (K, M) (`order=(1, 0)`: a column-major A read through its row-major view,
-    # passes/row_major_views.py): its stages are M-major, which wgmma reads transposed (16-bit)
+    # a is given as (K, M) (its tile transposed, or `order=(1, 0)`: a column-major A read through
+    # its row-major view, passes/row_major_views.py): its stages are M-major, which wgmma reads
+    # transposed (16-bit)
     a_m_major: bool = False
     tma: bool = False  # copied by TMA boxes (simt/tma_matmul.py): B's stages panel-major
     # the reshapes (and B's transpose) from each load to the product's operand, load first
@@ -91,6 +93,11 @@ class MatmulLoop:
         if self.b_k_major:
             return wgmma.Operand(self.bn, self.bk, True, self.itemsize)
         return wgmma.Operand(self.bk, self.bn, False, self.itemsize, panel_major=self.tma)
+
+    @property
+    def a_index_swapped(self) -> bool:
+        """a's load names its tile (m, k) but reads a (K, M) array (`order=(1, 0)`)."""
+        return tuple(ops.array_attr(self.load_a, "order")) == (1, 0)
 
     @property
     def b_index_swapped(self) -> bool:
@@ -135,14 +142,13 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return no("the product is batched (3-d operands)")
     load_a, chain_a, a_transposed = relabelling_chain(mma.operands[0], loop)
     load_b, chain_b, transposed = relabelling_chain(mma.operands[1], loop)
-    if a_transposed:
-        return no("A is a transposed tile (the whole K loop takes A with K contiguous)")
     loads = [load_a, load_b]
+    a_orders = ((0, 1),) if a_transposed else ((0, 1), (1, 0))
     b_orders = ((0, 1),) if transposed else ((0, 1), (1, 0))
     if not _accumulates(mma, body):
         return no("the product's accumulator is not the loop's carried value, used by the "
                   "product alone")
-    if not _is_operand_load(loads[0], body, ((0, 1), (1, 0)), "A") or \
+    if not _is_operand_load(loads[0], body, a_orders, "A") or \
             not _is_operand_load(loads[1], body, b_orders, "B"):
         return None
     parts = [mma, *loads, *chain_a, *chain_b]
@@ -154,15 +160,16 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
         return no("the inputs are not both float16, both bfloat16 or both float8 into a "
                   "float32 accumulator")
     k_major_b = transposed or tuple(ops.array_attr(loads[1], "order")) == (1, 0)
-    m_major_a = tuple(ops.array_attr(loads[0], "order")) == (1, 0)
+    m_major_a = a_transposed or tuple(ops.array_attr(loads[0], "order")) == (1, 0)
     (bm, bk), bn = shape_of(mma.operands[0].type), shape_of(mma.operands[1].type)[1]
     wgmma_ok = arch in WGMMA_ARCHS and settings.wgmma_enabled()
     engine = "wgmma" if wgmma_ok else "mma.sync"
     if itemsize == 1 and not wgmma_ok:
         return no("8-bit inputs need wgmma (sm_90)")
     if m_major_a and (not wgmma_ok or itemsize == 1):
-        return no("A is loaded with order=(1, 0) (M contiguous, as a column-major A is read): "
-                  "only wgmma reads such an A, and only 16-bit" + (
+        spelled = "a transposed tile" if a_transposed else "loaded with order=(1, 0)"
+        return no(f"A is {spelled} (M contiguous in memory, as a column-major A is read): only "
+                  "wgmma reads such an A, and only 16-bit" + (
                       "" if wgmma_ok else f"; {arch} multiplies on mma.sync"))
     if itemsize == 1 and not k_major_b and bn % wgmma.ROW_BYTES:
         return no(f"8-bit B given as (K, N) is staged in rows of 128 bytes; BN = {bn} is not a "

@@ -65,6 +65,24 @@ def make_batched_matmul(num_warps: int = 4) -> ct.Kernel:
     return batched_matmul
 
 
+def make_transposed_a_matmul(num_warps: int = 8) -> ct.Kernel:
+    """c = at.T @ b with at given (K, M), its tiles loaded (BK, BM) and transposed (a weight
+    gradient's `dy.T @ x`, spelled with ct.transpose); float32 accumulation."""
+
+    @ct.kernel(num_warps=num_warps)
+    def transposed_a(at, b, c, BM: ct.Constant[int], BN: ct.Constant[int],
+                     BK: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((BM, BN), ct.float32)
+        for k in range(ct.num_tiles(at, axis=0, shape=(BK, BM))):
+            x = ct.load(at, (k, i), (BK, BM), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b, (k, j), (BK, BN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(ct.transpose(x), y, acc)
+        ct.store(c, (i, j), acc.astype(c.dtype))
+
+    return transposed_a
+
+
 def make_linear(num_warps: int = 4) -> ct.Kernel:
     """y = x @ w.T (w is (N, K), as torch.nn.Linear stores its weight), float32 accumulation."""
 

@@ -56,7 +56,7 @@ class CopyPart:
 def matmul_parts(plan: MatmulLoop) -> list[CopyPart]:
     """A plain K loop's two operand tiles as a stage holds them (an A or B whose load reads
     the array's axes swapped: `order=(1, 0)`)."""
-    return [CopyPart(plan.load_a, plan.a, 0, plan.a_m_major),
+    return [CopyPart(plan.load_a, plan.a, 0, plan.a_index_swapped),
             CopyPart(plan.load_b, plan.b, plan.a.bytes, plan.b_index_swapped)]
 
 
