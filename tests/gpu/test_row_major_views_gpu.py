@@ -127,3 +127,19 @@ def test_transposed_a_tile(arch, tile):
               make_transposed_a_matmul(warps), (at, b, c, bm, bn, bk))
     torch.cuda.synchronize()
     check(c, at.t(), b)
+
+
+@pytest.mark.parametrize("tile", [(128, 128, 64), (128, 256, 64)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_persistent_gemm_of_column_major_operands(tile):
+    """A and B both column-major in a persistent GEMM: the producer warpgroup (at 128x128)
+    takes both views' tensor maps at the kernel's entry and replays the tile loop."""
+    from tilelang.testing.kernels import make_persistent_matmul
+
+    m, n, k = 296, 520, 328
+    a, b = column_major(m, k, torch.bfloat16), column_major(k, n, torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    ct.launch(torch.cuda.current_stream(), (7,), make_persistent_matmul(8), (a, b, c, *tile, 8))
+    torch.cuda.synchronize()
+    assert not c.isnan().any(), "every element is written"
+    torch.testing.assert_close(c.double(), a.double() @ b.double(), rtol=1e-2, atol=5e-2)
