@@ -93,15 +93,20 @@ def test_one_consumer_warpgroup_keeps_its_registers():
     assert compiled.block_threads == 256 and "setmaxnreg" not in compiled.ptx
 
 
-def test_an_operand_with_rows_one_element_apart_is_not_staged():
+def test_an_operand_with_rows_one_element_apart_is_read_through_its_view(monkeypatch):
     """A K = 1 A operand's rows are 2 bytes apart: neither TMA (16-byte row pitches) nor
-    cp.async (16-byte chunks) can copy it, so it stays in registers; its B, one row of
-    contiguous elements (a dimension of size 1 is not the contiguous one), is staged by TMA
-    (the maps: the first loop's two operands', that B's, and the result's, stored by TMA;
-    parameters 0, 5, 10, 15, 20, 25 are a, b, a2, b2, bias, c)."""
-    compiled = ct.compile(make_two_products(4), two_products_args_k(1, (64, 256, 64)),
-                          arch="sm_90")
-    maps = compiled.metadata["tensor_maps"]
+    cp.async (16-byte chunks) can copy them. Its one column is contiguous (a dimension of size
+    1 is not the contiguous one), so tile-row-major-views reads it as one row of M, staged
+    M-major through the parameter's map in the view's order; its B, one row of contiguous
+    elements, is staged by TMA (the maps: the first loop's two operands', a2's view, that B's,
+    and the result's, stored by TMA; parameters 0, 5, 10, 15, 20, 25 are a, b, a2, b2, bias,
+    c). Without the views it stays in registers."""
+    args = two_products_args_k(1, (64, 256, 64))
+    maps = ct.compile(make_two_products(4), args, arch="sm_90").metadata["tensor_maps"]
+    assert [(m["array_param"], m["order"]) for m in maps] == \
+        [(0, None), (5, None), (10, [1, 0]), (15, None), (25, None)]
+    monkeypatch.setenv("TILELANG_ROW_MAJOR_VIEWS", "0")
+    maps = ct.compile(make_two_products(4), args, arch="sm_90").metadata["tensor_maps"]
     assert [m["array_param"] for m in maps] == [0, 5, 15, 25]
 
 

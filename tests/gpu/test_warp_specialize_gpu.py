@@ -28,11 +28,14 @@ def rand(*shape):
     ((64, 256, 64), 4, 300, 520, 1000, 200, 256),  # one ring, the producer warpgroup's
     ((128, 256, 64), 8, 300, 520, 1000, 200, 256),  # 128-register accumulators: thread 0's
     ((128, 128, 64), 8, 300, 520, 1000, 200, 256),  # no room past the column sums: thread 0's
-    # K = 1: a2's rows one element apart stay in registers, b2's one row is staged (a size-1
-    # dimension is not the contiguous one): the second loop is not a whole K loop
-    ((64, 256, 64), 4, 129, 320, 64, 1, 128),  # so no producer warpgroup
+    # K = 1: a2, its rows one element apart (a size-1 dimension is not the contiguous one), is
+    # read through its row-major view (tile-row-major-views: one row of 129, M-major) and b2's
+    # one row is staged: both loops whole K loops on one ring, the producer warpgroup's
+    ((64, 256, 64), 4, 129, 320, 64, 1, 256),
     ((64, 256, 64), 4, 129, 300, 64, 40, 128),  # rows of b not 16-byte aligned: no TMA
-    ((64, 256, 64), 4, 129, 300, 64, 1, 256),  # b's rows unaligned too: b2 alone by TMA
+    # b's rows unaligned too: the second loop alone by TMA, its 128-register accumulator
+    # leaving no room for a producer (simt/warp_specialize.EPILOGUE_REGISTERS)
+    ((64, 256, 64), 4, 129, 300, 64, 1, 128),
 ])
 def test_two_loops_share_one_ring(tile, warps, m, n, k, k2, threads):
     a, b, a2, b2, bias = rand(m, k), rand(k, n), rand(m, k2), rand(k2, n), rand(m, n)
