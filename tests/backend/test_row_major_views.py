@@ -152,3 +152,21 @@ def test_a_column_major_a_is_the_transposed_tile_s_kernel(monkeypatch, tma):
     if tma == "1":
         (a_map,) = (m for m in views.metadata["tensor_maps"] if m["array_param"] == 0)
         assert a_map["order"] == [1, 0]
+
+
+def test_sm80_reads_an_m_major_a_with_ldmatrix_trans():
+    """On sm_80 a column-major A is the same staged K loop on mma.sync: its M-major stages are
+    read by `ldmatrix.trans` (so are B's N-major ones): every ldmatrix of the loop is .trans,
+    where a row-major A's are not."""
+    from tilelang.testing.kernels import make_transposed_a_matmul
+
+    at, b, c = np.zeros((256, 512), BF16), np.zeros((256, 384), BF16), np.zeros((512, 384), BF16)
+    for kernel, a in ((make_matmul(8), at.T), (make_transposed_a_matmul(8), at)):
+        report = ct.explain(kernel, (a, b, c, 128, 128, 64), arch="sm_80")
+        assert report.loops[0].path == "staged K loop", str(report)
+        ptx = ct.compile(kernel, (a, b, c, 128, 128, 64), arch="sm_80").asm["ptx"]
+        loads = re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4(\.trans)?", ptx)
+        assert loads and all(loads), loads
+    rows = ct.compile(make_matmul(8), (np.zeros((512, 256), BF16), b, c, 128, 128, 64),
+                      arch="sm_80").asm["ptx"]
+    assert re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared", rows)  # A's, not .trans

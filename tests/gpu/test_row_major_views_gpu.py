@@ -65,7 +65,7 @@ def test_column_major_b(monkeypatch, arch, tma, tile, dtype, m, n, k):
 def test_column_major_a(monkeypatch, arch, b_column_major, m, n, k, tile, tma):
     """A column-major A (`x.t()`, a weight gradient's `dy.t()`): on sm_90 a staged K loop whose
     A stages are M-major, read by wgmma transposed (M = 296 and 136: rows of 16-byte multiples,
-    partial tiles); on sm_80 the register path."""
+    partial tiles); on sm_80 the same loop on mma.sync, its A stages read by ldmatrix.trans."""
     monkeypatch.setenv("TILELANG_TMA", tma)
     a = column_major(m, k, torch.bfloat16)
     b = column_major(k, n, torch.bfloat16) if b_column_major else \
@@ -115,7 +115,7 @@ def test_the_c_launcher_maps_the_view(monkeypatch):
                          ids=lambda t: "x".join(map(str, t)))
 def test_transposed_a_tile(arch, tile):
     """`ct.transpose` of A's (BK, BM) tiles of a row-major (K, M) array: the same M-major
-    staged K loop on sm_90 (the register path on sm_80)."""
+    staged K loop on sm_90 and on sm_80."""
     from tilelang.testing.kernels import make_transposed_a_matmul
 
     m, n, k = 296, 264, 200

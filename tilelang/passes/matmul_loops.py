@@ -6,7 +6,7 @@ A loop of the form
     for k in range(...):                       # acc is its only carried value
         x = load(a, (.., ..), (BM, BK))        # rows of `a` contiguous, zero padding; or a
                                                #   given as (K, M): transpose(load(a, ..,
-                                               #   (BK, BM))) or order=(1, 0) (wgmma, 16-bit)
+                                               #   (BK, BM))) or order=(1, 0) (16-bit)
         w = load(b, (.., ..), (BK, BN))        # or b given as (N, K): transpose(load(b, ..,
         acc = mma(x, w, acc)                   #   (BN, BK))) or load(b, .., order=(1, 0))
 
@@ -75,7 +75,7 @@ class MatmulLoop:
     itemsize: int = 2  # of the inputs: 2 (f16, bf16) or 1 (fp8)
     # a is given as (K, M) (its tile transposed, or `order=(1, 0)`: a column-major A read through
     # its row-major view, passes/row_major_views.py): its stages are M-major, which wgmma reads
-    # transposed (16-bit)
+    # transposed and mma.sync's ldmatrix with .trans (16-bit)
     a_m_major: bool = False
     tma: bool = False  # copied by TMA boxes (simt/tma_matmul.py): B's stages panel-major
     # the reshapes (and B's transpose) from each load to the product's operand, load first
@@ -166,11 +166,10 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     engine = "wgmma" if wgmma_ok else "mma.sync"
     if itemsize == 1 and not wgmma_ok:
         return no("8-bit inputs need wgmma (sm_90)")
-    if m_major_a and (not wgmma_ok or itemsize == 1):
+    if m_major_a and itemsize == 1:
         spelled = "a transposed tile" if a_transposed else "loaded with order=(1, 0)"
-        return no(f"A is {spelled} (M contiguous in memory, as a column-major A is read): only "
-                  "wgmma reads such an A, and only 16-bit" + (
-                      "" if wgmma_ok else f"; {arch} multiplies on mma.sync"))
+        return no(f"A is {spelled} (M contiguous in memory, as a column-major A is read): "
+                  "wgmma reads 8-bit operands K-major only")
     if itemsize == 1 and not k_major_b and bn % wgmma.ROW_BYTES:
         return no(f"8-bit B given as (K, N) is staged in rows of 128 bytes; BN = {bn} is not a "
                   "multiple of 128")

@@ -18,8 +18,9 @@ last, and is its own inverse).
 
 A column-major A (`x.t()`: a weight gradient's `dy.t() @ x`) is read the same way: an A loaded
 with `order=(1, 0)` from rows of M, which the staged K loop copies M-major and wgmma reads
-transposed (16-bit only; before, such an A ran as staged products from registers at 0.07-0.2
-of cuBLAS). An 8-bit A is left alone (wgmma reads 8-bit operands K-major only).
+transposed, or ldmatrix with .trans on sm_80 (16-bit only; before, such an A ran as staged
+products from registers at 0.07-0.2 of cuBLAS). An 8-bit A is left alone (wgmma reads 8-bit
+operands K-major only).
 
 A load qualifies when its array's last dimension is not known to be unit-stride, another one is
 (the array's last two at least), and its tile reaches a `tile.mma`'s B operand, or a 16-bit

@@ -1,8 +1,9 @@
 """Passes (simt): the mma.sync engine of a staged matrix-product loop (simt/staged_matmul.py),
 for sm_80 and later: per 16-deep step of each stage, every warp reads its A fragments with
-`ldmatrix.x4` (K-major rows: four 8x8 matrices = one m16k16 fragment) and its B fragments with
-`ldmatrix.x4.trans` (N-major rows: two n8k16 fragments; plain `ldmatrix.x4` when b is the
-transpose of a loaded tile, whose rows are then K-major), then issues one `mma.sync.m16n8k16` per
+`ldmatrix.x4` (K-major rows: four 8x8 matrices = one m16k16 fragment; `.trans` when A is given
+M-major, its stage's rows of M) and its B fragments with `ldmatrix.x4.trans` (N-major rows: two
+n8k16 fragments; plain `ldmatrix.x4` when b is the transpose of a loaded tile, whose rows are
+then K-major), then issues one `mma.sync.m16n8k16` per
 (16-row, 8-column) piece of its part of the accumulator. The accumulator keeps mma.sync's C
 fragment layout (layout/mma.py), with the warps split over M and N as tile-assign-layouts did.
 The 128-byte swizzle of the stages makes each ldmatrix conflict-free: the 8 rows one matrix
@@ -47,8 +48,16 @@ class MmaRingEngine:
                          arith.muli(arith.andi(arith.shrui(lane, const(i32(), 3)),
                                                const(i32(), 1)), const(i32(), 8)))
         column = arith.shrui(lane, const(i32(), 4))
-        self.a_row = arith.addi(arith.muli(warp_m, const(i32(), self.per_m)), row)
-        self.a_chunk = column
+        if plan.a_m_major:  # rows of k, chunks of m, .trans: matrices 1 and 3 are m + 8, 2 and
+            # 3 are k + 8 (the fragment's order: rows 0-7 and 8-15 of k 0-7, then of k 8-15)
+            self.a_row = arith.addi(arith.andi(lane, const(i32(), 7)),
+                                    arith.muli(column, const(i32(), 8)))
+            self.a_chunk = arith.addi(arith.muli(warp_m, const(i32(), self.per_m // 8)),
+                                      arith.andi(arith.shrui(lane, const(i32(), 3)),
+                                                 const(i32(), 1)))
+        else:
+            self.a_row = arith.addi(arith.muli(warp_m, const(i32(), self.per_m)), row)
+            self.a_chunk = column
         if plan.b_k_major:  # rows of n, chunks of k, read like A: matrices 2 and 3 are n + 8
             n_row = arith.addi(arith.andi(lane, const(i32(), 7)),
                                arith.muli(column, const(i32(), 8)))
@@ -74,9 +83,7 @@ class MmaRingEngine:
         types = (self.atom.name, self.atom.name)
         out = list(carried)
         for step in range(plan.bk // ATOM_K):
-            a_frags = [self._matrices(stage, plan.a, arith.addi(self.a_row, const(i32(), 16 * r)),
-                                      arith.addi(self.a_chunk, const(i32(), 2 * step)), False)
-                       for r in range(reps_m)]
+            a_frags = [self._a_matrices(stage, step, r) for r in range(reps_m)]
             b_frags = []
             for pair in range(reps_n // 2):  # two n8k16 fragments per ldmatrix.x4
                 rows, chunks = (16 * pair, 2 * step) if plan.b_k_major else (16 * step, 2 * pair)
@@ -92,6 +99,13 @@ class MmaRingEngine:
                                                           b_frags[n], out[first:first + 4],
                                                           dt.float32)
         return out
+
+    def _a_matrices(self, stage: ir.Value, step: int, r: int) -> list[ir.Value]:
+        """A's m16k16 fragment of K step `step` for the warp's `r`-th 16 rows: K-major stages
+        hold rows of m (chunks of k), M-major ones rows of k (chunks of m, read .trans)."""
+        rows, chunks = (16 * step, 2 * r) if self.plan.a_m_major else (16 * r, 2 * step)
+        return self._matrices(stage, self.plan.a, arith.addi(self.a_row, const(i32(), rows)),
+                              arith.addi(self.a_chunk, const(i32(), chunks)), self.plan.a_m_major)
 
     def _matrices(self, base: ir.Value, operand, row: ir.Value, chunk: ir.Value,
                   trans: bool) -> list[ir.Value]:
