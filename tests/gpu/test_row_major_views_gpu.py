@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import tilelang as ct
-from tests.gpu.test_wgmma import FP8_UNIT, check
+from tests.gpu.test_wgmma import FP8_UNIT, assert_native, check
 from tilelang.testing.kernels import make_matmul
 
 torch = pytest.importorskip("torch")
@@ -101,14 +101,7 @@ def test_the_c_launcher_maps_the_view(monkeypatch):
     entry = kernel.native_entry
     assert entry is not None  # b's map: its axis 0 exchanged with the last, the others as given
     assert sorted(entry[6][3::8]) == [0] * (len(entry[6]) // 8 - 1) + [1]
-    python_path, original = [], kernel.fast_launch
-    kernel.fast_launch = lambda *args: (python_path.append(args), original(*args))
-    try:
-        for a, b in [*cases, cases[0]]:
-            check(run(a, b, tile), a, b)
-    finally:
-        kernel.fast_launch = original
-    assert python_path == []
+    assert_native(kernel, lambda: [check(run(a, b, tile), a, b) for a, b in [*cases, cases[0]]])
 
 
 @pytest.mark.parametrize("tile", [(128, 256, 64, 8), (64, 128, 64, 4)],

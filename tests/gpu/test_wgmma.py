@@ -258,11 +258,15 @@ def test_tma_maps_follow_the_arrays(monkeypatch):
     kernel = KERNELS[8]
     entry = kernel.native_entry
     assert entry is not None and len(entry[6]) == 3 * 8  # a's map, b's and c's (TMA stores)
+    assert_native(kernel, lambda: [check(run(a, b, tile), a, b) for a, b in [*cases, cases[0]]])
+
+
+def assert_native(kernel, launches) -> None:
+    """`launches()` launches `kernel` only through the C hot path (never its Python one)."""
     python_path, original = [], kernel.fast_launch
     kernel.fast_launch = lambda *args: (python_path.append(args), original(*args))
     try:
-        for a, b in [*cases, cases[0]]:
-            check(run(a, b, tile), a, b)
+        launches()
     finally:
         kernel.fast_launch = original
     assert python_path == []
