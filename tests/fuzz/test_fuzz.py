@@ -124,7 +124,7 @@ def test_only_the_last_programs_kernels_are_kept() -> None:
 
 def test_the_generator_covers_the_language() -> None:
     seen: collections.Counter[str] = collections.Counter()
-    for seed in range(400):
+    for seed in range(800):
         p = generate(seed)
         seen.update(n.op for n in p.nodes)
         seen.update(f"{n.op}:{n.attrs['fn']}" for n in p.nodes if "fn" in n.attrs)
@@ -139,6 +139,8 @@ def test_the_generator_covers_the_language() -> None:
         seen.update(f"kloop:{n.attrs['layout']}" for n in p.nodes if n.op == "kloop")
         seen.update(f"kloop:{p.arrays[n.attrs['array']].dtype}" for n in p.nodes
                     if n.op == "kloop")
+        seen.update(f"kloop:columns:{which}" for n in p.nodes if n.op == "kloop"
+                    for which in ("array", "array_b") if p.arrays[n.attrs[which]].columns)
         seen.update(["persistent"] if p.launched else [])
     wanted = ["load", "where", "astype", "reshape", "permute", "expand_dims", "broadcast_to",
               "gather", "mma", "loop", "if", "scan:cumsum", "scan:cumprod", "order", "ragged",
@@ -147,19 +149,32 @@ def test_the_generator_covers_the_language() -> None:
               *(f"reduce:{f}" for f in ("sum", "prod", "max", "min", "argmax", "argmin")),
               *(f"padding:{m}" for m in ("ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF")),
               *(f"dtype:{d}" for d in ref.NP_DTYPES),
-              *(f"kloop:{x}" for x in ("kn", "nk_transpose", "nk_order", "batched", "float16",
-                                       "bfloat16", "float8_e4m3fn", "float8_e5m2"))]
+              *(f"kloop:{x}" for x in ("kn", "nk_transpose", "nk_order", "batched",
+                                       "a_transpose", "columns:array", "columns:array_b",
+                                       "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"))]
     assert [w for w in wanted if not seen[w]] == []
 
 
 def test_k_loops_match_the_reference_exactly() -> None:
-    """The GEMM K loops the generator writes (every layout, 16- and 8-bit inputs) give the
-    reference's exact result on the interpreter, every element of the (BM, BN) tile written."""
-    programs = [p for p in map(generate, range(300)) if any(n.op == "kloop" for n in p.nodes)]
+    """The GEMM K loops the generator writes (every layout, operands passed column-major, 16-
+    and 8-bit inputs) give the reference's exact result on the interpreter, every element of
+    the (BM, BN) tile written."""
+    programs = [p for p in map(generate, range(800)) if any(n.op == "kloop" for n in p.nodes)]
     layouts = {n.attrs["layout"] for p in programs for n in p.nodes if n.op == "kloop"}
-    assert layouts == {"kn", "nk_transpose", "nk_order", "batched"}
+    assert layouts == {"kn", "nk_transpose", "nk_order", "batched", "a_transpose"}
+
+    def columns(p: Program) -> bool:
+        return any(p.arrays[n.attrs[w]].columns for n in p.nodes if n.op == "kloop"
+                   for w in ("array", "array_b"))
+
+    def transposed(p: Program) -> bool:
+        return any(n.attrs["layout"] == "a_transpose" for n in p.nodes if n.op == "kloop")
+
+    picked = programs[:6] + [p for p in programs if columns(p)][:3] + \
+        [p for p in programs if transposed(p)][:2]
+    assert any(columns(p) for p in picked) and any(transposed(p) for p in picked)
     stored = 0
-    for p in programs[:6]:
+    for p in picked:
         report = check(p, SIDES)
         assert report.ok, (p.seed, report)
         arrays = [o.array for o in p.outputs if p.nodes[o.value].op == "kloop"]

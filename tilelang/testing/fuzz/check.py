@@ -54,7 +54,8 @@ def inputs(p: Program) -> list[np.ndarray]:
     """Fresh arrays for every parameter, from the program's seed: inputs with NaN, infinities,
     signed zeros and subnormals mixed in; outputs poisoned."""
     rng = np.random.default_rng(p.seed)
-    return [_array(rng, a.role, a.dtype, a.shape) for a in p.arrays]
+    return [_array(rng, a.role, a.dtype, a.shape[::-1]).T if a.columns else
+            _array(rng, a.role, a.dtype, a.shape) for a in p.arrays]
 
 
 def _array(rng: np.random.Generator, role: str, dtype: str, shape: tuple[int, ...]
@@ -169,6 +170,8 @@ def to_torch(a: np.ndarray) -> Any:
 
     if a.dtype == np.bool_:
         return torch.from_numpy(a.copy())
+    if a.ndim == 2 and not a.flags.c_contiguous and a.T.flags.c_contiguous:
+        return to_torch(a.T).t()  # column-major stays so (`.cuda()` keeps the strides)
     bits = np.dtype(f"u{a.dtype.itemsize}")
     raw = torch.from_numpy(np.ascontiguousarray(a).view(bits).copy())
     return raw.view(getattr(torch, _dtype_name(a.dtype)))

@@ -96,6 +96,8 @@ def _k_loop(n, arrays: list[np.ndarray], bid: int) -> np.ndarray:
         a, b = a[0], b[0]
     if layout.startswith("nk"):
         b = b.T
+    if layout == "a_transpose":
+        a = a.T
     bm, bn = n.shape
     part = a[bid * bm:(bid + 1) * bm] @ b[:, :bn]
     out = np.zeros((bm, bn))

@@ -49,8 +49,8 @@ class Generator:
         self.nodes.append(node)
         return len(self.nodes) - 1
 
-    def array(self, role: str, dtype: str, shape: tuple[int, ...]) -> int:
-        self.arrays.append(Array(role, dtype, shape))
+    def array(self, role: str, dtype: str, shape: tuple[int, ...], columns: bool = False) -> int:
+        self.arrays.append(Array(role, dtype, shape, columns))
         return len(self.arrays) - 1
 
     def load(self, dtype: str, shape: tuple[int, ...] | None = None, role: str = "in",
@@ -255,8 +255,9 @@ class Generator:
     def kloop(self) -> int:
         """A GEMM's K loop (program.py's `_k_loop`) with the tiles and dtypes the whole-loop
         paths take (wgmma, TMA rings, fp8 B transposed in shared memory, batched loads
-        reshaped) and some they decline (unaligned rows, BN below 128 for fp8 given (K, N)).
-        The inputs are small integers, so the result is exact on every path."""
+        reshaped, operands given column-major or transposed: row-major views, M-major A) and
+        some they decline (unaligned rows, BN below 128 for fp8 given (K, N), an 8-bit A given
+        M-major). The inputs are small integers, so the result is exact on every path."""
         r = self.rng
         dtype = r.choice(("float16", "bfloat16", *FLOAT8))
         eight = dtype in FLOAT8
@@ -264,13 +265,17 @@ class Generator:
         bn = r.choice((64, 128, 128, 256))
         bk = 128 if eight else r.choice((32, 64, 64))
         k = r.choice((64, 144, 200, 264, 400))
-        layout = r.choice(("kn", "kn", "nk_transpose", "nk_order", "batched"))
+        layout = r.choice(("kn", "kn", "nk_transpose", "nk_order", "batched", "a_transpose"))
         m = max(1, self.grid * bm - r.choice((0, 0, 1, 37)))
         n = bn - r.choice((0, 0, 8, 16))
-        a_shape: tuple[int, ...] = (1, m, k) if layout == "batched" else (m, k)
+        a_shape: tuple[int, ...] = (1, m, k) if layout == "batched" else (
+            (k, m) if layout == "a_transpose" else (m, k))
         b_shape: tuple[int, ...] = (1, k, n) if layout == "batched" else (
             (n, k) if layout.startswith("nk") else (k, n))
-        a, b = self.array("small", dtype, a_shape), self.array("small", dtype, b_shape)
+        # either operand passed column-major (PyTorch's `.t()`), read through its view
+        plain = layout != "batched"
+        a = self.array("small", dtype, a_shape, columns=plain and r.random() < 0.2)
+        b = self.array("small", dtype, b_shape, columns=plain and r.random() < 0.25)
         return self.add(Node("kloop", "float32", (bm, bn), (),
                              {"array": a, "array_b": b, "bk": bk, "layout": layout}))
 

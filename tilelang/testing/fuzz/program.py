@@ -33,11 +33,14 @@ class Node:
 @dataclass
 class Array:
     """A kernel array parameter: an input (`role` "in", "table" or "small") or an output
-    ("out", "scatter", "atomic"), with its shape and dtype."""
+    ("out", "scatter", "atomic"), with its shape and dtype. `columns`: a 2-d input passed
+    column-major (the transposed view of a row-major array of the reversed shape: PyTorch's
+    `w.t()`)."""
 
     role: str
     dtype: str
     shape: tuple[int, ...]
+    columns: bool = False
 
 
 @dataclass
@@ -80,7 +83,8 @@ class Program:
             for key in ("shape", "order", "axes"):
                 if key in n.attrs:
                     n.attrs[key] = tuple(n.attrs[key])
-        arrays = [Array(a["role"], a["dtype"], tuple(a["shape"])) for a in data["arrays"]]
+        arrays = [Array(a["role"], a["dtype"], tuple(a["shape"]), a.get("columns", False))
+                  for a in data["arrays"]]
         outputs = [Output(**o) for o in data["outputs"]]
         return cls(data["seed"], data["grid"], arrays, nodes, outputs, data["scalars"],
                    data.get("launched", 0))
@@ -173,7 +177,8 @@ def _statements(p: Program, i: int, n: Node) -> list[str]:
 def _k_loop(i: int, n: Node) -> list[str]:
     """A GEMM's K loop as a user writes it: block row bid(0) of x(array) times the first BN
     columns of x(array_b), stored (K, N) or (N, K) (transposed, or loaded with order=), or both
-    3-d with a unit batch (loads reshaped to 2-d)."""
+    3-d with a unit batch (loads reshaped to 2-d); or A stored (K, M), its tiles transposed
+    ("a_transpose"). Column-major arrays (Array.columns) are loaded as any (K, N) or (M, K)."""
     at = n.attrs
     (bm, bn), bk, layout = n.shape, at["bk"], at["layout"]
     xa, xb, k = f"x{at['array']}", f"x{at['array_b']}", f"k{i}"
@@ -183,10 +188,13 @@ def _k_loop(i: int, n: Node) -> list[str]:
         w = f"ct.reshape(ct.load({xb}, (0, {k}, 0), (1, {bk}, {bn}), {zero}), ({bk}, {bn}))"
     else:
         x = f"ct.load({xa}, (ct.bid(0), {k}), ({bm}, {bk}), {zero})"
+        if layout == "a_transpose":
+            x = f"ct.transpose(ct.load({xa}, ({k}, ct.bid(0)), ({bk}, {bm}), {zero}))"
         w = {"kn": f"ct.load({xb}, ({k}, 0), ({bk}, {bn}), {zero})",
+             "a_transpose": f"ct.load({xb}, ({k}, 0), ({bk}, {bn}), {zero})",
              "nk_transpose": f"ct.transpose(ct.load({xb}, (0, {k}), ({bn}, {bk}), {zero}))",
              "nk_order": f"ct.load({xb}, ({k}, 0), ({bk}, {bn}), order=(1, 0), {zero})"}[layout]
-    axis = 2 if layout == "batched" else 1
+    axis = 2 if layout == "batched" else 0 if layout == "a_transpose" else 1
     return [f"v{i} = ct.full(({bm}, {bn}), 0.0, ct.float32)",
             f"for {k} in range(ct.cdiv({xa}.shape[{axis}], {bk})):",
             f"    v{i} = ct.mma({x}, {w}, v{i})"]
