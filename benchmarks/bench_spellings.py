@@ -14,6 +14,9 @@ epilogue (`torch._addmm_activation(bias, a, b, use_gelu=True)`), unfused `addmm`
             accumulation spelled `acc = acc + ct.mma(x, w, 0)` (Triton's `acc += dot`)
   persistent  one block an SM walking the output tiles (8 block rows at a time), the
             epilogue inline
+  weights_t the inline kernel given B as `w.t()` (nn.Linear's (N, K) weights, transposed by
+            PyTorch: a column-major B, read through a row-major view)
+  a_t       A stored (K, M) (a weight gradient's `dy`), its (BK, BM) tiles `ct.transpose`d
   approx    the inline epilogue with `ct.tanh(..., rounding_mode=APPROX)` (tanh.approx): not a
             spelling but the precision cuBLASLt's fused epilogue has (its output differs from
             the correctly rounded GELU exactly as often: 0.98% of elements at 4096^3, against
@@ -186,9 +189,21 @@ def gemm_approx(a, b, bias, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: c
     ct.store(c, (i, j), y.astype(c.dtype))
 
 
+@ct.kernel(num_warps=8)
+def gemm_a_t(at, b, bias, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    """at is (K, M): A's tiles loaded (BK, BM) and transposed."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, BN), ct.float32)
+    for k in range(ct.num_tiles(at, 0, (BK, BM))):
+        x = ct.load(at, (k, i), (BK, BM), padding_mode=ZERO)
+        w = ct.load(b, (k, j), (BK, BN), padding_mode=ZERO)
+        acc = ct.mma(ct.transpose(x), w, acc)
+    ct.store(c, (i, j), gelu_tanh(add_bias(acc, bias, j, BN)).astype(c.dtype))
+
+
 GEMMS = {"plain": gemm_plain, "inline": gemm_inline, "helper": gemm_helper,
          "sigmoid": gemm_sigmoid, "linear": linear_gelu, "persistent": gemm_persistent,
-         "approx": gemm_approx}
+         "approx": gemm_approx, "weights_t": gemm_inline, "a_t": gemm_a_t}
 GEMM_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (256, 14336, 4096))
 # (BM, BN, BK, warps, occupancy): two blocks an SM let one block's epilogue overlap the other's
 # K loop (without warp specialization: tile-specialize-warps keeps to one block an SM)
@@ -460,6 +475,8 @@ def gemm_case(m: int, n: int, k: int, configs) -> list[dict]:
     a = torch.randn(m, k, device="cuda").bfloat16()
     b = (torch.randn(k, n, device="cuda") / k**0.5).bfloat16()
     w = b.T.contiguous()
+    at = a.T.contiguous()
+    operands = {"linear": (a, w), "weights_t": (a, w.t()), "a_t": (at, b)}
     bias = torch.randn(n, device="cuda").bfloat16()
     c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
     product = a.float() @ b.float()
@@ -473,7 +490,7 @@ def gemm_case(m: int, n: int, k: int, configs) -> list[dict]:
         for bm, bn, bk, warps, occupancy in configs:
             label = f"{bm}x{bn}x{bk}w{warps}" + (f"o{occupancy}" if occupancy > 1 else "")
             kern = kernel.replace_hints(num_warps=warps, occupancy=occupancy)
-            args = (a, w if name == "linear" else b, bias, c, bm, bn, bk)
+            args = (*operands.get(name, (a, b)), bias, c, bm, bn, bk)
             grid = ((sms * occupancy,) if name == "persistent"
                     else (ct.cdiv(m, bm), ct.cdiv(n, bn)))
             runs[label] = launcher(grid, kern, args)
@@ -585,9 +602,10 @@ def dry_run() -> None:
     bf = ml_dtypes.bfloat16
     a, bias = np.zeros((512, 512), bf), np.zeros(512, bf)
     for name, kernel in GEMMS.items():
+        b = a.T if name == "weights_t" else a  # a column-major B
         for bm, bn, bk, warps, occupancy in GEMM_CONFIGS[:1]:
             report = ct.explain(kernel.replace_hints(num_warps=warps, occupancy=occupancy),
-                                (a, a, bias, a, bm, bn, bk))
+                                (a, b, bias, a, bm, bn, bk))
             print(f"gemm {name}: {[loop.path for loop in report.loops]} "
                   f"fallbacks={report.fallbacks}")
     x = np.zeros((1, 2, 512, HEAD_DIM), bf)

@@ -37,9 +37,11 @@ def test_gemm_spellings_agree(name: str) -> None:
     b = rng.uniform(-1, 1, (k, n)).astype(BF16)
     bias = rng.uniform(-1, 1, n).astype(BF16)
     c = np.full((m, n), np.nan, BF16)
-    rhs = np.ascontiguousarray(b.T) if name == "linear" else b
+    operands = {"linear": (a, np.ascontiguousarray(b.T)),
+                "weights_t": (a, np.ascontiguousarray(b.T).T),  # column-major B
+                "a_t": (np.ascontiguousarray(a.T), b)}
     grid = (3,) if name == "persistent" else (ct.cdiv(m, 64), ct.cdiv(n, 64))
-    ct.launch(None, grid, bs.GEMMS[name], (a, rhs, bias, c, 64, 64, 32))
+    ct.launch(None, grid, bs.GEMMS[name], (*operands.get(name, (a, b)), bias, c, 64, 64, 32))
     product = a.astype(np.float64) @ b.astype(np.float64)
     want = product if name == "plain" else _gelu(product + bias.astype(np.float64))
     np.testing.assert_allclose(c.astype(np.float64), want, atol=2e-2, rtol=2e-2)
