@@ -117,6 +117,21 @@ def test_every_serializing_advisory_is_read():
     assert assemble.resources(log)["k"].wgmma_serialized
 
 
+def test_waits_ptxas_adds_are_read():
+    """C7517: ptxas waits for wgmma before a read it cannot prove safe (correct, not
+    overlapped); it does not serialize the kernel."""
+    log = "\n".join([
+        "ptxas info    : Compiling entry function 'k' for 'sm_90a'",
+        "ptxas info    : (C7517) warpgroup.wait is injected in around line 877 by compiler to "
+        "allow use of registers defined by GMMA in function 'k'",
+        "ptxas info    : Function properties for k",
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+        "ptxas info    : Used 168 registers, used 2 barriers",
+    ])
+    found = assemble.resources(log)["k"]
+    assert found.wgmma_waits_added and not found.wgmma_serialized
+
+
 def test_explain_warns_when_nvjitlink_is_forced_on_a_warp_specialized_kernel(monkeypatch):
     q = np.zeros((1, 2, 300, 128), BF16)
     kernel = attention.flash_attention.replace_hints(num_warps=8)

@@ -4,6 +4,8 @@ mma.sync for sm_80, both without spills; and which stay on the per-op mma.sync p
 
 from __future__ import annotations
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -152,8 +154,9 @@ def test_fp8_runs_on_wgmma_with_k_major_operands_only():
 def test_fp8_products_are_promoted_without_serializing_wgmma(monkeypatch, maker, copies):
     """8-bit products: each stage's wgmma start from zero (scale-d 0) and, once waited for, are
     added to float32 registers (WgmmaEngine's promotion); ptxas must not serialize the
-    kernel's wgmma for it (it does when a stage's registers are read after the next wgmma
-    were issued)."""
+    kernel's wgmma for it, nor add waits of its own. At 128 x 128 over two warpgroups (B
+    given (N, K)) the adds of the stage before run while this stage's wgmma do: between
+    their commit and the wait, two iterations a trip."""
     monkeypatch.setenv("TILELANG_TMA", "0" if copies == "cp.async" else "1")
     monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", "1" if copies == "producer warpgroup" else "0")
     f8 = ml_dtypes.float8_e4m3fn
@@ -165,6 +168,9 @@ def test_fp8_products_are_promoted_without_serializing_wgmma(monkeypatch, maker,
     assert ptx.count("add.rn.f32") >= 64  # 128 x 128 / 256 threads: a float32 add each
     resources = compiled.resources()
     assert not resources.wgmma_serialized and resources.spill_stores == 0
+    assert not resources.wgmma_waits_added
+    overlapped = re.findall(r"wgmma.commit_group.sync.aligned;\s*add.rn.f32", ptx)
+    assert len(overlapped) == (2 if maker is make_linear else 0)  # the two of a trip
 
 
 def test_num_warps_is_chosen_from_the_products_when_not_given():

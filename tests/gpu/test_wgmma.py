@@ -6,6 +6,8 @@ for each tile shape the lowering takes and both 16-bit dtypes."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import tilelang as ct
@@ -169,6 +171,30 @@ def test_fp8_linear_on_wgmma(dtype):
     torch.cuda.synchronize()
     assert "wgmma.mma_async.sync.aligned.m64n128k32" in \
         ct.compile(kernel, (x, w, y, 128, 128, 128)).ptx
+    check(y, x.float(), w.float().T, unit=FP8_UNIT)
+
+
+@pytest.mark.parametrize("copies", ["tma, producer warpgroup", "tma, thread 0", "cp.async"])
+@pytest.mark.parametrize("tile", [(128, 128, 128, 8), (64, 128, 128, 4)], ids=str)
+@pytest.mark.parametrize("k", [112, 256, 336, 1008])  # 1, 2, 3 and 8 K tiles, two partial
+def test_fp8_overlapped_promotion(monkeypatch, copies, tile, k):
+    """The overlapped promotion (simt/wgmma.py: the stage before's products added while this
+    stage's run, two iterations a trip of the loop, an odd last one after it): K tile counts
+    odd and even, from one; every way the stages are filled; within float32's accumulation
+    bound of the exact products, every element written."""
+    monkeypatch.setenv("TILELANG_TMA", "0" if copies == "cp.async" else "1")
+    monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", "1" if "producer" in copies else "0")
+    bm, bn, bk, warps = tile
+    m, n = 300, 264
+    x = (torch.randn(m, k, device="cuda") * 4).to(torch.float8_e4m3fn)
+    w = (torch.randn(n, k, device="cuda") * 4).to(torch.float8_e4m3fn)
+    y = torch.full((m, n), float("nan"), device="cuda")
+    kernel = LINEAR[warps]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel,
+              (x, w, y, bm, bn, bk))
+    torch.cuda.synchronize()
+    ptx = ct.compile(kernel, (x, w, y, bm, bn, bk)).ptx
+    assert re.search(r"wgmma.commit_group.sync.aligned;\s*add.rn.f32", ptx), "overlapped"
     check(y, x.float(), w.float().T, unit=FP8_UNIT)
 
 

@@ -32,6 +32,9 @@ class Resources:
     # ptxas serialized the kernel's wgmma (its advisory C7514 or C7515): every product waits
     # for the one before, which costs much of the tensor cores' throughput
     wgmma_serialized: bool = False
+    # ptxas added waits for wgmma before registers they write are read (its advisory C7517):
+    # the kernel is correct, but a product the code meant to overlap with other work is not
+    wgmma_waits_added: bool = False
 
     @property
     def blocks_per_sm(self) -> int | None:
@@ -146,14 +149,17 @@ def resources(log: str) -> dict[str, Resources]:
     """Per kernel name: registers, spills, stack and shared memory, from a `-v` log."""
     found = {}
     serialized = set(_SERIALIZED.findall(log))
+    waited = set(_WAITS_ADDED.findall(log))
     for m in _RESOURCE.finditer(log):
         smem = re.search(r"(\d+) bytes smem", m.group("rest"))
         found[m.group("name")] = Resources(
             int(m.group("regs")), int(m.group("st")), int(m.group("ld")),
             int(m.group("stack")), int(smem.group(1)) if smem else 0,
             wgmma_serialized=m.group("name") in serialized,
+            wgmma_waits_added=m.group("name") in waited,
         )
     return found
 
 
 _SERIALIZED = re.compile(r"\(C751\d\)[^\n]*wgmma[^\n]*serialized[^\n]*function '([^']+)'")
+_WAITS_ADDED = re.compile(r"\(C7517\)[^\n]*warpgroup.wait is injected[^\n]*function '([^']+)'")

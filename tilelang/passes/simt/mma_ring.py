@@ -32,6 +32,7 @@ class MmaRingEngine:
     def __init__(self, lw: Lowering, plan: MatmulLoop):
         self.lw, self.plan = lw, plan
         self.ahead = plan.stages - 1  # ldmatrix is done with a stage when it retires
+        self.unroll = 1
         self.dtype = dtype_of(plan.mma.operands[0].type)
         self.atom = ATOMS["bf16" if self.dtype is dt.bfloat16 else "f16"]
         self.layout = mma_layouts((plan.bm, plan.bk), (plan.bk, plan.bn), self.atom,

@@ -24,13 +24,14 @@ from __future__ import annotations
 from typing import Protocol
 
 import mlir.ir as ir
-from mlir.dialects import arith, gpu, nvvm, scf
+from mlir.dialects import arith, gpu, nvvm
 
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt.context import Lowering, const
+from tilelang.passes.simt.paired_loop import lower_for
 from tilelang.passes.simt.stage_copies import Copies, matmul_parts
 from tilelang.passes.simt.values import Distributed, i32
 
@@ -40,6 +41,7 @@ class Engine(Protocol):
     engine's own form)."""
 
     ahead: int  # iterations the copies run ahead
+    unroll: int  # iterations a trip of the loop (simt/paired_loop.py)
     layout: LinearLayout  # the accumulator's
 
     def use_scratch(self, address: ir.Value) -> None:
@@ -67,11 +69,9 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     for d in range(ahead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         copies.issue(iv, ub, const(i32(), d))
-    carried = engine.carry(init.regs)
-    for_op = scf.ForOp(lb, ub, step, [*carried, const(i32(), 0)])
-    with ir.InsertionPoint(for_op.body):
-        iv = for_op.induction_variable
-        *accs, slot = list(for_op.inner_iter_args)
+
+    def iteration(iv: ir.Value, state: list[ir.Value]) -> list[ir.Value]:
+        *accs, slot = state
         nvvm.CpAsyncWaitGroupOp(ahead - 1)
         if plan.engine == "wgmma":  # the copies wrote through the generic proxy
             nvvm.FenceProxyOp(ir.Attribute.parse("#nvvm.proxy_kind<async.shared>"),
@@ -80,8 +80,16 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
         ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, ahead)))
         copies.issue(ahead_iv, ub, wrap_slot(arith.addi(slot, const(i32(), ahead)), plan.stages))
         accs = engine.multiply(copies.stage_address(slot), accs)
-        scf.YieldOp([*accs, wrap_slot(arith.addi(slot, const(i32(), 1)), plan.stages)])
-    regs = engine.finish(list(for_op.results)[:-1])
+        return [*accs, wrap_slot(arith.addi(slot, const(i32(), 1)), plan.stages)]
+
+    def finish(state: list[ir.Value]) -> list[ir.Value]:
+        return [*engine.finish(state[:-1]), state[-1]]
+
+    def resume(done: list[ir.Value]) -> list[ir.Value]:
+        return [*engine.carry(tuple(done[:-1])), done[-1]]
+
+    *regs, _ = lower_for(lb, ub, step, [*init.regs, const(i32(), 0)], iteration, finish,
+                         resume, engine.unroll)
     nvvm.CpAsyncWaitGroupOp(0)
     gpu.barrier()
     result = loop.results[0]

@@ -26,13 +26,14 @@ releases.
 from __future__ import annotations
 
 import mlir.ir as ir
-from mlir.dialects import arith, gpu, nvvm, scf
+from mlir.dialects import arith, gpu, nvvm
 
 from tilelang.dialect.types import shape_of
 from tilelang.language import dtypes as dt
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import Lowering, const
+from tilelang.passes.simt.paired_loop import lower_for
 from tilelang.passes.simt.stage_copies import matmul_parts
 from tilelang.passes.simt.staged_matmul import Engine
 from tilelang.passes.simt.tma_ring import TmaRing
@@ -56,20 +57,27 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     for d in range(lead):
         iv = arith.addi(lb, arith.muli(step, const(lb.type, d)))
         ring.produce(iv, ub, const(i32(), d), refill=False)
-    for_op = scf.ForOp(lb, ub, step, [*engine.carry(init.regs), start])
-    with ir.InsertionPoint(for_op.body):
-        iv = for_op.induction_variable
-        *accs, count = list(for_op.inner_iter_args)
+
+    def iteration(iv: ir.Value, state: list[ir.Value]) -> list[ir.Value]:
+        *accs, count = state
         accs = engine.multiply(ring.wait_full(count), accs)  # leaves only its own wgmma running
         previous = arith.subi(count, const(i32(), 1))  # wgmma `previous` has retired
         ring.release(previous, arith.cmpi(arith.CmpIPredicate.sgt, count, const(i32(), 0)))
         if lead:
             ahead_iv = arith.addi(iv, arith.muli(step, const(iv.type, lead)))
             ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
-        scf.YieldOp([*accs, arith.addi(count, const(i32(), 1))])
-    regs = engine.finish(list(for_op.results)[:-1])
+        return [*accs, arith.addi(count, const(i32(), 1))]
+
+    def finish(state: list[ir.Value]) -> list[ir.Value]:
+        return [*engine.finish(state[:-1]), state[-1]]
+
+    def resume(done: list[ir.Value]) -> list[ir.Value]:
+        return [*engine.carry(tuple(done[:-1])), done[-1]]
+
+    *regs, count = lower_for(lb, ub, step, [*init.regs, start], iteration, finish, resume,
+                             engine.unroll)
     if spec is not None:
-        spec.finish_loop(lw, ring, for_op.results[-1])
+        spec.finish_loop(lw, ring, count)
     else:
         gpu.barrier()  # every thread is past its last wait
         ring.invalidate()

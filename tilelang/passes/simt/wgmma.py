@@ -23,6 +23,9 @@ from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.values import i32, i64
 
 PROMOTED_COLUMNS = 128  # of one 64-row block: 64 registers a thread
+# an overlapped promotion holds two stages' products beside the accumulator: at most this many
+# accumulator registers a thread (3 x 64 and the loop's addresses fit under 255)
+OVERLAPPED_ACCUMULATOR = 64
 
 
 class WgmmaEngine:
@@ -34,7 +37,17 @@ class WgmmaEngine:
     follow a wait for the stage's own wgmma: ptxas serializes every wgmma of a kernel when
     registers a wgmma may still write are read before a wait it can see covers them (a
     stage's products carried to the next iteration and added there, after its waits, were).
-    TILELANG_FP8_ACCUMULATION=fast leaves the accumulation to wgmma."""
+    TILELANG_FP8_ACCUMULATION=fast leaves the accumulation to wgmma.
+
+    When a warpgroup's accumulator is one 64-row block of at most 128 columns, the promotion
+    is *overlapped*: each iteration starts its stage's products in one of two sets of
+    registers, adds the stage before's (in the other set, retired by the iteration before) while
+    they run, then waits for them. ptxas follows which registers a wgmma may still write only
+    within an iteration: reading one stage's products after a wait that leaves the next
+    running (wait_group 1) serialized every wgmma of the kernel when the loop carried them
+    across its back edge, so each iteration still ends with nothing in flight. The driver runs
+    two iterations a trip (`unroll`, simt/paired_loop.py) so that the sets keep their
+    registers."""
 
     def __init__(self, lw: Lowering, plan: MatmulLoop):
         self.lw, self.plan = lw, plan
@@ -43,6 +56,9 @@ class WgmmaEngine:
         self.per_struct = plan.bn // 2
         self.promote = plan.itemsize == 1 and not settings.fp8_fast_accumulation()
         self.scratch: ir.Value | None = None  # B's transposed copies (MatmulLoop.scratch_bytes)
+        self.overlap = self.promote and overlaps_promotion(plan, lw.num_warps)
+        self.unroll = 2 if self.overlap else 1  # iterations a trip the driver runs
+        self.nothing_before: ir.Value | None = None  # carry's products of no stage
 
     def use_scratch(self, address: ir.Value) -> None:
         self.scratch = address
@@ -53,6 +69,12 @@ class WgmmaEngine:
         n = self.per_struct
         carried = list(regs) if self.promote else [pack_struct(regs[i:i + n])
                                                    for i in range(0, len(regs), n)]
+        if self.overlap:  # [the stage before's products: none yet, the free set]
+            self.nothing_before = pack_struct([const(ir.F32Type.get(), 0.0)] * n)
+            carried += [self.nothing_before] * 2
+            # nothing runs (the wait is free), but without it ptxas takes wgmma of the loop to
+            # be running at its entry, and waits for them before the first iteration's adds
+            nvvm.WgmmaWaitGroupSyncOp(0)
         return carried + ([const(i32(), 0)] if self.plan.b_transposed_here else [])
 
     def multiply(self, stage: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
@@ -70,7 +92,9 @@ class WgmmaEngine:
                               space=ir.Attribute.parse("#nvvm.shared_space<cta>"))
             gpu.barrier()
             b_base = copy
-        if self.promote:
+        if self.overlap:
+            accs = self._overlapped(stage, b_base, accs)
+        elif self.promote:
             accs = self._promoted(stage, b_base, accs)
         else:  # B's transposed copies are reused two iterations on (matmul_loops.py)
             accs = _multiply(self.lw, plan, stage, b_base, accs,
@@ -83,7 +107,25 @@ class WgmmaEngine:
     def finish(self, carried: list[ir.Value]) -> list[ir.Value]:
         nvvm.WgmmaWaitGroupSyncOp(0)
         accs = carried[:-1] if self.plan.b_transposed_here else carried
+        if self.overlap:
+            *regs, last, _ = accs
+            return _added(regs, last)
         return accs if self.promote else self._values(accs)
+
+    def _overlapped(self, stage: ir.Value, b_base: ir.Value,
+                    carried: list[ir.Value]) -> list[ir.Value]:
+        """Starts this stage's products (from zero, in the free set's registers), adds the
+        stage before's while they run, and waits for them: [accumulator registers, these
+        products, the stage before's set, now free]."""
+        *regs, previous, free = carried
+        (products,) = _multiply(self.lw, self.plan, stage, b_base, [free], in_flight=None,
+                                fresh=True)
+        # the iteration after a carry adds nothing: read there, registers a wgmma of the loop
+        # wrote (zeros, coalesced) made ptxas wait for wgmma in a branch, serializing them all
+        if previous != self.nothing_before:
+            regs = _pinned(_added(regs, previous))
+        nvvm.WgmmaWaitGroupSyncOp(0)
+        return [*regs, products, previous]
 
     def _promoted(self, stage: ir.Value, b_base: ir.Value,
                   regs: list[ir.Value]) -> list[ir.Value]:
@@ -110,6 +152,33 @@ class WgmmaEngine:
                 for i in range(self.per_struct)]
 
 
+def overlaps_promotion(plan: MatmulLoop, num_warps: int) -> bool:
+    """Whether an 8-bit loop's promotion is overlapped (WgmmaEngine): one 64-row block a
+    warpgroup, B K-major as given (a transposed B is rewritten in the stage's iteration), and
+    room for two stages' products beside the accumulator."""
+    groups = num_warps // wgmma.WARPGROUP
+    registers = plan.bm * plan.bn // (32 * num_warps)
+    return (plan.bm == wgmma.INSTR_M * groups and not plan.b_transposed_here and
+            registers <= OVERLAPPED_ACCUMULATOR)
+
+
+def _added(regs: Sequence[ir.Value], products: ir.Value) -> list[ir.Value]:
+    """The float32 registers plus the wgmma struct's values, one by one."""
+    f32 = ir.F32Type.get()
+    return [arith.addf(r, llvm.extractvalue(f32, products, [i])) for i, r in enumerate(regs)]
+
+
+def _pinned(values: list[ir.Value]) -> list[ir.Value]:
+    """`values`, passed through an empty asm statement with side effects: the adds that
+    compute them stay before the wait that follows them (overlapping the wgmma) and before
+    the next wgmma. Left free, LLVM sinks the first iteration's adds of a trip into the block
+    of the second's (their only use), past the wgmma that reuses the registers they read."""
+    n = len(values)
+    constraints = ",".join(["=f"] * n + [str(i) for i in range(n)])
+    pinned = llvm.inline_asm(_struct_type(n), values, "", constraints, has_side_effects=True)
+    return [llvm.extractvalue(ir.F32Type.get(), pinned, [i]) for i in range(n)]
+
+
 def _struct_type(count: int) -> ir.Type:
     return ir.Type.parse("!llvm.struct<({})>".format(", ".join(["f32"] * count)))
 
@@ -125,14 +194,16 @@ def pack_struct(regs: Sequence[ir.Value]) -> ir.Value:
 
 
 def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
-              accs: Sequence[ir.Value | None], in_flight: int = 1,
+              accs: Sequence[ir.Value | None], in_flight: int | None = 1,
               columns: tuple[int, int] | None = None,
-              m_block: int | None = None) -> list[ir.Value]:
+              m_block: int | None = None, fresh: bool = False) -> list[ir.Value]:
     """One stage's wgmma instructions for this warpgroup (A from the stage, B at `b_base`),
-    then a wait until `in_flight` groups run (this one: 1); returns the updated accumulators,
+    then a wait until `in_flight` groups run (this one: 1; None: no wait, the caller's);
+    returns the updated accumulators,
     one a 64-row block (None: its products start from zero). `columns` (first, count): only
     those of the accumulator, from a K-major B (rows of B are columns of the product);
-    `m_block`: only that 64-row block (`accs` is its one accumulator)."""
+    `m_block`: only that 64-row block (`accs` is its one accumulator); `fresh`: the products
+    start from zero, written over the registers of `accs`."""
     groups = lw.num_warps // wgmma.WARPGROUP
     rows = plan.bm // groups
     group = arith.shrui(lw.thread_index("warp"), const(i32(), 2))
@@ -154,10 +225,13 @@ def _multiply(lw: Lowering, plan: MatmulLoop, stage: ir.Value, b_base: ir.Value,
             acc, step_kinds = out[i], kinds
             if acc is None:  # D is not read: its registers' old contents do not matter
                 acc, step_kinds = llvm.UndefOp(_struct_type(n // 2)).result, zero
+            elif fresh and k_step == 0:
+                step_kinds = zero
             out[i] = wgmma_ss(acc, desc_a, desc_b, n, wgmma.instr_k(plan.itemsize),
                               step_kinds)
     nvvm.WgmmaGroupSyncAlignedOp()
-    nvvm.WgmmaWaitGroupSyncOp(in_flight)
+    if in_flight is not None:
+        nvvm.WgmmaWaitGroupSyncOp(in_flight)
     return out
 
 
