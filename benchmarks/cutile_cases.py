@@ -252,6 +252,8 @@ def matmul_cases(sel: Selection) -> Iterator[Case]:
     for m, n, k in sel.pick(MATMUL_SHAPES[1:], (MATMUL_SHAPES[1],), ((200, 136, 104),)):
         for dt in ("bf16",) if sel.quick else ("bf16", "fp8e4m3"):
             yield matmul_case("matmul", m, n, k, dt, b_columns=True)
+            if dt == "fp8e4m3":  # _scaled_mm's layout, the persistent spelling too
+                yield matmul_case("persistent_matmul", m, n, k, dt, b_columns=True)
         yield matmul_case("matmul", m, n, k, "bf16", a_columns=True)
 
 

@@ -46,8 +46,9 @@ from tilelang.passes.ir_utils import (
     uniform_constant,
     walk_ops,
 )
-from tilelang.passes.matmul_loops import WGMMA_ARCHS, matmul_loop
+from tilelang.passes.matmul_loops import WGMMA_ARCHS, MatmulLoop, matmul_loop
 from tilelang.passes.remarks import collecting
+from tilelang.passes.simt.wgmma import overlaps_promotion
 from tilelang.passes.split_accumulators import BLOCKS_ATTR, SPLIT_ATTR
 from tilelang.passes.staged_loops import staged_loop
 from tilelang.passes.widen_k_steps import WIDENED_ATTR
@@ -329,6 +330,21 @@ def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     return dataclasses.replace(report, reasons=(*notes, *report.reasons))
 
 
+def _accumulation(loop: MatmulLoop, warps: int) -> tuple[str, ...]:
+    """How a wgmma K loop of 8-bit inputs adds its products (simt/wgmma.py, WgmmaEngine)."""
+    if loop.engine != "wgmma" or loop.itemsize != 1:
+        return ()
+    if settings.fp8_fast_accumulation():
+        return ("its products accumulate in wgmma's own additions, about 14 bits "
+                "(TILELANG_FP8_ACCUMULATION=fast)",)
+    if overlaps_promotion(loop, warps):
+        return ("each K tile's products are added to the float32 accumulator while the next "
+                "tile's run (promoted, overlapped)",)
+    return ("each K tile's products are waited for, then added to the float32 accumulator "
+            "(promoted, not overlapped: that takes one 64-row block of at most 128 columns a "
+            "warpgroup, B given K-major, e.g. 128x128 tiles on 8 warps)",)
+
+
 def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     a, b, acc = list(op.operands)[:3]
     shape = (f"{'x'.join(map(str, shape_of(a.type)))} @ "
@@ -353,7 +369,8 @@ def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
                 if whole.b_transposed_here else ""
             return ProductReport(_line(op), shape, dtypes,
                                  f"{whole.engine}, both operands from shared memory{transposed}",
-                                 whole.engine == "wgmma" or arch not in WGMMA_ARCHS)
+                                 whole.engine == "wgmma" or arch not in WGMMA_ARCHS,
+                                 _accumulation(whole, warps))
         if staged is not None:
             mma = staged.mma_of(op)
             where = "A and B" if mma is not None and mma.a is not None else "B"
