@@ -47,6 +47,7 @@ from tilelang.passes.ir_utils import (
     walk_ops,
 )
 from tilelang.passes.matmul_loops import WGMMA_ARCHS, MatmulLoop, matmul_loop
+from tilelang.passes.plan_rings import tma_plan
 from tilelang.passes.remarks import collecting
 from tilelang.passes.simt.wgmma import overlaps_promotion
 from tilelang.passes.split_accumulators import BLOCKS_ATTR, SPLIT_ATTR
@@ -330,6 +331,12 @@ def _product_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
     return dataclasses.replace(report, reasons=(*notes, *report.reasons))
 
 
+def _as_copied(loop: MatmulLoop) -> MatmulLoop:
+    """The loop as tile-plan-rings will stage it: by TMA where it can (a later stage)."""
+    boxed = tma_plan(loop) if settings.tma_enabled() else None
+    return boxed if isinstance(boxed, MatmulLoop) else loop
+
+
 def _accumulation(loop: MatmulLoop, warps: int) -> tuple[str, ...]:
     """How a wgmma K loop of 8-bit inputs adds its products (simt/wgmma.py, WgmmaEngine)."""
     if loop.engine != "wgmma" or loop.itemsize != 1:
@@ -342,7 +349,7 @@ def _accumulation(loop: MatmulLoop, warps: int) -> tuple[str, ...]:
                 "tile's run (promoted, overlapped)",)
     return ("each K tile's products are waited for, then added to the float32 accumulator "
             "(promoted, not overlapped: that takes one 64-row block of at most 128 columns a "
-            "warpgroup, B given K-major, e.g. 128x128 tiles on 8 warps)",)
+            "warpgroup, e.g. 128x128 tiles on 8 warps, and TMA copies for a B given (K, N))",)
 
 
 def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
@@ -370,7 +377,7 @@ def _path_report(op: ir.Operation, arch: str, warps: int) -> ProductReport:
             return ProductReport(_line(op), shape, dtypes,
                                  f"{whole.engine}, both operands from shared memory{transposed}",
                                  whole.engine == "wgmma" or arch not in WGMMA_ARCHS,
-                                 _accumulation(whole, warps))
+                                 _accumulation(_as_copied(whole), warps))
         if staged is not None:
             mma = staged.mma_of(op)
             where = "A and B" if mma is not None and mma.a is not None else "B"

@@ -61,8 +61,8 @@ def test_a_plain_k_loop_takes_the_staged_wgmma_path() -> None:
 
 def test_float8_products_say_how_they_accumulate(monkeypatch) -> None:
     """8-bit wgmma products are promoted to float32 each K tile: overlapped with the next
-    tile's at 128x128 over 8 warps with B K-major (given `w.t()`), waited for at 128x256 or
-    with B given (K, N); or left to wgmma when asked."""
+    tile's at 128x128 over 8 warps (B given (K, N) only with TMA copies), waited for at
+    128x256; or left to wgmma when asked."""
     f8 = ml_dtypes.float8_e4m3fn
     a, b_kn, c, *_ = gemm_args(f8, np.float32)
     b = np.zeros(b_kn.shape[::-1], f8).T  # the (K, N) view of an (N, K) array: K-major
@@ -74,7 +74,11 @@ def test_float8_products_say_how_they_accumulate(monkeypatch) -> None:
 
     assert "promoted, overlapped" in reasons(b, (128, 128, 128))
     assert "promoted, not overlapped" in reasons(b, (128, 256, 128))
+    assert "promoted, overlapped" in reasons(b_kn, (128, 128, 128))  # transposed, by TMA
+    monkeypatch.setenv("TILELANG_TMA", "0")
     assert "promoted, not overlapped" in reasons(b_kn, (128, 128, 128))
+    assert "promoted, overlapped" in reasons(b, (128, 128, 128))
+    monkeypatch.delenv("TILELANG_TMA")
     monkeypatch.setenv("TILELANG_FP8_ACCUMULATION", "fast")
     assert "wgmma's own additions" in reasons(b, (128, 128, 128))
     (product,) = ct.explain(k_loop, gemm_args()).products  # 16-bit: nothing to say

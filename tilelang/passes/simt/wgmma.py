@@ -23,6 +23,7 @@ from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.values import i32, i64
 
 PROMOTED_COLUMNS = 128  # of one 64-row block: 64 registers a thread
+assert TRANSPOSED_SLOTS == 2, "the paired loop's last iteration restarts the copies' turns"
 # an overlapped promotion holds two stages' products beside the accumulator: at most this many
 # accumulator registers a thread (3 x 64 and the loop's addresses fit under 255)
 OVERLAPPED_ACCUMULATOR = 64
@@ -154,12 +155,15 @@ class WgmmaEngine:
 
 def overlaps_promotion(plan: MatmulLoop, num_warps: int) -> bool:
     """Whether an 8-bit loop's promotion is overlapped (WgmmaEngine): one 64-row block a
-    warpgroup, B K-major as given (a transposed B is rewritten in the stage's iteration), and
-    room for two stages' products beside the accumulator."""
+    warpgroup and room for two stages' products beside the accumulator. B given (K, N), whose
+    transpose in shared memory takes registers too, only with TMA copies (with cp.async's
+    addresses, 52 bytes spilled at 128x128). Its TRANSPOSED_SLOTS = 2 copies take turns with
+    the iterations: the paired loop's odd last one, after an even count, starts again from the
+    first, as `carry` does."""
     groups = num_warps // wgmma.WARPGROUP
     registers = plan.bm * plan.bn // (32 * num_warps)
-    return (plan.bm == wgmma.INSTR_M * groups and not plan.b_transposed_here and
-            registers <= OVERLAPPED_ACCUMULATOR)
+    return (plan.bm == wgmma.INSTR_M * groups and registers <= OVERLAPPED_ACCUMULATOR and
+            (plan.tma or not plan.b_transposed_here))
 
 
 def _added(regs: Sequence[ir.Value], products: ir.Value) -> list[ir.Value]:
