@@ -177,24 +177,27 @@ def test_fp8_linear_on_wgmma(dtype):
 @pytest.mark.parametrize("copies", ["tma, producer warpgroup", "tma, thread 0", "cp.async"])
 @pytest.mark.parametrize("tile", [(128, 128, 128, 8), (64, 128, 128, 4)], ids=str)
 @pytest.mark.parametrize("k", [112, 256, 336, 1008])  # 1, 2, 3 and 8 K tiles, two partial
-def test_fp8_overlapped_promotion(monkeypatch, copies, tile, k):
+@pytest.mark.parametrize("b_layout", ["nk", "kn"])
+def test_fp8_overlapped_promotion(monkeypatch, copies, tile, k, b_layout):
     """The overlapped promotion (simt/wgmma.py: the stage before's products added while this
     stage's run, two iterations a trip of the loop, an odd last one after it): K tile counts
-    odd and even, from one; every way the stages are filled; within float32's accumulation
-    bound of the exact products, every element written."""
+    odd and even, from one; every way the stages are filled; B given (N, K), or (K, N)
+    (transposed in shared memory each iteration; with cp.async, not overlapped); within
+    float32's accumulation bound of the exact products, every element written."""
     monkeypatch.setenv("TILELANG_TMA", "0" if copies == "cp.async" else "1")
     monkeypatch.setenv("TILELANG_WARP_SPECIALIZE", "1" if "producer" in copies else "0")
     bm, bn, bk, warps = tile
-    m, n = 300, 264
+    m, n = 300, 272
     x = (torch.randn(m, k, device="cuda") * 4).to(torch.float8_e4m3fn)
     w = (torch.randn(n, k, device="cuda") * 4).to(torch.float8_e4m3fn)
     y = torch.full((m, n), float("nan"), device="cuda")
-    kernel = LINEAR[warps]
+    kernel, b = (LINEAR[warps], w) if b_layout == "nk" else (KERNELS[warps], w.T.contiguous())
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, bm), ct.cdiv(n, bn)), kernel,
-              (x, w, y, bm, bn, bk))
+              (x, b, y, bm, bn, bk))
     torch.cuda.synchronize()
-    ptx = ct.compile(kernel, (x, w, y, bm, bn, bk)).ptx
-    assert re.search(r"wgmma.commit_group.sync.aligned;\s*add.rn.f32", ptx), "overlapped"
+    ptx = ct.compile(kernel, (x, b, y, bm, bn, bk)).ptx
+    overlapped = re.search(r"wgmma.commit_group.sync.aligned;\s*add.rn.f32", ptx) is not None
+    assert overlapped == (b_layout == "nk" or copies != "cp.async")
     check(y, x.float(), w.float().T, unit=FP8_UNIT)
 
 
