@@ -255,7 +255,8 @@ class Generator:
     def kloop(self) -> int:
         """A GEMM's K loop (program.py's `_k_loop`) with the tiles and dtypes the whole-loop
         paths take (wgmma, TMA rings, fp8 B transposed in shared memory, batched loads
-        reshaped, operands given column-major or transposed: row-major views, M-major A) and
+        reshaped, operands given column-major or transposed: row-major views, M-major A; 8-bit
+        products promoted to float32, overlapped with the next K tile's at 128x128) and
         some they decline (unaligned rows, BN below 128 for fp8 given (K, N), an 8-bit A given
         M-major). The inputs are small integers, so the result is exact on every path."""
         r = self.rng
@@ -264,7 +265,10 @@ class Generator:
         bm = r.choice((64, 128))
         bn = r.choice((64, 128, 128, 256))
         bk = 128 if eight else r.choice((32, 64, 64))
-        k = r.choice((64, 144, 200, 264, 400))
+        # 1 to 5 K tiles of 128, odd counts and even (the overlapped promotion of 8-bit loops
+        # runs two iterations a trip and an odd last one); 200 and 264 leave 8-bit rows
+        # unaligned for TMA and wgmma, the paths that decline them
+        k = r.choice((64, 144, 200, 264, 336, 400, 528))
         layout = r.choice(("kn", "kn", "nk_transpose", "nk_order", "batched", "a_transpose"))
         m = max(1, self.grid * bm - r.choice((0, 0, 1, 37)))
         n = bn - r.choice((0, 0, 8, 16))
