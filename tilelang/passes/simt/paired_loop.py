@@ -19,6 +19,7 @@ for them there (in a path it takes for divergent, which serialized every wgmma).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import mlir.ir as ir
 from mlir.dialects import arith, scf
@@ -27,6 +28,33 @@ from tilelang.passes.simt.context import const
 
 Body = Callable[[ir.Value, list[ir.Value]], list[ir.Value]]
 Convert = Callable[[list[ir.Value]], list[ir.Value]]
+
+
+class Carrier(Protocol):
+    """What a staged matrix-product engine (simt/staged_matmul.Engine) gives its loop."""
+
+    unroll: int
+
+    def carry(self, regs: tuple[ir.Value, ...]) -> list[ir.Value]: ...
+
+    def finish(self, carried: list[ir.Value]) -> list[ir.Value]: ...
+
+
+def lower_engine_loop(lb: ir.Value, ub: ir.Value, step: ir.Value, engine: Carrier,
+                      regs: tuple[ir.Value, ...], counter: ir.Value, body: Body
+                      ) -> tuple[list[ir.Value], ir.Value]:
+    """A staged matrix-product loop: its state is what `engine` carries and a counter (the
+    ring's slot or count), `body` one iteration; returns the accumulator's registers and the
+    counter after the loop."""
+
+    def finish(state: list[ir.Value]) -> list[ir.Value]:
+        return [*engine.finish(state[:-1]), state[-1]]
+
+    def resume(done: list[ir.Value]) -> list[ir.Value]:
+        return [*engine.carry(tuple(done[:-1])), done[-1]]
+
+    *out, last = lower_for(lb, ub, step, [*regs, counter], body, finish, resume, engine.unroll)
+    return out, last
 
 
 def lower_for(lb: ir.Value, ub: ir.Value, step: ir.Value, done: list[ir.Value], body: Body,

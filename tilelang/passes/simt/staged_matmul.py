@@ -31,7 +31,7 @@ from tilelang.language import dtypes as dt
 from tilelang.layout import LinearLayout
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt.context import Lowering, const
-from tilelang.passes.simt.paired_loop import lower_for
+from tilelang.passes.simt.paired_loop import lower_engine_loop
 from tilelang.passes.simt.stage_copies import Copies, matmul_parts
 from tilelang.passes.simt.values import Distributed, i32
 
@@ -82,14 +82,7 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
         accs = engine.multiply(copies.stage_address(slot), accs)
         return [*accs, wrap_slot(arith.addi(slot, const(i32(), 1)), plan.stages)]
 
-    def finish(state: list[ir.Value]) -> list[ir.Value]:
-        return [*engine.finish(state[:-1]), state[-1]]
-
-    def resume(done: list[ir.Value]) -> list[ir.Value]:
-        return [*engine.carry(tuple(done[:-1])), done[-1]]
-
-    *regs, _ = lower_for(lb, ub, step, [*init.regs, const(i32(), 0)], iteration, finish,
-                         resume, engine.unroll)
+    regs, _ = lower_engine_loop(lb, ub, step, engine, init.regs, const(i32(), 0), iteration)
     nvvm.CpAsyncWaitGroupOp(0)
     gpu.barrier()
     result = loop.results[0]

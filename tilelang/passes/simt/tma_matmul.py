@@ -33,7 +33,7 @@ from tilelang.language import dtypes as dt
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import Lowering, const
-from tilelang.passes.simt.paired_loop import lower_for
+from tilelang.passes.simt.paired_loop import lower_engine_loop
 from tilelang.passes.simt.stage_copies import matmul_parts
 from tilelang.passes.simt.staged_matmul import Engine
 from tilelang.passes.simt.tma_ring import TmaRing
@@ -68,14 +68,7 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
             ring.produce(ahead_iv, ub, arith.addi(count, const(i32(), lead)), refill=True)
         return [*accs, arith.addi(count, const(i32(), 1))]
 
-    def finish(state: list[ir.Value]) -> list[ir.Value]:
-        return [*engine.finish(state[:-1]), state[-1]]
-
-    def resume(done: list[ir.Value]) -> list[ir.Value]:
-        return [*engine.carry(tuple(done[:-1])), done[-1]]
-
-    *regs, count = lower_for(lb, ub, step, [*init.regs, start], iteration, finish, resume,
-                             engine.unroll)
+    regs, count = lower_engine_loop(lb, ub, step, engine, init.regs, start, iteration)
     if spec is not None:
         spec.finish_loop(lw, ring, count)
     else:
