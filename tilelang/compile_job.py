@@ -27,15 +27,13 @@ class CompileJob:
     num_warps: int | None  # None: the compiler chooses (compiler.choose_num_warps)
     occupancy: int | None
     fingerprint: str  # of the kernel's source and the globals it reads (frontend/source.py)
-    num_ctas: int | None = None  # blocks in a cluster (None: the compiler chooses)
 
     def identity(self) -> tuple[Any, ...]:
         """What selects the artifact: equal identities compile to the same binary (the disk
         cache's key is a hash of it and of the compiler's own sources)."""
         target = self.arch if self.cubin_arch == self.arch else f"{self.arch}@{self.cubin_arch}"
         return (self.fingerprint, self.name, self.signature, target, self.num_warps,
-                self.occupancy, self.num_ctas, constant_classes(self.signature),
-                *settings.codegen_switches())
+                self.occupancy, constant_classes(self.signature), *settings.codegen_switches())
 
 
 @dataclass
@@ -48,8 +46,7 @@ class Artifact:
 
 
 def describe(fn: Callable[..., Any], name: str, signature: tuple[ParamSpec, ...], arch: str,
-             device_arch: str, num_warps: int | None, occupancy: int | None,
-             num_ctas: int | None = None) -> CompileJob:
+             device_arch: str, num_warps: int | None, occupancy: int | None) -> CompileJob:
     """The job of compiling `fn` for `signature`, PTX for `arch`, to run on a `device_arch`
     GPU."""
     from tilelang.frontend.source import fingerprint
@@ -58,7 +55,7 @@ def describe(fn: Callable[..., Any], name: str, signature: tuple[ParamSpec, ...]
     # cubin of another major architecture would not load there.
     cubin_arch = arch if arch.startswith(device_arch) else device_arch
     return CompileJob(fn, name, signature, arch, cubin_arch, num_warps, occupancy,
-                      fingerprint(fn), num_ctas)
+                      fingerprint(fn))
 
 
 def run(job: CompileJob, assembler: str = "auto") -> Artifact:
@@ -67,7 +64,6 @@ def run(job: CompileJob, assembler: str = "auto") -> Artifact:
     from tilelang.compiler import CompileOptions, compile_signature  # MLIR: only here
 
     options = CompileOptions(job.num_warps, job.arch, occupancy=job.occupancy,
-                             num_ctas=job.num_ctas,
                              cubin_arch=job.cubin_arch, assembler=assembler)
     compiled = compile_signature(job.fn, job.signature, options)
     if settings.explain_enabled():  # no silent cliffs: say which products missed the fast path
@@ -77,8 +73,7 @@ def run(job: CompileJob, assembler: str = "auto") -> Artifact:
     meta = {"name": job.name, "arch": job.arch, "num_warps": compiled.options.num_warps,
             "shared_bytes": compiled.metadata.get("shared_bytes", 0),
             "tensor_maps": compiled.metadata.get("tensor_maps", []),
-            "block_threads": compiled.metadata.get("block_threads"),
-            "cluster": compiled.metadata.get("cluster", 1)}
+            "block_threads": compiled.metadata.get("block_threads")}
     return Artifact(meta, compiled.ptx or "", compiled.cubin)
 
 

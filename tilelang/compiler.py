@@ -42,7 +42,6 @@ from tilelang.passes import pipelines, run_pipeline
 from tilelang.passes.distribute_to_threads import SHARED_BYTES_ATTR
 from tilelang.passes.invariants import check_stage
 from tilelang.passes.registry import parse_step, split_pipeline
-from tilelang.passes.simt.cluster import CLUSTER_ATTR
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR
 from tilelang.timeout import Deadline
 from tilelang.tracebacks import hide_internal_frames
@@ -64,7 +63,6 @@ class CompileOptions:
     arch: str = "sm_90"
     extra_passes: dict[str, str] = field(default_factory=dict)  # stage -> pipeline appended
     occupancy: int | None = None  # blocks per SM the register allocation must allow
-    num_ctas: int | None = None  # cuTile's hint: blocks in a cluster (1: none; None: chosen)
     tma: bool = True  # TMA copies where they apply (also TILELANG_TMA); export turns it off
     # the `cubin` stage: the architecture to assemble for (None: `arch`; PTX for sm_80 runs
     # on an H100 assembled for sm_90) and how (backend/assemble.py's ASSEMBLERS)
@@ -203,7 +201,7 @@ def compile(
         target = arch or settings.arch_override() or "sm_90"
         hints = k.options.for_arch(target)  # ByTarget hints: their values for this target
         options = CompileOptions(num_warps or hints.num_warps, target, dict(extra_passes or {}),
-                                 hints.occupancy, num_ctas=hints.num_ctas)
+                                 hints.occupancy)
         return compile_signature(k.fn, signature, options, stop_after)
     except TileError as e:
         if not hide_internal_frames(e):
@@ -270,9 +268,6 @@ def _compile_signature(
         if options.occupancy is not None:
             _kernel_func(module).attributes["tile.occupancy"] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(32), options.occupancy)
-        if options.num_ctas is not None:  # read by tile-pair-blocks
-            _kernel_func(module).attributes["tile.num_ctas"] = ir.IntegerAttr.get(
-                ir.IntegerType.get_signless(32), options.num_ctas)
         snapshot = _record(result, dumper, "tile", module)
         if stop_after == "tile":
             return result
@@ -297,8 +292,7 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
     tma = int(options.tma and settings.tma_enabled())
     simt = pipelines.SIMT.format(chip=chip, features=features, opt=settings.llvm_opt_level(),
                                  tma=tma,
-                                 specialize=int(settings.warp_specialize_enabled()),
-                                 clusters=int(settings.clusters_enabled()))
+                                 specialize=int(settings.warp_specialize_enabled()))
     layout = pipelines.LAYOUT.format(arch=options.arch, tma=tma,
                                      products=int(settings.pipeline_products_enabled()),
                                      delay=int(settings.delay_products_enabled()))
@@ -310,7 +304,6 @@ def _gpu_stages(result: CompiledKernel, dumper: _Dumper, module: ir.Module,
             result.metadata["shared_bytes"] = kernel_shared_bytes(module)
             result.metadata["tensor_maps"] = kernel_tensor_maps(module)
             result.metadata["block_threads"] = kernel_block_threads(module)
-            result.metadata["cluster"] = kernel_cluster(module)
         if stop_after == stage:
             return
     _run_stage(module, pipelines.PTX, None, "ptx", snapshot)
@@ -381,17 +374,6 @@ def kernel_block_threads(module: ir.Module) -> int | None:
                 if "nvvm.reqntid" in op.attributes:
                     return ir.DenseI32ArrayAttr(op.attributes["nvvm.reqntid"])[0]
     return None
-
-
-def kernel_cluster(module: ir.Module) -> int:
-    """The blocks of a cluster the kernel is launched with where the grid allows (1: none;
-    passes/pair_blocks.py)."""
-    for gpu_module in module.body.operations:
-        if gpu_module.operation.name == "gpu.module":
-            for op in gpu_module.regions[0].blocks[0].operations:
-                if CLUSTER_ATTR in op.attributes:
-                    return ir.IntegerAttr(op.attributes[CLUSTER_ATTR]).value
-    return 1
 
 
 def kernel_tensor_maps(module: ir.Module) -> list[dict]:

@@ -84,13 +84,6 @@ def warp_specialize_enabled() -> bool:
         "0", "false", "no", "off")
 
 
-def clusters_enabled() -> bool:
-    """TILELANG_CLUSTERS=0: no kernel runs as clusters of two blocks sharing their K loop's
-    tiles by TMA multicast (passes/pair_blocks.py)."""
-    return os.environ.get("TILELANG_CLUSTERS", "1").strip().lower() not in (
-        "0", "false", "no", "off")
-
-
 def occupancy_step_enabled() -> bool:
     """TILELANG_OCCUPANCY_STEP=0: kernels held back from one more block an SM by a few
     registers are not assembled again with the registers capped (backend/occupancy_step.py)."""
@@ -188,8 +181,6 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "warp-specialize=off")
     if ping_pong_enabled():
         found = (*found, "ping-pong=on")
-    if not clusters_enabled():
-        found = (*found, "clusters=off")
     if not occupancy_step_enabled():
         found = (*found, "occupancy-step=off")
     if pipeline_products_enabled():

@@ -269,9 +269,7 @@ def test_tma_maps_follow_the_arrays(monkeypatch):
     by pointer, extents and strides): views whose rows are longer than their width, then other
     arrays of other shapes through the same specialization, then the first ones again, each
     right; and the kernel really copies with TMA. A kernel of its own: its C entry is the last
-    one a launch registered, which other tests' specializations (other map counts) would set.
-    Without clusters of two (whose launches the C path leaves to the Python one)."""
-    monkeypatch.setenv("TILELANG_CLUSTERS", "0")
+    one a launch registered, which other tests' specializations (other map counts) would set."""
     monkeypatch.setitem(KERNELS, 8, make_matmul(8))
     tile = (128, 128, 64, 8)
     ptx = ct.compile(KERNELS[8], (torch.empty(8, 8, device="cuda", dtype=torch.bfloat16),) * 3

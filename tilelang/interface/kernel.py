@@ -30,7 +30,7 @@ class KernelOptions:
 
     num_warps: int | ByTarget[int] | None = None  # None: chosen by compiler.choose_num_warps
     interpret: bool | None = None  # None: follow TILELANG_INTERPRET
-    num_ctas: int | ByTarget[int] | None = None  # blocks in a cluster (passes/pair_blocks.py)
+    num_ctas: int | ByTarget[int] | None = None  # accepted for cuTile (one CTA per block)
     occupancy: int | ByTarget[int] | None = None  # blocks per SM to allow for (.minnctapersm)
     opt_level: int | ByTarget[int] = 3
     num_worker_warps: int | ByTarget[int] | None = None  # cuTile's name of num_warps

@@ -13,7 +13,6 @@ from tilelang.passes import (
     hoist_invariants,
     mark_grid_constants,
     order_accesses,
-    pair_blocks,
     pipeline_loads,
     pipeline_products,
     plan_rings,
@@ -48,7 +47,7 @@ _ALL = (
     split_masked_loops, unroll_single_iterations, uplift_while_loops,
     unpermute_loads, split_accumulators, widen_k_steps, pipeline_loads, pipeline_products,
     delay_products,
-    check_restricted_floats, order_accesses, plan_rings, specialize_warps, pair_blocks,
+    check_restricted_floats, order_accesses, plan_rings, specialize_warps,
     mark_grid_constants,
 )
 for _module in _ALL:

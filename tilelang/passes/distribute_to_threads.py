@@ -16,7 +16,7 @@ from tilelang.dialect import dtype_of
 from tilelang.dialect.locations import to_loc
 from tilelang.errors import TileUnsupportedFeatureError
 from tilelang.language import dtypes as dt
-from tilelang.passes import pair_blocks, specialize_warps
+from tilelang.passes import specialize_warps
 from tilelang.passes.ir_utils import kernel_occupancy, name
 from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     control_flow,
@@ -35,7 +35,6 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
 from tilelang.passes.simt.addressing import SHARED_SYMBOL
-from tilelang.passes.simt.cluster import CLUSTER_ATTR
 from tilelang.passes.simt.context import Lowering
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR, tensor_maps_json
 from tilelang.target import target
@@ -93,7 +92,6 @@ def _lower_kernel(kernel: ir.Operation, container: ir.Block, chip: str,
         stages, registers, producer_warps = decided
         spec = warp_specialize.specialized(kernel, chip, num_warps, stages, registers,
                                            producer_warps)
-        spec.cluster_size = pair_blocks.cluster_size(kernel)  # chosen by tile-pair-blocks
         lw = _lower_function(kernel, container, chip, tma, spec)
         if lw.shared_bytes <= target(chip).shared_per_block:
             return lw
@@ -123,9 +121,6 @@ def _lower_function(kernel: ir.Operation, container: ir.Block, chip: str, tma: b
         func.attributes["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get([threads, 1, 1])
         func.attributes["tile.num_warps"] = kernel.attributes["tile.num_warps"]
         occupancy = kernel_occupancy(kernel)  # ptxas keeps registers low enough for it
-        if spec is not None and spec.cluster_size > 1:  # launched so (runtime/launcher.py)
-            func.attributes[CLUSTER_ATTR] = ir.IntegerAttr.get(
-                ir.IntegerType.get_signless(64), spec.cluster_size)
         if occupancy > 1:
             func.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(32), occupancy)

@@ -50,7 +50,6 @@ SIMT = ("tile-check-restricted-floats{{chip={chip}}},"
         "tile-order-accesses,"
         "tile-plan-rings{{chip={chip} tma={tma}}},"
         "tile-specialize-warps{{chip={chip} enabled={specialize}}},"
-        "tile-pair-blocks{{chip={chip} enabled={clusters}}},"
         "tile-distribute-to-threads{{chip={chip} features={features} opt={opt} tma={tma}}}")
 
 # simt -> llvm. scf to cf first (gpu-to-nvvm does not lower scf); arith-expand turns

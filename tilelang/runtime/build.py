@@ -67,8 +67,7 @@ def build_job(kernel: Kernel, signature: tuple[ParamSpec, ...], device: int) -> 
     arch = settings.arch_override() or binary.device_arch(device)
     hints = kernel.options.for_arch(arch)  # ByTarget hints: their values for this arch
     job = compile_job.describe(kernel.fn, kernel.name, signature, arch,
-                               binary.device_arch(device), hints.num_warps, hints.occupancy,
-                               hints.num_ctas)
+                               binary.device_arch(device), hints.num_warps, hints.occupancy)
     return BuildJob(job, disk_cache.cache_key(*job.identity()))
 
 
@@ -97,8 +96,7 @@ def install(kernel: Kernel, job: BuildJob, built: Built, device: int) -> Launche
     loaded = binary.load(kernel.name, built.ptx, built.cubin, device, shared)
     threads = built.meta.get("block_threads") or \
         32 * (job.job.num_warps or built.meta["num_warps"])
-    launcher = Launcher(loaded, job.signature, threads, built.meta.get("tensor_maps"),
-                        int(built.meta.get("cluster", 1)))
+    launcher = Launcher(loaded, job.signature, threads, built.meta.get("tensor_maps"))
     state_of(kernel).launchers[memory_key(job.signature, job.arch, device)] = launcher
     return launcher
 

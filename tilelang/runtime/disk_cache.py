@@ -30,7 +30,7 @@ _KEY_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST
 _HEX = frozenset("0123456789abcdef")
 _META_TYPES: dict[str, type | tuple[type, ...]] = {
     "name": str, "arch": str, "num_warps": int, "shared_bytes": int,
-    "block_threads": (int, type(None)), "tensor_maps": list, "cluster": int}
+    "block_threads": (int, type(None)), "tensor_maps": list}
 
 
 def cache_key(*parts: object) -> str:

@@ -79,8 +79,8 @@ def native_entry(kernel: Kernel, signature: tuple[ParamSpec, ...], args: Sequenc
     """What the native hot path checks and launches for this specialization, or None when
     these arguments could never take it (non-torch arrays, bool or half scalars, ...)."""
     native = native_module()
-    if native is None or not hasattr(native, "fast") or launcher.cluster > 1:
-        return None  # (the C path calls cuLaunchKernel: clusters take the Python one)
+    if native is None or not hasattr(native, "fast"):
+        return None
     maps = native_plan(launcher.maps.specs) if launcher.maps is not None else b""
     plan = plan_of(signature, wide_ints(kernel.params)).native_plan()
     if maps is None or plan is None or not all(map(_native_value, signature, args)):

@@ -1,9 +1,5 @@
 """Runtime: one loaded specialization and its launch: pack parameters, call cuLaunchKernel.
 
-A kernel compiled for clusters of two blocks (passes/pair_blocks.py) is launched through
-cuLaunchKernelEx with the cluster's dimension (2, 1, 1) when the grid's x extent is even, and
-as plain blocks otherwise (the kernel then shares nothing between blocks).
-
 The parameter block lives as long as the launcher: each launch packs the values into it with
 one struct.pack_into and hands the driver a fixed array of pointers into it (the driver copies
 the parameters before cuLaunchKernel returns). A lock keeps two threads from interleaving.
@@ -48,19 +44,18 @@ class Launcher:
     or the CUresult of a failed launch."""
 
     def __init__(self, loaded: LoadedKernel, signature: tuple[ParamSpec, ...], threads: int,
-                 tensor_maps: list[dict[str, Any]] | None = None, cluster: int = 1):
+                 tensor_maps: list[dict[str, Any]] | None = None):
         from tilelang.runtime.native_launch import native_module
 
         self.loaded = loaded
         self.threads = threads
-        self.cluster = cluster  # blocks in a cluster along x, where the grid allows
         # the C launcher's launch word: threads in the low 32 bits, shared memory bytes above
         self.launch_word = threads | loaded.shared << 32
         self.format = parameter_format(signature)
         # TMA tensor maps, 128-byte parameters after the others: the Python path packs them
         self.maps = TensorMaps(tensor_maps) if tensor_maps else None
         native = native_module()
-        if native is not None and self.maps is None and cluster == 1:
+        if native is not None and self.maps is None:
             self.call: Callable[..., int | None] = functools.partial(
                 native.launch, loaded.handle, loaded.context, self.launch_word,
                 native_formats(signature))
@@ -91,8 +86,6 @@ class Launcher:
             struct.pack_into(self.format, self.block, 0, *values)
             if self.maps is not None:
                 self.maps.write(self.maps_at, values)
-            if self.cluster > 1 and gx % self.cluster == 0:
-                return self._launch_config((gx, gy, gz), stream, [self._cluster_attribute])
             args = (self._handle, gx, gy, gz, self.threads, 1, 1, self.loaded.shared, stream,
                     self.params, 0)
             (err,) = self._launch(*args)
@@ -104,34 +97,6 @@ class Launcher:
                     driver.cuCtxPopCurrent()
         return None if err == self._success else int(err)
 
-    @functools.cached_property
-    def _cluster_attribute(self) -> Any:
-        attribute = driver.CUlaunchAttribute()
-        attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        attribute.value.clusterDim.x = self.cluster
-        attribute.value.clusterDim.y = attribute.value.clusterDim.z = 1
-        return attribute
-
-    def _launch_config(self, grid: tuple[int, int, int], stream: int,
-                       attributes: list[Any]) -> int | None:
-        """cuLaunchKernelEx with launch `attributes` (driver CUlaunchAttribute records), the
-        parameters already packed (the caller holds the lock)."""
-        config = driver.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = grid
-        config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1
-        config.sharedMemBytes = self.loaded.shared
-        config.hStream = driver.CUstream(stream)
-        config.attrs = attributes
-        config.numAttrs = len(attributes)
-        (err,) = driver.cuLaunchKernelEx(config, self._handle, self.params, 0)
-        if err in _RETRY_IN_OWN_CONTEXT:
-            driver.cuCtxPushCurrent(self._context)
-            try:
-                (err,) = driver.cuLaunchKernelEx(config, self._handle, self.params, 0)
-            finally:
-                driver.cuCtxPopCurrent()
-        return None if err == self._success else int(err)
-
     def launch_ex(self, stream: int, grid: tuple[int, int, int], values: tuple[Any, ...],
                   attributes: list[Any]) -> None:
         """One launch through cuLaunchKernelEx with launch `attributes` (driver
@@ -141,15 +106,26 @@ class Launcher:
             with _PYTHON_PATH_INIT:  # two threads' first such launches make it once
                 if not self.__dict__.get("_python_ready"):
                     self._init_python_path()
-        if self.cluster > 1 and grid[0] % self.cluster == 0:
-            attributes = [*attributes, self._cluster_attribute]
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid
+        config.blockDimX, config.blockDimY, config.blockDimZ = self.threads, 1, 1
+        config.sharedMemBytes = self.loaded.shared
+        config.hStream = driver.CUstream(stream)
+        config.attrs = attributes
+        config.numAttrs = len(attributes)
         with self.lock:
             struct.pack_into(self.format, self.block, 0, *values)
             if self.maps is not None:
                 self.maps.write(self.maps_at, values)
-            err = self._launch_config(grid, stream, attributes)
-        if err is not None:
-            self.fail(err, grid)
+            (err,) = driver.cuLaunchKernelEx(config, self._handle, self.params, 0)
+            if err in _RETRY_IN_OWN_CONTEXT:
+                driver.cuCtxPushCurrent(self._context)
+                try:
+                    (err,) = driver.cuLaunchKernelEx(config, self._handle, self.params, 0)
+                finally:
+                    driver.cuCtxPopCurrent()
+        if err != self._success:
+            self.fail(int(err), grid)
 
     def __call__(self, stream: int, gx: int, gy: int, gz: int, values: tuple[Any, ...]) -> None:
         err = self.call(stream, gx, gy, gz, *values)

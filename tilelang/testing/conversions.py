@@ -132,7 +132,7 @@ def convert_kernel_ptx(a: LinearLayout, b: LinearLayout, shape: tuple[int, ...],
     with make_context(), ir.Location.unknown():
         module = ir.Module.parse(convert_kernel_text(a, b, shape, dtype, num_warps))
         run_pipeline(module, pipelines.SIMT.format(chip=chip, features=features, opt=3, tma=0,
-                                                   specialize=0, clusters=0))
+                                                   specialize=0))
         shared = kernel_shared_bytes(module)
         run_pipeline(module, pipelines.LLVM)
         run_pipeline(module, pipelines.PTX)

@@ -137,7 +137,7 @@ def expand_stages(pipeline: str) -> str:
     stages = {"tile-opt": pipelines.TILE_OPT,
               "layout": pipelines.LAYOUT.format(arch="sm_90", tma=1, products=0, delay=0),
               "simt": pipelines.SIMT.format(chip="sm_90", features="+ptx80", opt=3, tma=1,
-                                            specialize=1, clusters=1),
+                                            specialize=1),
               "llvm": pipelines.LLVM, "ptx": pipelines.PTX}
     steps = passes.split_pipeline(pipeline) if pipeline else []
     return ",".join(stages.get(step.strip(), step) for step in steps)

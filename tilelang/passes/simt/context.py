@@ -48,9 +48,6 @@ class Lowering:
         self.values: dict[ir.Value, Lowered] = {}
         self.shared_bytes = 0  # largest shared-memory buffer a conversion needs
         self.shared_location: ir.Location | None = None  # ... and the op that needs it
-        # block indices by axis used in place of the hardware's (simt/cluster.py lowers the
-        # scalar ops of another block of the cluster so)
-        self.block_ids: dict[int, ir.Value] = {}
         self._thread: dict[str, ir.Value] = {}
         self._coords: dict[tuple[LinearLayout, int], ir.Value] = {}
 

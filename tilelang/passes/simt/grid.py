@@ -15,11 +15,7 @@ DIMENSIONS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
 
 @lowers(op_table.BID)
 def lower_bid(lw: Lowering, op: ir.Operation) -> None:
-    axis = ops.int_attr(op, "axis")
-    if axis in lw.block_ids:  # another block's index (simt/cluster.py)
-        lw.set(op.results[0], lw.block_ids[axis])
-        return
-    index = gpu.block_id(DIMENSIONS[axis])
+    index = gpu.block_id(DIMENSIONS[ops.int_attr(op, "axis")])
     lw.set(op.results[0], arith.index_cast(i32(), index))
 
 

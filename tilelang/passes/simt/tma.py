@@ -104,8 +104,8 @@ def shared_pointer(address: ir.Value) -> ir.Value:
     return llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), address)
 
 
-def barrier_init(barrier: ir.Value, count: int | ir.Value) -> None:
-    nvvm.MBarrierInitOp(barrier, const(i32(), count) if isinstance(count, int) else count)
+def barrier_init(barrier: ir.Value, count: int) -> None:
+    nvvm.MBarrierInitOp(barrier, const(i32(), count))
 
 
 def arrive_expect_bytes(barrier: ir.Value, count: int) -> None:

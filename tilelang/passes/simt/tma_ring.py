@@ -19,7 +19,7 @@ import mlir.ir as ir
 from mlir.dialects import arith, llvm, nvvm, scf
 
 from tilelang.layout import wgmma
-from tilelang.passes.simt import cluster, tma
+from tilelang.passes.simt import tma
 from tilelang.passes.simt.context import Lowering, const
 from tilelang.passes.simt.shapes import shared_base
 from tilelang.passes.simt.stage_copies import CopyPart, lower_indices_at
@@ -39,9 +39,8 @@ class TmaRing:
     def __init__(self, lw: Lowering, loop: ir.Operation, parts: list[CopyPart],
                  index_ops: tuple[ir.Operation, ...], stage_bytes: int, stages: int,
                  base_offset: ir.Value | None = None, after_bytes: int = 0,
-                 producer: ir.Value | None = None, pairing: cluster.Pairing | None = None):
+                 producer: ir.Value | None = None):
         self.lw, self.loop, self.parts = lw, loop, parts
-        self.pairing = pairing  # a cluster of two sharing parts by multicast (simt/cluster.py)
         self.index_ops, self.stage_bytes, self.stages = index_ops, stage_bytes, stages
         smem = llvm.ptrtoint(i64(), shared_base())
         if base_offset is not None:  # past the buffer's other users
@@ -58,12 +57,6 @@ class TmaRing:
         self.is_group_leader = arith.cmpi(arith.CmpIPredicate.eq, in_group, zero)
         self.maps = [tma.tensor_map_of(lw, p.load.operands[0], _panel_elems(p.operand),
                                        p.operand.rows) for p in parts]
-        # a shared part's halves: each block copies the rows of its rank into both blocks
-        self.half_maps = [None if pairing is None or shared is None else
-                          tma.tensor_map_of(lw, p.load.operands[0], _panel_elems(p.operand),
-                                            p.operand.rows // 2)
-                          for p, shared in zip(parts, pairing.shared if pairing else
-                                               [None] * len(parts), strict=True)]
 
     @property
     def bytes(self) -> int:
@@ -85,10 +78,7 @@ class TmaRing:
 
     def init(self) -> None:
         """Thread 0 initializes the barriers (a block barrier must follow before any use)."""
-        groups: int | ir.Value = self.lw.num_warps // wgmma.WARPGROUP
-        if self.pairing is not None:  # the peer's consumers release the stages here too
-            groups = arith.select(self.pairing.any, const(i32(), 2 * groups),
-                                  const(i32(), groups))
+        groups = self.lw.num_warps // wgmma.WARPGROUP
         with ir.InsertionPoint(_then(self.thread0)):
             for s in range(self.stages):
                 tma.barrier_init(self.barrier(0, const(i32(), s)), 1)
@@ -114,12 +104,7 @@ class TmaRing:
         """This warpgroup is done with the `count`-th iteration's stage (if `when`)."""
         cond = self.is_group_leader if when is None else arith.andi(self.is_group_leader, when)
         with ir.InsertionPoint(_then(cond)):
-            empty = self.barrier(1, self.slot(count))
-            tma.arrive(empty)
-            if self.pairing is not None:  # the peer's producer refills this stage here too
-                with ir.InsertionPoint(_then(self.pairing.any)):
-                    cluster.arrive_remote(empty, self.pairing.peer)
-                    scf.YieldOp([])
+            tma.arrive(self.barrier(1, self.slot(count)))
             scf.YieldOp([])
 
     def produce(self, iv: ir.Value, ub: ir.Value, count: ir.Value, refill: bool) -> None:
@@ -138,7 +123,7 @@ class TmaRing:
 
     def _boxes(self, iv: ir.Value, stage: ir.Value, full: ir.Value) -> None:
         lower_indices_at(self.lw, self.loop, self.index_ops, iv)
-        for i, (part, desc) in enumerate(zip(self.parts, self.maps, strict=True)):
+        for part, desc in zip(self.parts, self.maps, strict=True):
             index = [_i32(self.lw.get(v)) for v in list(part.load.operands)[1:]]
             if part.swapped:
                 index.reverse()  # (k, n) tile index of an (N, K) array: rows n, columns k
@@ -146,36 +131,11 @@ class TmaRing:
             row = arith.muli(index[-2], const(i32(), op.rows))
             col = arith.muli(index[-1], const(i32(), op.cols))
             outer = list(reversed(index[:-2]))  # unit tile dimensions: element indices
-            half = self.half_maps[i]
-            if half is None:
-                self._part_boxes(part, stage, desc, row, col, outer, full)
-                continue
-            assert self.pairing is not None
-            shared = self.pairing.shared[i]
-            assert shared is not None
-            branch = scf.IfOp(shared, [], has_else=True)
-            with ir.InsertionPoint(branch.then_block):  # this block's half, into both blocks
-                rows = op.rows // 2
-                first = arith.muli(self.pairing.rank, const(i32(), rows))
-                skip = arith.muli(arith.extui(i64(), first), const(i64(), wgmma.ROW_BYTES))
-                self._part_boxes(part, arith.addi(stage, skip), half, arith.addi(row, first),
-                                 col, outer, full, multicast=True)
-                scf.YieldOp([])
-            with ir.InsertionPoint(branch.else_block):
-                self._part_boxes(part, stage, desc, row, col, outer, full)
-                scf.YieldOp([])
-
-    def _part_boxes(self, part: CopyPart, stage: ir.Value, desc: ir.Value, row: ir.Value,
-                    col: ir.Value, outer: list[ir.Value], full: ir.Value,
-                    multicast: bool = False) -> None:
-        """The part's boxes, a panel (128 bytes of its columns) each."""
-        op = part.operand
-        per_panel = _panel_elems(op)
-        copy = cluster.multicast_box if multicast else tma.copy_box
-        for p in range(op.cols // per_panel):
-            dst = arith.addi(stage, const(i64(), part.offset + p * op.rows * wgmma.ROW_BYTES))
-            at = [arith.addi(col, const(i32(), p * per_panel)), row, *outer]
-            copy(dst, desc, at, full)
+            per_panel = _panel_elems(op)
+            for p in range(op.cols // per_panel):
+                dst = arith.addi(stage, const(i64(), part.offset + p * op.rows * wgmma.ROW_BYTES))
+                at = [arith.addi(col, const(i32(), p * per_panel)), row, *outer]
+                tma.copy_box(dst, desc, at, full)
 
 
 def _then(cond: ir.Value) -> ir.Block:

@@ -51,7 +51,7 @@ from tilelang.passes.ir_utils import (
 )
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.plan_rings import ring_of
-from tilelang.passes.simt import cluster, tma_ring
+from tilelang.passes.simt import tma_ring
 from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.stage_copies import CopyPart, matmul_parts
 from tilelang.passes.simt.tma_ring import TmaRing
@@ -120,8 +120,6 @@ class Specialized:
     # whether they are in shared memory (it had iterations, or one before it did)
     registers: tuple[int, int] = (0, 0)  # (consumer, producer) after setmaxnreg; 0: none
     producer_warps: int = PRODUCER_WARPS  # 1 at more than one block an SM (plan)
-    cluster_size: int = 1  # blocks sharing the ring loop's tiles (passes/pair_blocks.py)
-    pairing: cluster.Pairing | None = None  # their run-time decision (simt/cluster.py, begin)
 
     def copied_once(self, operands: tuple) -> ir.Value | None:
         """Whether these once-copied tiles are in shared memory already (None: not known; in a
@@ -144,7 +142,7 @@ class Specialized:
     def ring(self, lw: Lowering, loop: RingLoop, producer: ir.Value | None = None) -> TmaRing:
         return TmaRing(lw, loop.loop, list(loop.parts), loop.index_ops, loop.stage_bytes,
                        loop.stages, self.offset, after_bytes=loop.after_bytes,
-                       producer=producer, pairing=self.pairing)
+                       producer=producer)
 
     def next_loop(self, loop: ir.Operation) -> RingLoop:
         found = self.loops[self.done]
@@ -171,8 +169,6 @@ class Specialized:
         self.offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), offset)
         lw.need_shared(offset + 1024 + loop.stages * loop.stage_bytes + loop.after_bytes +
                        tma_ring.barrier_bytes(loop.stages))
-        if self.pairing is not None:  # the peer's consumers are done arriving here
-            cluster.sync()
         ring.invalidate()
         gpu.barrier()
 
@@ -326,14 +322,10 @@ def begin(lw: Lowering, spec: Specialized) -> ir.Block:
     """At the kernel's entry: initialize the ring, split the warps, emit the producer; returns
     the block the consumers' code (the kernel's body) goes into."""
     spec.offset = arith.constant(i64(), 0)
-    if spec.cluster_size > 1:
-        spec.pairing = cluster.pair(lw, spec.loops[0])
     first = spec.ring(lw, spec.loops[0])
     # no shared memory was written yet: the barriers need no proxy fence before them
     first.init()
     gpu.barrier()  # every warp, the producer's too
-    if spec.pairing is not None:  # the peer's barriers are initialized before it multicasts
-        cluster.sync()
     producer = arith.cmpi(arith.CmpIPredicate.sge, lw.thread_index("warp"),
                           const(i32(), spec.num_warps))
     branch = scf.IfOp(producer, [], has_else=True)
@@ -349,8 +341,6 @@ def begin(lw: Lowering, spec: Specialized) -> ir.Block:
         with ir.InsertionPoint(inner.then_block):
             _produce(lw, spec)
             scf.YieldOp([])
-        if spec.pairing is not None:  # the consumers' closing cluster barrier (settle)
-            cluster.sync()
         scf.YieldOp([])
     consumer = branch.else_block
     with ir.InsertionPoint(consumer):
