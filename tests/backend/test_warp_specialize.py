@@ -179,3 +179,29 @@ def test_launch_share_counts_warps_per_scheduler(threads, occupancy, share):
     from tilelang.passes.ir_utils import launch_share
 
     assert launch_share(threads, occupancy) == share
+
+
+@pytest.mark.parametrize("consumer_warps", [4, 8, 12, 16, 20, 24, 28])
+@pytest.mark.parametrize("producer", [24, 40, 56, 96, 128])
+def test_setmaxnreg_stays_within_the_launch_allocation(consumer_warps, producer):
+    """What the consumers ask for is what the producer frees, within the registers the launch
+    gave the block: more, and their setmaxnreg.inc waits forever."""
+    from tilelang.passes.ir_utils import launch_share
+    from tilelang.passes.simt.warp_specialize import PRODUCER_WARPS, setmaxnreg_split
+
+    consumer, kept = setmaxnreg_split(consumer_warps, PRODUCER_WARPS, producer)
+    threads = 32 * (consumer_warps + PRODUCER_WARPS)
+    share = launch_share(threads, 1)
+    if consumer == 0:
+        assert kept == 0
+        return
+    assert kept == producer and consumer % 8 == 0 and share < consumer <= 255
+    assert 32 * (consumer_warps * consumer + PRODUCER_WARPS * producer) <= share * threads
+
+
+def test_setmaxnreg_of_eight_consumer_warps():
+    """The split every 128 x 128 warp-specialized kernel takes (40 for the producer)."""
+    from tilelang.passes.simt.warp_specialize import setmaxnreg_split
+
+    assert setmaxnreg_split(8, 4, 40) == (232, 40)
+    assert setmaxnreg_split(8, 4, 96) == (200, 96)

@@ -62,7 +62,6 @@ from tilelang.target import target
 PRODUCER_WARPS = wgmma.WARPGROUP
 MIN_TILE_LOOP_STAGES = 3  # fewer, and the copies run too little ahead to pay
 PRODUCER_REGS = 40  # the producer's loop needs few; what CUTLASS gives its producer
-REGISTER_FILE = 65536  # 32-bit registers per SM (and per block)
 # registers a thread needs beside its accumulator at one block an SM for the producer to pay:
 # measured (H200, same-run A/B), a GEMM with a bias + GELU epilogue on 128x256 tiles ran
 # 4-14% faster without the producer, the plain GEMM as fast; 128x128 tiles and attention's
@@ -407,8 +406,19 @@ def end(lw: Lowering, spec: Specialized) -> None:
 def _registers(spec: Specialized) -> tuple[int, int]:
     """(consumer, producer) registers per thread after setmaxnreg, or (0, 0) when the
     launch's own share is as many as the consumers could get."""
-    share = launch_share(spec.threads, 1)
-    consumer = (REGISTER_FILE - 32 * spec.producer_warps * PRODUCER_REGS) // \
-        (32 * spec.num_warps)
+    return setmaxnreg_split(spec.num_warps, spec.producer_warps, PRODUCER_REGS)
+
+
+def setmaxnreg_split(consumer_warps: int, producer_warps: int,
+                     producer: int) -> tuple[int, int]:
+    """(consumer, producer) registers a thread after setmaxnreg, or (0, 0) when the consumers
+    would gain none. setmaxnreg moves registers within the block's launch allocation (the
+    launch's share a thread, launch_share), not the SM's register file: a consumer warp's
+    `inc` waits until the producer's `dec` has freed what it asks for, so asking for more than
+    the allocation holds waits forever (a hang, found with a producer keeping 96 registers
+    of 8 consumer warps' 168: 200 fit, the file's 65536 would have said 208)."""
+    threads = 32 * (consumer_warps + producer_warps)
+    share = launch_share(threads, 1)
+    consumer = (share * threads - 32 * producer_warps * producer) // (32 * consumer_warps)
     consumer = min(255, consumer) // 8 * 8
-    return (consumer, PRODUCER_REGS) if consumer > share else (0, 0)
+    return (consumer, producer) if consumer > share else (0, 0)
