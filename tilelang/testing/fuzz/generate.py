@@ -263,15 +263,18 @@ class Generator:
         dtype = r.choice(("float16", "bfloat16", *FLOAT8))
         eight = dtype in FLOAT8
         bm = r.choice((64, 128))
-        bn = r.choice((64, 128, 128, 256))
+        # 8-bit: mostly the tiles and 16-byte-aligned rows wgmma takes (BN 128: the overlapped
+        # promotion), now and then what it declines (BN 64 given (K, N), unaligned rows)
+        bn = r.choice((64, 128, 128, 128, 256) if eight else (64, 128, 128, 256))
         bk = 128 if eight else r.choice((32, 64, 64))
         # 1 to 5 K tiles of 128, odd counts and even (the overlapped promotion of 8-bit loops
         # runs two iterations a trip and an odd last one); 200 and 264 leave 8-bit rows
         # unaligned for TMA and wgmma, the paths that decline them
-        k = r.choice((64, 144, 200, 264, 336, 400, 528))
+        k = r.choice((64, 144, 200, 336, 400, 528) if eight else
+                     (64, 144, 200, 264, 336, 400, 528))
         layout = r.choice(("kn", "kn", "nk_transpose", "nk_order", "batched", "a_transpose"))
         m = max(1, self.grid * bm - r.choice((0, 0, 1, 37)))
-        n = bn - r.choice((0, 0, 8, 16))
+        n = bn - r.choice((0, 0, 16, 8) if eight else (0, 0, 8, 16))
         a_shape: tuple[int, ...] = (1, m, k) if layout == "batched" else (
             (k, m) if layout == "a_transpose" else (m, k))
         b_shape: tuple[int, ...] = (1, k, n) if layout == "batched" else (
@@ -434,11 +437,14 @@ class Generator:
 
     def _output_nodes(self) -> list[int]:
         """Every value no other node uses (so no computed node goes unchecked), at most five,
-        and one more at random."""
+        every loop's that no other node uses (the K and masked loops: left unstored, the
+        compiler drops them, and the paths they are there for go untested), and one more at
+        random."""
         used = {a for n in self.nodes for a in n.args}
         sinks = [i for i, n in enumerate(self.nodes) if i not in used and
                  n.op not in ("bid", "scalar", "full", "arange")]
-        chosen = set(sinks[-5:]) | {self.rng.randrange(len(self.nodes))}
+        loops = {i for i in sinks if self.nodes[i].op in ("kloop", "mloop")}
+        chosen = set(sinks[-5:]) | loops | {self.rng.randrange(len(self.nodes))}
         return sorted(i for i in chosen if self.nodes[i].op not in ("bid", "scalar"))
 
 
