@@ -274,7 +274,7 @@ class Generator:
                      (64, 144, 200, 264, 336, 400, 528))
         layout = r.choice(("kn", "kn", "nk_transpose", "nk_order", "batched", "a_transpose"))
         m = max(1, self.grid * bm - r.choice((0, 0, 1, 37)))
-        n = bn - r.choice((0, 0, 16, 8) if eight else (0, 0, 8, 16))
+        n = bn - r.choice((0, 0, 16, 16, 8) if eight else (0, 0, 8, 16))
         a_shape: tuple[int, ...] = (1, m, k) if layout == "batched" else (
             (k, m) if layout == "a_transpose" else (m, k))
         b_shape: tuple[int, ...] = (1, k, n) if layout == "batched" else (
