@@ -338,20 +338,23 @@ def _cubin_stage(result: CompiledKernel, dumper: _Dumper, ptx: str,
 
 def _assemble_stepped(result: CompiledKernel, ptx: str, arch: str,
                       options: CompileOptions) -> None:
-    """Decide, by the ptxas command's figures, whether the kernel is assembled with its
-    registers capped at the next occupancy step (backend/occupancy_step.py): the PTX to
-    assemble, ptxas's log and cubin for it and the step (or None) go in the metadata
-    (`assembled_ptx`, `assembled_log`, `cubin`, `occupancy_step`). Nothing where it does not
-    apply (an occupancy hint, nvJitLink or the driver chosen, no ptxas command)."""
-    if options.occupancy is not None or options.assembler not in ("auto", "ptxas") or \
-            settings.assembler() not in ("auto", "ptxas") or \
-            not settings.occupancy_step_enabled():
+    """Decide, by the ptxas command's figures, whether the kernel is assembled asking for
+    one block an SM (its register floor) or with its registers capped at the next occupancy
+    step (backend/occupancy_step.py): the PTX to assemble, ptxas's log and cubin for it and
+    what was taken go in the metadata (`assembled_ptx`, `assembled_log`, `cubin`,
+    `occupancy_step`, `register_floor`). Nothing where it does not apply (nvJitLink or the
+    driver chosen, no ptxas command); no step with an occupancy hint."""
+    step = options.occupancy is None and settings.occupancy_step_enabled()
+    floor = settings.register_floor_enabled()
+    if options.assembler not in ("auto", "ptxas") or \
+            settings.assembler() not in ("auto", "ptxas") or not (step or floor):
         return
     done = assemble_stepped(ptx, arch, result.name, result.block_threads,
-                            result.metadata.get("shared_bytes", 0))
+                            result.metadata.get("shared_bytes", 0), step=step, floor=floor)
     if done is not None:
         result.metadata.update(assembled_ptx=done.ptx, assembled_log=done.log,
-                               occupancy_step=done.step, cubin=done.cubin)
+                               occupancy_step=done.step, register_floor=done.floor,
+                               cubin=done.cubin)
 
 
 def kernel_shared_bytes(module: ir.Module) -> int:
@@ -515,16 +518,19 @@ def choose_num_warps(module: ir.Module) -> int:
     64 of each such tile, and a kernel holds several: cuTile's FFT, 2 x 4096 complex values a
     block, spilled 1.7 KB a thread and ran 2.6 times slower on 4 warps than on 8); else 4.
     A product's operands do not count: they are staged through shared memory (a split-K
-    kernel's 128 x 128 B tile ran 2.4 times slower on 8 warps). A persistent kernel without
-    products (a grid-stride loop: one block an SM walks the tiles) gets 8 too: its block's
-    warps are all the SM has to hide memory latency with (cuTile's persistent RMS norm, H200,
-    same run: 331 -> 320 us at its 2x4096 tiles, 505 -> 483 at 8x1024, 85 -> 82 at 8x1024
-    of 1024 columns; the losses: 660 -> 715 at 4x1024 tiles of 4096 columns, 126 -> 128 at
-    16x512 of 1024)."""
+    kernel's 128 x 128 B tile ran 2.4 times slower on 8 warps). Nor do tiles no larger than
+    the accumulator of a product of 64 rows and at most 256 columns: one warpgroup holds it
+    in 128 values a thread, and wgmma cannot split 64 rows over two (a 64 x 128 @ 128 x 256
+    float8 product on 8 warps fell to mma.sync from registers and spilled 1 KB a thread).
+    A persistent kernel without products (a grid-stride loop: one block an SM walks the
+    tiles) gets 8 too: its block's warps are all the SM has to hide memory latency with
+    (cuTile's persistent RMS norm, H200, same run: 331 -> 320 us at its 2x4096 tiles,
+    505 -> 483 at 8x1024, 85 -> 82 at 8x1024 of 1024 columns; the losses: 660 -> 715 at
+    4x1024 tiles of 4096 columns, 126 -> 128 at 16x512 of 1024)."""
     from tilelang.dialect.types import is_tile_type, shape_of
     from tilelang.passes.ir_utils import is_grid_stride, walk_ops
 
-    largest, products, persistent = 0, False, False
+    largest, products, persistent, one_warpgroup = 0, False, False, 0
     for op in walk_ops(_kernel_func(module)):
         if op.name == "tile.mma":
             products = True
@@ -532,17 +538,23 @@ def choose_num_warps(module: ir.Module) -> int:
             rows, cols = shape[-2], shape[-1]
             if rows >= 128 and rows * cols >= 128 * 128:
                 return 8
+            if rows == WGMMA_ROWS and cols <= WGMMA_MAX_COLS:
+                one_warpgroup = max(one_warpgroup, rows * cols)
         persistent = persistent or (op.name == "scf.for" and is_grid_stride(op))
         for result in op.results:
             if is_tile_type(result.type) and not _feeds_only_products(result):
                 largest = max(largest, math.prod(shape_of(result.type)))
     if persistent and not products:
         return 8
-    return 8 if largest > LARGE_TILE else DEFAULT_NUM_WARPS
+    if largest <= max(LARGE_TILE, one_warpgroup):
+        return DEFAULT_NUM_WARPS
+    return 8
 
 
 # tile elements past which a kernel without num_warps gets 8 warps (choose_num_warps)
 LARGE_TILE = 8192
+# a product of 64 rows (wgmma's per warpgroup) and at most 256 columns keeps one warpgroup
+WGMMA_ROWS, WGMMA_MAX_COLS = 64, 256
 
 
 def _feeds_only_products(value: ir.Value) -> bool:

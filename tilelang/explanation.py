@@ -214,9 +214,13 @@ def _assembler_reports(compiled: CompiledKernel) -> list[AssemblerReport]:
             f"registers capped at {step.registers} a thread (ptxas chose {step.before}) for "
             f"{step.blocks} blocks an SM ({resources.spill_stores} bytes spilled)", fast=True))
     elif resources.spill_stores or resources.spill_loads:
+        floor = compiled.metadata.get("register_floor")
+        raised = "" if floor is None else (
+            f"; asked for one block an SM: ptxas had chosen {floor.registers} and spilled "
+            f"{floor.spill_stores} bytes")
         found.append(AssemblerReport(
             f"{resources.spill_stores} bytes spilled to local memory, {resources.spill_loads} "
-            f"loaded back ({resources.registers} registers a thread)"))
+            f"loaded back ({resources.registers} registers a thread{raised})"))
     return found
 
 

@@ -84,6 +84,14 @@ def warp_specialize_enabled() -> bool:
         "0", "false", "no", "off")
 
 
+def register_floor_enabled() -> bool:
+    """TILELANG_REGISTER_FLOOR=0: a kernel that ptxas left spilling at fewer registers than
+    one block may have is not assembled again asking for one block
+    (backend/occupancy_step.py)."""
+    return os.environ.get("TILELANG_REGISTER_FLOOR", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
 def occupancy_step_enabled() -> bool:
     """TILELANG_OCCUPANCY_STEP=0: kernels held back from one more block an SM by a few
     registers are not assembled again with the registers capped (backend/occupancy_step.py)."""
@@ -183,6 +191,8 @@ def codegen_switches() -> tuple[str, ...]:
         found = (*found, "ping-pong=on")
     if not occupancy_step_enabled():
         found = (*found, "occupancy-step=off")
+    if not register_floor_enabled():
+        found = (*found, "register-floor=off")
     if pipeline_products_enabled():
         found = (*found, "pipeline-products=on")
     if delay_products_enabled():

@@ -1,6 +1,8 @@
 """A kernel held back from one more block an SM by a few registers is assembled again with
 `.minnctapersm` (backend/occupancy_step.py): which kernels qualify, the directive's place, and
-a kernel compiled end to end (ptxas on this machine) whose capped code the runtime gets."""
+a kernel compiled end to end (ptxas on this machine) whose capped code the runtime gets. And
+the register floor: a kernel ptxas left spilling at 32 registers is assembled again asking
+for one block an SM."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 
 import tilelang as ct
 from tilelang.backend.occupancy import occupancy
-from tilelang.backend.occupancy_step import next_step, registers_for, with_blocks
+from tilelang.backend.occupancy_step import next_step, registers_for, starved, with_blocks
 
 PTX = ".visible .entry k(\n.param .u64 a\n)\n.reqntid 256, 1, 1\n{\nret;\n}\n"
 
@@ -103,7 +105,7 @@ def test_an_occupancy_hint_is_the_users_choice(monkeypatch):
     compiled = ct.compile(k_loop.replace_hints(num_warps=8, occupancy=1), (x, x, x, 128, 128, 32),
                           arch="sm_80")
     assert compiled.resources().occupancy.blocks_per_sm == 1
-    assert "occupancy_step" not in compiled.metadata
+    assert compiled.metadata.get("occupancy_step") is None
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs the ptxas command")
@@ -123,3 +125,38 @@ def test_no_spills_for_a_block_where_warps_are_plenty():
     r = compiled.resources()
     assert compiled.metadata.get("occupancy_step") is None
     assert r.spill_stores == 0 and r.occupancy.warps_per_sm > 16
+
+
+@pytest.mark.parametrize(("ptx", "threads", "registers", "spilled", "expected"), [
+    (PTX, 256, 32, 100, True),
+    (PTX, 256, 255, 100, False),  # it has all a thread may have
+    (PTX, 256, 32, 0, False),  # no spills
+    (PTX, 1024, 64, 100, False),  # one block of 1024 threads: 64 registers a thread at most
+    (PTX.replace("{\n", ".minnctapersm 4\n{\n"), 256, 32, 100, False),  # it says
+])
+def test_which_kernels_ptxas_starved(ptx, threads, registers, spilled, expected):
+    assert starved(ptx, threads, registers, spilled) is expected
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs the ptxas command")
+def test_a_kernel_assembled_at_its_register_floor(monkeypatch):
+    """A float32 128 x 128 K loop on 4 warps (mma.sync from registers: it spills even at 255
+    a thread). ptxas 13.0 gives it 32 registers and spills about 15 KB a thread; asked for one
+    block an SM, it takes 255 and spills about 2.5 KB. The resources, the cubin and explain
+    follow the floored code; TILELANG_REGISTER_FLOOR=0 leaves it as ptxas chose."""
+    x = np.zeros((256, 256), np.float32)
+    kernel = k_loop.replace_hints(num_warps=4)
+    args = (x, x, x, 128, 128, 32)
+    monkeypatch.setenv("TILELANG_REGISTER_FLOOR", "0")
+    plain = ct.compile(kernel, args, arch="sm_90").resources()
+    assert plain.registers == 32 and plain.spill_stores > 8192
+    monkeypatch.delenv("TILELANG_REGISTER_FLOOR")
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    r, floor = compiled.resources(), compiled.metadata["register_floor"]
+    assert r.registers > 128 and r.spill_stores < plain.spill_stores // 2
+    assert (floor.registers, floor.spill_stores) == (plain.registers, plain.spill_stores)
+    assert ".minnctapersm 1" in compiled.metadata["assembled_ptx"]
+    assert compiled.cubin is not None
+    report = str(ct.explain(kernel, args, arch="sm_90"))
+    assert f"({r.registers} registers a thread; asked for one block an SM: ptxas had chosen " \
+        f"32 and spilled {plain.spill_stores} bytes)" in report

@@ -11,6 +11,15 @@ warps. cuTile's fused MoE kernel (8 warps at 138 registers, one block an SM) too
 setmaxnreg (warp-specialized: the producer hands its registers over), or reading the grid's
 size (persistent) is left as it is. TILELANG_OCCUPANCY_STEP=0 turns it off.
 
+The other way round, the register floor: where a kernel would spill even at the most registers
+a thread may have, ptxas (13.0) without a directive gives it 32 and spills the rest, several
+times more: cuTile's `matmul_kernel` at 256 x 256 x 64 tiles of float32, 8 warps, spilled
+15.5 KB a thread at 32 registers and 3 KB at 255; its fmha at 64 x 256 tiles, 4 warps, 28.5 KB
+against 10 KB. Such a kernel (spills, no directive, fewer registers than one block's share) is
+assembled again with `.minnctapersm 1`, and that code is kept when it spills less. That
+applies with an occupancy hint too (a hint of 1 adds no directive). TILELANG_REGISTER_FLOOR=0
+turns it off.
+
 The figures are ptxas's (`-v`), so this runs where the ptxas command is installed; elsewhere
 kernels are assembled as they are. The cubin stage then assembles the PTX chosen through
 `cubin()`, which under `auto` takes the same command (`assemble` remembers the code, so
@@ -23,10 +32,11 @@ import re
 import shutil
 from dataclasses import dataclass
 
-from tilelang.backend.assemble import assemble, resources
+from tilelang.backend.assemble import Resources, assemble, resources
 from tilelang.backend.occupancy import (
     REGISTER_UNIT,
     REGISTERS_PER_SM,
+    REGISTERS_PER_THREAD,
     SUB_PARTITIONS,
     WARP,
     occupancy,
@@ -97,13 +107,23 @@ class Assembled:
     ptx: str  # what was assembled: the kernel's PTX, or it with `.minnctapersm`
     log: str  # ptxas's -v lines for it
     step: Step | None
+    floor: Floor | None = None
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The register floor taken: ptxas's figures for the kernel without the directive."""
+
+    registers: int
+    spill_stores: int  # bytes
 
 
 def assemble_stepped(ptx: str, arch: str, name: str, threads: int,
-                     dynamic_shared: int) -> Assembled | None:
-    """The kernel assembled by the ptxas command, at the next occupancy step where it takes
-    it; None where the command is not installed (or rejects the PTX: the caller's assembler
-    then reports it)."""
+                     dynamic_shared: int, *, step: bool = True,
+                     floor: bool = True) -> Assembled | None:
+    """The kernel assembled by the ptxas command, at its register floor or (`step`) the next
+    occupancy step where it takes either; None where the command is not installed (or
+    rejects the PTX: the caller's assembler then reports it)."""
     if shutil.which("ptxas") is None:
         return None
     try:
@@ -114,19 +134,45 @@ def assemble_stepped(ptx: str, arch: str, name: str, threads: int,
     found = resources(log).get(name)
     if found is None:
         return plain
-    step = next_step(ptx, arch, threads, found.registers, found.shared_bytes + dynamic_shared)
-    if step is None:
+    if floor and starved(ptx, threads, found.registers, found.spill_stores + found.spill_loads):
+        return _floored(plain, arch, name, found)
+    if not step:
         return plain
-    stepped = with_blocks(ptx, step.blocks)
+    next_one = next_step(ptx, arch, threads, found.registers,
+                         found.shared_bytes + dynamic_shared)
+    if next_one is None:
+        return plain
+    stepped = with_blocks(ptx, next_one.blocks)
     try:
         capped, capped_log = assemble(stepped, arch)
     except TileCompilerExecutionError:
         return plain
     after = resources(capped_log).get(name)
-    allowed = MAX_SPILL_BYTES if step.warps <= LOW_WARPS else 0
+    allowed = MAX_SPILL_BYTES if next_one.warps <= LOW_WARPS else 0
     if after is None or max(after.spill_stores, after.spill_loads) > allowed or \
             occupancy(arch, threads, after.registers,
-                      after.shared_bytes + dynamic_shared).blocks_per_sm < step.blocks:
+                      after.shared_bytes + dynamic_shared).blocks_per_sm < next_one.blocks:
         return plain
     return Assembled(capped, stepped, capped_log,
-                     Step(step.blocks, after.registers, found.registers, step.warps))
+                     Step(next_one.blocks, after.registers, found.registers, next_one.warps))
+
+
+def starved(ptx: str, threads: int, registers: int, spill_bytes: int) -> bool:
+    """Whether ptxas spilled a kernel that says nothing of its registers while giving it
+    fewer than one block's threads may have (the register floor)."""
+    return spill_bytes > 0 and not _DIRECTIVES.search(ptx) and "setmaxnreg" not in ptx and \
+        registers < min(REGISTERS_PER_THREAD, registers_for(1, threads))
+
+
+def _floored(plain: Assembled, arch: str, name: str, found: Resources) -> Assembled:
+    """`plain` assembled again asking for one block an SM, if that spills less."""
+    ptx = with_blocks(plain.ptx, 1)
+    try:
+        code, log = assemble(ptx, arch)
+    except TileCompilerExecutionError:
+        return plain
+    after = resources(log).get(name)
+    if after is None or after.spill_stores + after.spill_loads >= \
+            found.spill_stores + found.spill_loads:
+        return plain
+    return Assembled(code, ptx, log, None, Floor(found.registers, found.spill_stores))
