@@ -12,7 +12,9 @@ bench_cutile_kernels.py), through the conformance shim (`--shim`). Groups:
   cuBLASLt's fused epilogue (`torch._addmm_activation(..., use_gelu=True)`);
 - fp8: cuTile's matmul_kernel on float8_e4m3fn (8192^3, float32 out) with B given as `w.t()`
   (the layout torch._scaled_mm takes) at 128x128x128 and 128x256x128, and with B given (K, N)
-  at 128x128x128; torch._scaled_mm.
+  at 128x128x128; torch._scaled_mm;
+- decode: cuTile's fmha_kernel decoding one query row (b8 h32/8 k1024 d128 bf16, GQA) at
+  64x64 and 64x128 tiles, occupancy 2, and SDPA's cuDNN kernel.
 
     ncu --profile-from-start off --csv --page raw --metrics <list> \\
         python3 benchmarks/ncu_cutile.py --groups rms,layer_norm,group_gemm,gelu
@@ -119,8 +121,29 @@ def fp8(ns, stream, sms: int) -> Runs:
                                      out_dtype=torch.float32)]
 
 
+def decode(ns, stream, sms: int) -> Runs:
+    b, qh, kh, kl, d = 8, 32, 8, 1024, 128
+    q = torch.randn(b, qh, 1, d, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(b, kh, kl, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    o = torch.empty_like(q)
+    kernel = ns.attention.fmha_kernel
+
+    def ours(tm: int, tn: int, occupancy: int) -> Callable[[], object]:
+        args = (q, k, v, o, d ** -0.5, kl - 1, d, qh, tm, tn, qh // kh, False, kl % tn == 0)
+        hinted = kernel.replace_hints(occupancy=occupancy)
+        return lambda: tilelang.launch(stream, (1, b * qh, 1), hinted, args)
+
+    def sdpa() -> object:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+            return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+    return [ours(64, 64, 2), ours(64, 128, 2), sdpa]
+
+
 GROUPS = {"rms": rms, "layer_norm": layer_norm, "group_gemm": group_gemm, "gelu": gelu,
-          "fp8": fp8}
+          "fp8": fp8, "decode": decode}
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ from tilelang.passes.simt import (  # noqa: F401  (registration side effects)
     warp_specialize,
 )
 from tilelang.passes.simt.abi import array_args, is_array, parameter_types
-from tilelang.passes.simt.addressing import SHARED_SYMBOL
+from tilelang.passes.simt.addressing import SHARED_ALIGN, SHARED_SYMBOL
 from tilelang.passes.simt.context import Lowering
 from tilelang.passes.simt.tma import TENSOR_MAPS_ATTR, tensor_maps_json
 from tilelang.target import target
@@ -174,6 +174,6 @@ def _declare_shared(container: ir.Block) -> None:
     with ir.Location.unknown():
         op = ir.Operation.parse(
             f"llvm.mlir.global external @{SHARED_SYMBOL}() "
-            f"{{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<0 x i8>"
+            f"{{addr_space = 3 : i32, alignment = {SHARED_ALIGN} : i64}} : !llvm.array<0 x i8>"
         )
         ir.InsertionPoint.at_block_begin(container).insert(op)

@@ -186,12 +186,13 @@ def matmul_loop(loop: ir.Operation, arch: str, num_warps: int) -> MatmulLoop | N
     scratch = transposed_bytes(itemsize, k_major_b, bn, bk)
     hint = latency_hint(loads)  # `latency=`: the stages the user asks for
     most = MAX_STAGES if hint is None else max(MIN_STAGES[engine], hint)
-    # 1024: alignment; 16 bytes a stage: the TMA ring's barriers
-    limit = target(arch).shared_per_block - 1024 - 16 * most - scratch
+    # 16 bytes a stage: the TMA ring's barriers (the buffer starts 1024-byte aligned:
+    # addressing.SHARED_ALIGN)
+    limit = target(arch).shared_per_block - 16 * most - scratch
     occupancy = kernel_occupancy(loop)
     if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
         per_block = target(arch).shared_for(occupancy)
-        limit = min(limit, per_block - 1024 - 16 * most - scratch)
+        limit = min(limit, per_block - 16 * most - scratch)
     stages = min(most, limit // stage)
     if stages < MIN_STAGES[engine]:
         return no(f"{MIN_STAGES[engine]} stages of {stage} bytes do not fit the shared memory "

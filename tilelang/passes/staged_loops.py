@@ -203,13 +203,13 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
     loads += [m.a.load for m in mmas if m.a is not None and m.a_in_ring]
     # the body's own shared-memory conversions go below the ring: how much they need is known
     # once they are placed (tile-assign-layouts), so the count of stages is settled then
-    limit = target(arch).shared_per_block - 1024 - once
+    limit = target(arch).shared_per_block - once
     if limit // offset < MIN_STAGES:  # the same answer before and after the conversions
         return no(f"{MIN_STAGES} stages of {offset} bytes do not fit the shared memory a block "
                   "may use")
     occupancy = kernel_occupancy(loop)
     if occupancy > 1 and target(arch).known:  # the hint: that many blocks share an SM's memory
-        limit = min(limit, target(arch).shared_for(occupancy) - 1024 - once)
+        limit = min(limit, target(arch).shared_for(occupancy) - once)
     hint = latency_hint(loads)  # `latency=`: the stages the user asks for (16 bytes of
     most = MAX_STAGES if hint is None else hint  # barriers each)
     reserve = 0 if hint is None else 16 * hint
@@ -221,7 +221,7 @@ def staged_loop(loop: ir.Operation, arch: str, num_warps: int) -> StagedLoop | N
         # block's prologue and epilogue (its gathers, its stores), which more stages do not.
         # cuTile's MoE down product (one K step a block): 4 stages 0.44 ms, 3 with two
         # blocks an SM 0.29 (H200)
-        paired = (target(arch).shared_for(2) - 1024 - once - scratch) // offset
+        paired = (target(arch).shared_for(2) - once - scratch) // offset
         if MIN_STAGES <= paired < stages:
             stages = paired
     order = {op: i for i, op in enumerate(inner)}

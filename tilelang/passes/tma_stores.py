@@ -120,13 +120,14 @@ def boxable(op: ir.Operation) -> bool:
 
 
 def shared_bytes(op: ir.Operation) -> int:
-    """The shared memory a marked store takes: its boxes, 1024-byte aligned."""
+    """The shared memory a marked store takes: its boxes (at the buffer's start, which is
+    1024-byte aligned: addressing.SHARED_ALIGN)."""
     tile = list(op.operands)[-1].type
     shape = shape_of(tile)
     boxes = BoxBuffer(shape[-2], shape[-1], parse_array_type(op.operands[0].type)[0].itemsize)
     text = layout_text(tile)
     assert text is not None, "layouts are assigned before a TMA store is sized"
-    return boxes.buffer_bytes(boxes.rounds(from_text(text))) + BOX_ALIGN
+    return boxes.buffer_bytes(boxes.rounds(from_text(text)))
 
 
 def _inert(user: ir.Operation) -> bool:

@@ -33,7 +33,7 @@ func.func @scale(%x: !tile.array<f32, array<i64: 1>, 16 : i64>, %y: !tile.array<
 // A conversion between layouts that spread elements differently over lanes goes through one
 // shared buffer (dynamic shared memory; the kernel records its size: rows of 32 + 1 floats, the last unpadded),
 // between barriers.
-// CHECK: llvm.mlir.global external @__tile_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @__tile_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @transpose
 // CHECK-SAME: tile.shared_bytes = 4220 : i64
 // CHECK: gpu.barrier

@@ -3,11 +3,11 @@
 // The lowering follows the ring decisions recorded on the IR (tile-plan-rings, tile-specialize-
 // warps), here written by hand in place of theirs (4 stages, TMA, a producer warpgroup with
 // setmaxnreg). A K loop of 128x64 @ 64x256 bf16 tiles with a ring of 3 stages filled by
-// cp.async: 3 stages of 48 KiB and the 1024 bytes of alignment; the copies run one stage ahead
+// cp.async: 3 stages of 48 KiB (the buffer is declared 1024-byte aligned); the copies run one stage ahead
 // of wgmma (stages - 2).
 // CHECK-LABEL: gpu.func @three_stages
 // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
-// CHECK-SAME: tile.shared_bytes = 148480
+// CHECK-SAME: tile.shared_bytes = 147456
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.wait.group 0
@@ -43,10 +43,10 @@ func.func @three_stages(%arg0: !tile.array<bf16, array<i64: -1, 1>, 16 : i64>, %
 // -----
 
 // The same loop filled by TMA, in a kernel with a producer warpgroup (4 more warps) and a ring
-// of 2 stages, without setmaxnreg: 2 stages, their 2 x 2 mbarriers and the alignment.
+// of 2 stages, without setmaxnreg: 2 stages and their 2 x 2 mbarriers.
 // CHECK-LABEL: gpu.func @producer
 // CHECK-SAME: nvvm.reqntid = array<i32: 384, 1, 1>
-// CHECK-SAME: tile.shared_bytes = 99360
+// CHECK-SAME: tile.shared_bytes = 98336
 // CHECK-COUNT-4: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.setmaxnreg
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global

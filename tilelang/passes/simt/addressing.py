@@ -15,6 +15,15 @@ from tilelang.passes.simt.context import const
 
 GEP_DYNAMIC = -2147483648  # rawConstantIndices marker for "the next dynamic index"
 SHARED_SYMBOL = "__tile_shared"  # the kernel's dynamic shared memory, an llvm global
+# its declared alignment: a 128-byte swizzle's atom (8 rows of 128 bytes), where TMA boxes and
+# wgmma's operands start. Declared, the buffer starts there (ptxas places it so), so buffers at
+# 1024-byte offsets need no slack to be aligned at run time; the lowerings still round their
+# addresses up (a no-op then), so a buffer misplaced by a toolchain would fault, not corrupt.
+SHARED_ALIGN = 1024
+
+
+def align_up(size: int, alignment: int = SHARED_ALIGN) -> int:
+    return (size + alignment - 1) // alignment * alignment
 
 
 def gep(ptr: ir.Value, offset: ir.Value, elem: ir.Type) -> ir.Value:

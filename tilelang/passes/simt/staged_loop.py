@@ -35,6 +35,7 @@ from tilelang.layout import wgmma
 from tilelang.layout.boxes import BoxBuffer
 from tilelang.passes.ir_utils import walk_ops
 from tilelang.passes.simt import tma_ring
+from tilelang.passes.simt.addressing import align_up
 from tilelang.passes.simt.carried import bind, flat_operands
 from tilelang.passes.simt.context import RULES, Lowering, const, when
 from tilelang.passes.simt.stage_copies import Copies, CopyPart, aligned_base, gathered_rows
@@ -108,7 +109,7 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     scratch = (lw.shared_bytes + 1023) // 1024 * 1024
     offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
     lw.shared_bytes = 0
-    lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024))
+    lw.need_shared(max(outer_shared, align_up(scratch + ring_bytes) + plan.once_bytes))
     bind(lw, list(loop.results), list(for_op.results)[:-1])
 
 
@@ -223,7 +224,7 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     scratch = (lw.shared_bytes + 1023) // 1024 * 1024
     offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
     lw.shared_bytes = 0
-    lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes + 1024 +
+    lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes +
                        tma_ring.barrier_bytes(stages)))
     bind(lw, list(loop.results), list(for_op.results)[:-1])
 

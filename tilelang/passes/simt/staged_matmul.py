@@ -59,8 +59,7 @@ def lower_staged_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
     lb, ub, step = (lw.get(v) for v in list(loop.operands)[:3])
     init = lw.tile(list(loop.operands)[3])
     assert init.layout == engine.layout, "the accumulator arrives in the engine's layout"
-    # + the 1024-byte alignment
-    lw.need_shared(plan.stages * plan.stage_bytes + 1024 + plan.scratch_bytes)
+    lw.need_shared(plan.stages * plan.stage_bytes + plan.scratch_bytes)
     parts = matmul_parts(plan)
     copies = Copies(lw, loop, parts, plan.index_ops, plan.stage_bytes)
     engine.use_scratch(copies.stage_address(const(i32(), plan.stages)))

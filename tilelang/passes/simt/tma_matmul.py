@@ -82,7 +82,7 @@ def lower_tma_loop(lw: Lowering, plan: MatmulLoop, engine: Engine) -> None:
 def _thread0_ring(lw: Lowering, plan: MatmulLoop) -> TmaRing:
     """The loop's own ring at the buffer's start, its barriers initialized."""
     stages = plan.stages
-    lw.need_shared(stages * plan.stage_bytes + 1024 + plan.scratch_bytes +
+    lw.need_shared(stages * plan.stage_bytes + plan.scratch_bytes +
                    tma_ring.barrier_bytes(stages))
     parts = matmul_parts(plan)
     ring = TmaRing(lw, plan.loop, parts, plan.index_ops, plan.stage_bytes, stages,

@@ -40,7 +40,7 @@ def lower_tma_store(lw: Lowering, array: ArrayArgs, indices: list[ir.Value],
     boxes = BoxBuffer(rows, cols, array.dtype.itemsize)
     rounds = boxes.rounds(tile.layout)
     slots, slot_bytes = min(2, len(rounds)), max(map(len, rounds)) * boxes.box_bytes
-    lw.need_shared(boxes.buffer_bytes(rounds) + BOX_ALIGN)
+    lw.need_shared(boxes.buffer_bytes(rounds))
     desc = tma.tensor_map(lw, array, boxes.box_cols, boxes.box_rows)
     smem = llvm.ptrtoint(i64(), shared_base())
     base = arith.andi(arith.addi(smem, const(i64(), BOX_ALIGN - 1)), const(i64(), -BOX_ALIGN))

@@ -166,7 +166,7 @@ class Specialized:
         offset = (lw.shared_bytes + 1023) // 1024 * 1024
         assert self.offset is not None, "set at the kernel's entry (begin)"
         self.offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), offset)
-        lw.need_shared(offset + 1024 + loop.stages * loop.stage_bytes + loop.after_bytes +
+        lw.need_shared(offset + loop.stages * loop.stage_bytes + loop.after_bytes +
                        tma_ring.barrier_bytes(loop.stages))
         ring.invalidate()
         gpu.barrier()
@@ -265,7 +265,7 @@ def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
         elif name(op) == "tile.store" and tma_stores.STORE_ATTR in op.attributes:
             scratch = max(scratch, tma_stores.shared_bytes(op))
     offset = (scratch + 1023) // 1024 * 1024
-    limit = target(chip).shared_for(kernel_occupancy(kernel)) - 1024 - offset - \
+    limit = target(chip).shared_for(kernel_occupancy(kernel)) - offset - \
         loop.after_bytes
     return limit // (loop.stage_bytes + tma_ring.barrier_bytes(1))
 
