@@ -208,6 +208,13 @@ def _assembler_reports(compiled: CompiledKernel) -> list[AssemblerReport]:
         found.append(AssemblerReport(
             "ptxas serialized the kernel's wgmma (C7512-C7515: too few registers, or registers "
             "of a product still running read or written): each waits for the one before"))
+    hint, reached = compiled.options.occupancy, resources.occupancy
+    if hint is not None and reached is not None and reached.blocks_per_sm < hint:
+        found.append(AssemblerReport(
+            f"the occupancy hint asks for {hint} blocks an SM; {reached.blocks_per_sm} fit "
+            f"(limited by {reached.limited_by}: {resources.shared_bytes} bytes of shared "
+            f"memory and {resources.registers} registers a thread; the stages a loop needs, "
+            "or its accumulators' registers, come first)"))
     step = compiled.metadata.get("occupancy_step")
     if step is not None:  # the spills, if any, were accepted for the extra block
         found.append(AssemblerReport(

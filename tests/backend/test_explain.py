@@ -3,6 +3,8 @@ a faster one (no GPU: it compiles to PTX); TILELANG_EXPLAIN=1 warns at GPU compi
 
 from __future__ import annotations
 
+import shutil
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -375,3 +377,22 @@ def test_a_one_product_loop_on_staged_products_says_why_it_is_not_a_staged_k_loo
     assert loop.path == "staged products"
     assert any(r.startswith("not a staged K loop") and "BK = 64" in r for r in loop.reasons), \
         loop.reasons
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs the ptxas command")
+def test_an_occupancy_hint_that_does_not_fit_is_a_fallback():
+    """Attention's key loop at 64 x 128 with occupancy 2: three stages of keys and values (64 KB
+    each) do not leave room for a second block, and the hint gives way to them; at 64 x 64 the
+    stages fit two blocks (the shared buffer is declared 1024-byte aligned: no slack)."""
+    q, k = np.zeros((256, 128), BF16), np.zeros((1024, 128), BF16)
+    out = np.zeros((256, 128), BF16)
+    hinted = scores.replace_hints(occupancy=2)
+    report = ct.explain(hinted, (q, k, out, 64, 128, 128, False), arch="sm_90")
+    line = [r for r in report.fallbacks if "occupancy hint" in str(r)]
+    assert len(line) == 1
+    assert str(line[0]).startswith("assembler: the occupancy hint asks for 2 blocks an SM; 1 fit "
+                                   "(limited by shared memory: ")
+    fits = ct.explain(hinted, (q, k, out, 64, 64, 128, False), arch="sm_90")
+    assert not [r for r in fits.reports if "occupancy hint" in str(r)]
+    compiled = ct.compile(hinted, (q, k, out, 64, 64, 128, False), arch="sm_90")
+    assert compiled.resources().occupancy.blocks_per_sm == 2
