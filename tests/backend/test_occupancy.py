@@ -85,16 +85,30 @@ def test_an_occupancy_the_accumulator_cannot_have_gives_way(bn, warps, blocks):
     assert resources.blocks_per_sm == blocks and resources.spill_stores == 0
 
 
-@pytest.mark.parametrize("bm, blocks", [(128, 1), (64, 2)])
-def test_products_live_together_count_together(bm, blocks):
+@pytest.mark.parametrize("bm, d, blocks", [(128, 128, 1), (64, 64, 2)])
+def test_products_live_together_count_together(bm, d, blocks):
     """Attention's scores and output accumulator are live together: at 128x128 over 8 warps,
     64 + 64 registers a thread and the rest of the softmax do not fit the 128 that two blocks
     allow (cuTile's fmha with its B200 hint, occupancy 2, spilled and ran 12 times slower on an
-    H200), so the hint gives way; 64-row tiles keep it."""
+    H200), so the hint gives way; 64-row tiles keep it (with a head of 64, whose stages fit two
+    blocks' shared memory: below)."""
+    import ml_dtypes
+
+    q = np.zeros((1024, d), ml_dtypes.bfloat16)
+    kernel = attention_like.replace_hints(num_warps=8 if bm == 128 else 4, occupancy=2)
+    compiled = ct.compile(kernel, (q, q, q, q, 128, d, bm), arch="sm_90")
+    assert (".minnctapersm 2" in compiled.ptx) == (blocks == 2)
+    assert compiled.resources().spill_stores == 0
+
+
+def test_a_hint_the_shared_memory_cannot_meet_caps_no_registers():
+    """64-row tiles of a 128-wide head: three stages of keys and values (64 KB each) leave no
+    room for a second block, so no register cap is asked for it (cuTile's fmha at 64x128,
+    occupancy 2: capped at 168 registers, ptxas serialized its wgmma; uncapped, 188 and not)."""
     import ml_dtypes
 
     q = np.zeros((1024, 128), ml_dtypes.bfloat16)
-    kernel = attention_like.replace_hints(num_warps=8 if bm == 128 else 4, occupancy=2)
-    compiled = ct.compile(kernel, (q, q, q, q, 128, 128, bm), arch="sm_90")
-    assert (".minnctapersm 2" in compiled.ptx) == (blocks == 2)
-    assert compiled.resources().spill_stores == 0
+    kernel = attention_like.replace_hints(num_warps=4, occupancy=2)
+    compiled = ct.compile(kernel, (q, q, q, q, 128, 128, 64), arch="sm_90")
+    assert ".minnctapersm" not in compiled.ptx
+    assert compiled.resources().blocks_per_sm == 1
