@@ -142,10 +142,13 @@ def test_the_generator_covers_the_language() -> None:
         seen.update(f"kloop:columns:{which}" for n in p.nodes if n.op == "kloop"
                     for which in ("array", "array_b") if p.arrays[n.attrs[which]].columns)
         seen.update(["persistent"] if p.launched else [])
+        seen.update(f"hint:{k}={v}" for k, v in p.hints.items())
     wanted = ["load", "where", "astype", "reshape", "permute", "expand_dims", "broadcast_to",
               "gather", "mma", "loop", "if", "scan:cumsum", "scan:cumprod", "order", "ragged",
               "nan-reduction", "out:scatter", "out:atomic", "binary:floordiv", "binary:mod",
               "binary:bitwise_lshift", "binary:bitwise_rshift", "unary:exp", "persistent",
+              *(f"hint:num_warps={w}" for w in (2, 4, 8)),
+              *(f"hint:occupancy={b}" for b in (2, 3)),
               *(f"reduce:{f}" for f in ("sum", "prod", "max", "min", "argmax", "argmin")),
               *(f"padding:{m}" for m in ("ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF")),
               *(f"dtype:{d}" for d in ref.NP_DTYPES),
@@ -203,3 +206,21 @@ def test_command_line_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> No
     assert "interpreter: 3 of 3 programs ran" in out and "0 failing programs" in out
     assert main(["--show", "11"]) == 0
     assert "@ct.kernel" in capsys.readouterr().out
+
+
+def test_hinted_programs_compile_with_their_hints() -> None:
+    """A program's hints are its kernel's (`@ct.kernel(num_warps=..., occupancy=...)`), and
+    its results are those of the program without them."""
+    import dataclasses
+
+    programs = [p for p in map(generate, range(200)) if p.hints and not p.launched][:4]
+    assert {k for p in programs for k in p.hints} == {"num_warps", "occupancy"}
+    for p in programs:
+        source = kernel_source(p)
+        assert "@ct.kernel(" in source and all(f"{k}={v}" in source for k, v in p.hints.items())
+        report = check(p, SIDES)
+        assert report.ok, (p.seed, report)
+        assert check(dataclasses.replace(p, hints={}), SIDES).ok
+        kernel = kernel_of(p)
+        assert kernel.options.num_warps == p.hints.get("num_warps")
+        assert kernel.options.occupancy == p.hints.get("occupancy")

@@ -430,10 +430,21 @@ class Generator:
             self.scatter()
         if r.random() < 0.15:
             self.atomic()
-        # drawn last, so that a seed's program is the same but for it
+        # drawn last, so that a seed's program is the same but for them
         launched = r.randint(1, self.grid) if r.random() < 0.25 else 0
         return Program(self.seed, self.grid, self.arrays, self.nodes, self.outputs,
-                       self.scalars, launched)
+                       self.scalars, launched, self._hints())
+
+    def _hints(self) -> dict[str, int]:
+        """One program in eight asks for its warps (2, 4 or 8: wgmma needs whole warpgroups,
+        so 2 takes mma.sync), one in six for two or three blocks an SM (register caps, fewer
+        ring stages, hints that give way to accumulators or shared memory)."""
+        r, hints = self.rng, {}
+        if r.random() < 0.125:
+            hints["num_warps"] = r.choice((2, 4, 8))
+        if r.random() < 1 / 6:
+            hints["occupancy"] = r.choice((2, 3))
+        return hints
 
     def _output_nodes(self) -> list[int]:
         """Every value no other node uses (so no computed node goes unchecked), at most five,

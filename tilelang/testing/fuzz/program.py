@@ -68,6 +68,9 @@ class Program:
     # `grid` tiles with a grid-stride loop (`range(ct.bid(0), grid, ct.num_blocks(0))`): what
     # tile-pipeline-loads loads ahead across the loop's stores
     launched: int = 0
+    # the kernel's hints (`@ct.kernel(num_warps=..., occupancy=...)`): the warps the compiler
+    # would not choose, and register caps (and the rings' stages) for blocks sharing an SM
+    hints: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1)
@@ -87,7 +90,7 @@ class Program:
                   for a in data["arrays"]]
         outputs = [Output(**o) for o in data["outputs"]]
         return cls(data["seed"], data["grid"], arrays, nodes, outputs, data["scalars"],
-                   data.get("launched", 0))
+                   data.get("launched", 0), data.get("hints", {}))
 
 
 # ----- source ---------------------------------------------------------------------------------
@@ -241,6 +244,7 @@ def kernel_source(p: Program, name: str = "fuzz_kernel") -> str:
     if p.launched:  # the same tiles, walked by fewer blocks
         body = [f"for tile in range(ct.bid(0), {p.grid}, ct.num_blocks(0)):",
                 *[f"    {line.replace('ct.bid(0)', 'tile')}" for line in body]]
-    lines = ["import tilelang as ct", "", "", "@ct.kernel",
+    hints = ", ".join(f"{k}={v}" for k, v in sorted(p.hints.items()))
+    lines = ["import tilelang as ct", "", "", f"@ct.kernel({hints})" if hints else "@ct.kernel",
              f"def {name}({', '.join(params)}):", *[f"    {line}" for line in body], ""]
     return "\n".join(lines)
