@@ -15,6 +15,7 @@ from dataclasses import dataclass
 # Without the opt-in attribute a launch may use this much dynamic shared memory.
 DEFAULT_SHARED_LIMIT = 48 * 1024
 RESERVED_SHARED = 1024  # the driver's own shared memory in every block (sm_80 and later)
+SHARED_UNIT = 128  # shared memory is allocated per block in units of 128 bytes
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,14 @@ class Target:
         """The most shared memory a block may use when `occupancy` blocks must fit on an SM."""
         share = self.shared_per_sm // max(occupancy, 1) - self.reserved_shared
         return min(self.shared_per_block, share)
+
+    def blocks_for_shared(self, shared_bytes: int) -> int:
+        """The blocks that fit on an SM by shared memory, each using `shared_bytes` (the
+        driver's reserve added, in whole allocation units); 0 past a block's limit."""
+        if shared_bytes > self.shared_per_block:
+            return 0
+        per_block = -(-(shared_bytes + self.reserved_shared) // SHARED_UNIT) * SHARED_UNIT
+        return self.shared_per_sm // per_block
 
 
 # arch: (PTX features (the oldest PTX ISA with it), shared per block with the opt-in, per SM,

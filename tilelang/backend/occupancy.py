@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilelang.target import RESERVED_SHARED, target
+from tilelang.target import target
 
 # Per SM, from the CUDA C programming guide's "Technical Specifications per Compute Capability"
 # and cuda_occupancy.h. Shared memory per SM is the largest carve-out.
@@ -15,7 +15,6 @@ REGISTERS_PER_SM = 65536
 REGISTERS_PER_THREAD = 255  # what ptxas may allocate
 REGISTER_UNIT = 256  # registers are allocated per warp in units of 256 (8 per thread)
 SUB_PARTITIONS = 4  # each quarter of the SM holds a quarter of the registers and its own warps
-SHARED_UNIT = 128  # shared memory is allocated per block in units of 128 bytes
 MAX_THREADS_PER_BLOCK = 1024
 
 
@@ -76,9 +75,7 @@ def occupancy(arch: str, threads: int, registers: int, shared_bytes: int) -> Occ
         warps_per_part = REGISTERS_PER_SM // SUB_PARTITIONS // per_warp
         by_registers = warps_per_part * SUB_PARTITIONS // warps
 
-    shared = _round_up(shared_bytes + RESERVED_SHARED, SHARED_UNIT)
-    by_shared = (0 if shared > limits.shared_per_block + RESERVED_SHARED
-                 else limits.shared // shared)
+    by_shared = target(arch).blocks_for_shared(shared_bytes)
 
     by_warps = max_warps // warps if threads <= MAX_THREADS_PER_BLOCK else 0
 

@@ -143,21 +143,13 @@ def _lower_function(kernel: ir.Operation, container: ir.Block, chip: str, tma: b
     # than the shared memory lets fit: a cap for a block that cannot come only costs (cuTile's
     # fmha at 64x128 with occupancy 2, 208 KB of stages: capped at 168 registers, ptxas
     # serialized its wgmma; uncapped it took 188 and did not)
-    occupancy = min(kernel_occupancy(kernel), blocks_by_shared(chip, lw.shared_bytes))
+    occupancy = kernel_occupancy(kernel)
+    if target(chip).known:
+        occupancy = min(occupancy, target(chip).blocks_for_shared(lw.shared_bytes))
     if occupancy > 1:
         func.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(32), occupancy)
     return lw
-
-
-def blocks_by_shared(chip: str, shared_bytes: int) -> int:
-    """The blocks an SM whose shared memory fits, each with `shared_bytes` (and the driver's
-    reserve, in the allocation's 128-byte units)."""
-    t = target(chip)
-    if not t.known:
-        return 1 << 30  # no table: the hint stands
-    per_block = (shared_bytes + t.reserved_shared + 127) // 128 * 128
-    return t.shared_per_sm // per_block
 
 
 def _bind_parameters(lw: Lowering, args: list[ir.Value], params: list[ir.Value]) -> None:

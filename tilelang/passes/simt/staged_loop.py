@@ -106,7 +106,7 @@ def lower_staged_body(lw: Lowering, plan: StagedLoop) -> None:
     nvvm.WgmmaWaitGroupSyncOp(0)
     nvvm.CpAsyncWaitGroupOp(0)
     gpu.barrier()
-    scratch = (lw.shared_bytes + 1023) // 1024 * 1024
+    scratch = align_up(lw.shared_bytes)
     offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
     lw.shared_bytes = 0
     lw.need_shared(max(outer_shared, align_up(scratch + ring_bytes) + plan.once_bytes))
@@ -221,7 +221,7 @@ def lower_with_tma(lw: Lowering, plan: StagedLoop) -> None:
     gpu.barrier()  # every thread is past its last wait
     ring.invalidate()
     gpu.barrier()
-    scratch = (lw.shared_bytes + 1023) // 1024 * 1024
+    scratch = align_up(lw.shared_bytes)
     offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), scratch)
     lw.shared_bytes = 0
     lw.need_shared(max(outer_shared, scratch + ring_bytes + plan.once_bytes +

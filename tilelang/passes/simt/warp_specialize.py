@@ -52,6 +52,7 @@ from tilelang.passes.ir_utils import (
 from tilelang.passes.matmul_loops import MatmulLoop
 from tilelang.passes.plan_rings import ring_of
 from tilelang.passes.simt import tma_ring
+from tilelang.passes.simt.addressing import align_up
 from tilelang.passes.simt.context import RULES, Lowering, const
 from tilelang.passes.simt.stage_copies import CopyPart, matmul_parts
 from tilelang.passes.simt.tma_ring import TmaRing
@@ -163,7 +164,7 @@ class Specialized:
         """After the last ring loop (or the tile loop around them): the ring lies past every
         buffer used so far; its barriers are invalidated (the memory may serve others now)."""
         loop = self.loops[-1]
-        offset = (lw.shared_bytes + 1023) // 1024 * 1024
+        offset = align_up(lw.shared_bytes)
         assert self.offset is not None, "set at the kernel's entry (begin)"
         self.offset.owner.attributes["value"] = ir.IntegerAttr.get(i64(), offset)
         lw.need_shared(offset + loop.stages * loop.stage_bytes + loop.after_bytes +
@@ -264,7 +265,7 @@ def _stages_past(kernel: ir.Operation, loop: RingLoop, chip: str) -> int:
             scratch = max(scratch, math.prod(shape_of(t)) * dtype_of(t).itemsize)
         elif name(op) == "tile.store" and tma_stores.STORE_ATTR in op.attributes:
             scratch = max(scratch, tma_stores.shared_bytes(op))
-    offset = (scratch + 1023) // 1024 * 1024
+    offset = align_up(scratch)
     limit = target(chip).shared_for(kernel_occupancy(kernel)) - offset - \
         loop.after_bytes
     return limit // (loop.stage_bytes + tma_ring.barrier_bytes(1))
